@@ -1,0 +1,118 @@
+//===- LAAttrs.td - enums and attributes of the `la` dialect -*- tablegen -*-===//
+
+#ifndef LA_ATTRS_TD
+#define LA_ATTRS_TD
+
+include "LA/IR/LADialect.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Named elementwise functions of `la.map`.
+//===----------------------------------------------------------------------===//
+
+def LA_MapFn : I32EnumAttr<"MapFn", "named elementwise function of la.map", [
+    // Unary feature maps and activations.
+    I32EnumAttrCase<"identity", 0>,
+    I32EnumAttrCase<"sigmoid", 1>,
+    I32EnumAttrCase<"elu1", 2>,        // elu(x) + 1, the linear-attention feature map
+    I32EnumAttrCase<"relu", 3>,
+    I32EnumAttrCase<"relu2", 4>,       // relu(x)^2, the GAU/FLASH kernel
+    I32EnumAttrCase<"exp", 5>,
+    I32EnumAttrCase<"log", 6>,
+    I32EnumAttrCase<"silu", 7>,
+    I32EnumAttrCase<"neg", 8>,
+    I32EnumAttrCase<"reciprocal", 9>,
+    I32EnumAttrCase<"square", 10>,
+    // Unary with scalar parameters: clamp(lo, hi), add_const(c), mul_const(c).
+    I32EnumAttrCase<"clamp", 11>,
+    I32EnumAttrCase<"add_const", 12>,
+    I32EnumAttrCase<"mul_const", 13>,
+    // Binary, with broadcasting.
+    I32EnumAttrCase<"add", 14>,
+    I32EnumAttrCase<"sub", 15>,
+    I32EnumAttrCase<"mul", 16>,
+    I32EnumAttrCase<"div", 17>,
+    I32EnumAttrCase<"max", 18>,
+    I32EnumAttrCase<"min", 19>,
+    // Ternary: affine(x, gamma, beta) = gamma * x + beta (GAU's offset-scale).
+    I32EnumAttrCase<"affine", 20>
+  ]> {
+  let cppNamespace = "::mlir::la";
+}
+
+//===----------------------------------------------------------------------===//
+// Named combiners of `la.reduce` and `la.scan`.
+//===----------------------------------------------------------------------===//
+
+def LA_Combiner : I32EnumAttr<"Combiner", "named associative combiner", [
+    I32EnumAttrCase<"add", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>,
+    I32EnumAttrCase<"logaddexp", 3>,
+    // (a1, S1) + (a2, S2) = (a1 a2, a2 S1 + S2) with a = exp(log-gate); scan only.
+    I32EnumAttrCase<"decay", 4>,
+    // (m, n, z) running max / weighted sum / normaliser of softmax-weighted values; scan only.
+    I32EnumAttrCase<"online_softmax", 5>
+  ]> {
+  let cppNamespace = "::mlir::la";
+}
+
+def LA_ScanKind : I32EnumAttr<"ScanKind", "inclusive or exclusive prefix", [
+    I32EnumAttrCase<"inclusive", 0>,
+    I32EnumAttrCase<"exclusive", 1>
+  ]> {
+  let cppNamespace = "::mlir::la";
+}
+
+def LA_NormalizeKind : I32EnumAttr<"NormalizeKind", "normalisation of la.normalize", [
+    I32EnumAttrCase<"sum", 0>,       // x / (sum + eps)
+    I32EnumAttrCase<"softmax", 1>    // exp(x - max) / sum exp(x - max)
+  ]> {
+  let cppNamespace = "::mlir::la";
+}
+
+def LA_GateFn : I32EnumAttr<"GateFn", "function applied to the gate of la.gate", [
+    I32EnumAttrCase<"identity", 0>,
+    I32EnumAttrCase<"sigmoid", 1>,
+    I32EnumAttrCase<"silu", 2>
+  ]> {
+  let cppNamespace = "::mlir::la";
+}
+
+//===----------------------------------------------------------------------===//
+// Masks of `la.contract`.
+//===----------------------------------------------------------------------===//
+
+def LA_MaskKind : I32EnumAttr<"MaskKind", "structural mask of a contraction", [
+    I32EnumAttrCase<"tril", 0>,          // keep r >= c (causal, diagonal included)
+    I32EnumAttrCase<"band", 1>,          // keep |r - c| < size
+    I32EnumAttrCase<"causal_band", 2>,   // keep 0 <= r - c < size
+    I32EnumAttrCase<"block", 3>,         // keep floor(r / size) == floor(c / size)
+    I32EnumAttrCase<"causal_block", 4>,  // block and tril
+    I32EnumAttrCase<"decay", 5>          // weight exp(G_r - G_c) where r >= c, G = inclusive cumsum of g
+  ]> {
+  let cppNamespace = "::mlir::la";
+  let genSpecializedAttr = 0;
+}
+
+def LA_MaskAttr : LA_Attr<"Mask", "mask"> {
+  let summary = "Mask over a (row, column) pair of contraction indices";
+  let description = [{
+    Multiplies the contraction's summand by a function of the two positions indexed by `row` and `col`
+    (both subscript letters of the contraction). `size` is the band width or block size for the kinds that
+    take one. Example: `#la.mask<causal_block(n, m, 256)>`.
+  }];
+  let parameters = (ins EnumParameter<LA_MaskKind>:$kind, "char":$row, "char":$col,
+                        DefaultValuedParameter<"int64_t", "0">:$size);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether this kind takes a `size` parameter.
+    static bool kindHasSize(MaskKind kind);
+    /// Parses `kind(r, c[, size])`, the form used inside ops and attributes.
+    static ::mlir::Attribute parseBody(::mlir::AsmParser &parser);
+    void printBody(::mlir::AsmPrinter &printer) const;
+  }];
+}
+
+#endif // LA_ATTRS_TD

@@ -1,0 +1,120 @@
+//===- LADialect.cpp - the `la` dialect and its attributes ----------------===//
+
+#include "LA/IR/LADialect.h"
+#include "LA/IR/LAOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::la;
+
+#include "LA/IR/LADialect.cpp.inc"
+#include "LA/IR/LAEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "LA/IR/LAAttrs.cpp.inc"
+
+void LADialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "LA/IR/LAOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "LA/IR/LAAttrs.cpp.inc"
+      >();
+}
+
+Operation *LADialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
+  if (arith::ConstantOp::isBuildableWith(value, type))
+    return arith::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// MaskAttr: `kind(row, col[, size])`
+//===----------------------------------------------------------------------===//
+
+bool MaskAttr::kindHasSize(MaskKind kind) {
+  switch (kind) {
+  case MaskKind::band:
+  case MaskKind::causal_band:
+  case MaskKind::block:
+  case MaskKind::causal_block:
+    return true;
+  case MaskKind::tril:
+  case MaskKind::decay:
+    return false;
+  }
+  llvm_unreachable("unhandled MaskKind");
+}
+
+LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError, MaskKind kind, char row, char col,
+                               int64_t size) {
+  if (row == col)
+    return emitError() << "mask " << stringifyMaskKind(kind) << " needs two different dimensions, got '" << row
+                       << "' twice";
+  if (kindHasSize(kind) && size <= 0)
+    return emitError() << "mask " << stringifyMaskKind(kind) << " needs a positive size, got " << size;
+  if (!kindHasSize(kind) && size != 0)
+    return emitError() << "mask " << stringifyMaskKind(kind) << " takes no size, got " << size;
+  return success();
+}
+
+static ParseResult parseMaskLetter(AsmParser &parser, char &letter) {
+  StringRef name;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&name))
+    return failure();
+  if (name.size() != 1 || name[0] < 'a' || name[0] > 'z')
+    return parser.emitError(loc) << "mask dimension must be one subscript letter, got '" << name << "'";
+  letter = name[0];
+  return success();
+}
+
+Attribute MaskAttr::parseBody(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseKeyword(&kindName))
+    return {};
+  std::optional<MaskKind> kind = symbolizeMaskKind(kindName);
+  if (!kind) {
+    parser.emitError(loc) << "unknown mask '" << kindName
+                          << "'; expected tril, band, causal_band, block, causal_block or decay";
+    return {};
+  }
+  char row = 0, col = 0;
+  int64_t size = 0;
+  if (parser.parseLParen() || parseMaskLetter(parser, row) || parser.parseComma() ||
+      parseMaskLetter(parser, col))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseInteger(size))
+    return {};
+  if (parser.parseRParen())
+    return {};
+  return parser.getChecked<MaskAttr>(loc, parser.getContext(), *kind, row, col, size);
+}
+
+void MaskAttr::printBody(AsmPrinter &printer) const {
+  printer << stringifyMaskKind(getKind()) << "(" << getRow() << ", " << getCol();
+  if (kindHasSize(getKind()))
+    printer << ", " << getSize();
+  printer << ")";
+}
+
+Attribute MaskAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  Attribute body = parseBody(parser);
+  if (!body || parser.parseGreater())
+    return {};
+  return body;
+}
+
+void MaskAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printBody(printer);
+  printer << ">";
+}

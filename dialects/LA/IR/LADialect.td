@@ -1,0 +1,50 @@
+//===- LADialect.td - the `la` dialect and its op base -----*- tablegen -*-===//
+//
+// The `la` dialect describes linear-attention kernels as pattern-level ops on tensors. Every op is one idea
+// of the seed papers (feature map, sequence reduction, normalisation, prefix scan, contraction, gate), so a
+// kernel reads like its mathematics and the compiler, not the user, decides how it is fused and tiled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LA_DIALECT_TD
+#define LA_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def LA_Dialect : Dialect {
+  let name = "la";
+  let summary = "Pattern-level ops for linear-attention kernels";
+  let description = [{
+    Ops of the `la` dialect operate on ranked tensors of f16, bf16, f32 or f64 with static or dynamic
+    dimensions. They carry tensor (value) semantics; bufferization happens after lowering.
+
+    Shared conventions:
+    * **Subscripts.** `la.contract` and the broadcasting form of `la.map` take an einsum-like string such as
+      `"bhnd,bhmd->bhnm"`: one lower-case letter per dimension, operands separated by `,`, result after
+      `->`. A letter names one index; all dimensions it names must agree in size.
+    * **Prefix broadcasting.** Gates (`la.gate`, the log-gate of a `decay` scan or mask) may have fewer
+      dimensions than the value they scale; their shape is then a leading prefix of the value's shape and
+      they are broadcast along the trailing dimensions.
+    * **Accumulation.** Ops that sum (`reduce`, `scan`, `contract`, `normalize`) take an optional
+      `acc(T)` type; absent, accumulation happens in f32 (or f64 for f64 inputs).
+  }];
+  let cppNamespace = "::mlir::la";
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+class LA_Op<string mnemonic, list<Trait> traits = []> : Op<LA_Dialect, mnemonic, traits>;
+
+class LA_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<LA_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+// Element types the kernels accept; accumulation precision is a separate attribute.
+def LA_Float : AnyTypeOf<[F16, BF16, F32, F64], "f16, bf16, f32 or f64">;
+def LA_Tensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+
+#endif // LA_DIALECT_TD

@@ -1,0 +1,180 @@
+//===- LAFolds.cpp - folds and canonicalisations of `la` ops --------------===//
+//
+// Only rewrites that are exact in floating point live here: removing identity maps, scans over one element
+// and empty reductions, constant sizes, and fusing a chain of maps into one (which evaluates the same scalar
+// expressions in the same order, just without the intermediate tensor).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LA/IR/LAMapFns.h"
+#include "LA/IR/LAOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::la;
+
+//===----------------------------------------------------------------------===//
+// Folds
+//===----------------------------------------------------------------------===//
+
+OpFoldResult MapOp::fold(FoldAdaptor) {
+  // identity with no broadcasting is the input itself.
+  if (getFn() == MapFn::identity && getInputs()[0].getType() == getResult().getType()) {
+    auto dims = getInputToResultDims();
+    if (llvm::equal(dims[0], llvm::seq<int64_t>(0, getResult().getType().getRank())))
+      return getInputs()[0];
+  }
+  return {};
+}
+
+LogicalResult ReduceOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) {
+  // Reducing over no dimension combines nothing.
+  if (!getDims().empty())
+    return failure();
+  for (auto [input, result] : llvm::zip(getInputs(), getResults())) {
+    if (input.getType() != result.getType())
+      return failure();
+  }
+  llvm::append_range(results, getInputs());
+  return success();
+}
+
+LogicalResult ScanOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) {
+  // An inclusive scan over a single element without an initial state is that element.
+  auto inputType = cast<RankedTensorType>(getInputs()[0].getType());
+  if (getKind() != ScanKind::inclusive || !getInit().empty() || inputType.getDimSize(getDim()) != 1)
+    return failure();
+  std::optional<Combiner> combiner = getCombiner();
+  if (!combiner) {
+    llvm::append_range(results, getInputs());
+    return success();
+  }
+  switch (*combiner) {
+  case Combiner::online_softmax:
+    // e^k v / e^k = v for the one element.
+    results.push_back(getInputs()[1]);
+    return success();
+  default:
+    // add/max/min/logaddexp of one element, and decay without a previous state: x_0.
+    results.push_back(getInputs()[0]);
+    return success();
+  }
+}
+
+OpFoldResult SizeOp::fold(FoldAdaptor) {
+  int64_t size = getInput().getType().getDimSize(getDim());
+  if (ShapedType::isDynamic(size))
+    return {};
+  auto type = cast<RankedTensorType>(getResult().getType());
+  return DenseElementsAttr::get(type, FloatAttr::get(type.getElementType(), static_cast<double>(size)));
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalisation: map of map
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Emits the scalar computation of `map` on `args` at the builder's insertion point. `resultDims` maps the
+/// map's own result dimensions to those of the op being built (for `la.index`).
+static Value emitMapBody(OpBuilder &builder, MapOp map, ValueRange args, ArrayRef<int64_t> resultDims) {
+  if (!map.hasRegionBody())
+    return buildMapFn(builder, map.getLoc(), *map.getFn(), map.getParams(), args);
+  Block &body = map.getBody().front();
+  IRMapping mapping;
+  mapping.map(body.getArguments(), args);
+  for (Operation &op : body.without_terminator()) {
+    if (auto index = dyn_cast<IndexOp>(op)) {
+      auto moved = IndexOp::create(builder, index.getLoc(), builder.getIndexType(), resultDims[index.getDim()]);
+      mapping.map(index.getResult(), moved.getResult());
+      continue;
+    }
+    builder.clone(op, mapping);
+  }
+  return mapping.lookup(cast<YieldOp>(body.getTerminator()).getValues()[0]);
+}
+
+/// Builds the subscript string of a map whose inputs span `dims` of a result of rank `rank`, or a null
+/// attribute when every input has the result's own dimensions.
+static StringAttr subscriptsFor(MLIRContext *context, ArrayRef<SmallVector<int64_t>> dims, int64_t rank) {
+  if (llvm::all_of(dims, [&](ArrayRef<int64_t> d) { return llvm::equal(d, llvm::seq<int64_t>(0, rank)); }))
+    return {};
+  auto letters = [](ArrayRef<int64_t> d) {
+    std::string term;
+    for (int64_t i : d)
+      term.push_back(static_cast<char>('a' + i));
+    return term;
+  };
+  std::string text;
+  for (auto [index, d] : llvm::enumerate(dims))
+    text += (index ? "," : "") + letters(d);
+  text += "->" + letters(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  return StringAttr::get(context, text);
+}
+
+/// map(f, ..., map(g, xs), ...) => map(f ∘ g, ..., xs, ...) when the inner map has no other use: the fused
+/// body evaluates the same scalar expressions without materialising the intermediate tensor.
+struct FuseMapIntoMap : OpRewritePattern<MapOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MapOp consumer, PatternRewriter &rewriter) const override {
+    int64_t rank = consumer.getResult().getType().getRank();
+    if (rank > 26)
+      return rewriter.notifyMatchFailure(consumer, "more dimensions than subscript letters");
+    auto producerIt = llvm::find_if(consumer.getInputs(), [](Value input) {
+      auto producer = input.getDefiningOp<MapOp>();
+      return producer && producer->hasOneUse();
+    });
+    if (producerIt == consumer.getInputs().end())
+      return rewriter.notifyMatchFailure(consumer, "no single-use map feeds this map");
+    unsigned fusedIndex = producerIt - consumer.getInputs().begin();
+    auto producer = (*producerIt).getDefiningOp<MapOp>();
+
+    // Producer dimensions expressed in the consumer's result dimensions.
+    SmallVector<SmallVector<int64_t>> consumerDims = consumer.getInputToResultDims();
+    ArrayRef<int64_t> producerToConsumer = consumerDims[fusedIndex];
+    SmallVector<Value> inputs;
+    SmallVector<SmallVector<int64_t>> inputDims;
+    for (auto [index, input] : llvm::enumerate(consumer.getInputs())) {
+      if (index != fusedIndex) {
+        inputs.push_back(input);
+        inputDims.push_back(consumerDims[index]);
+        continue;
+      }
+      for (auto [pInput, pDims] : llvm::zip(producer.getInputs(), producer.getInputToResultDims())) {
+        inputs.push_back(pInput);
+        inputDims.push_back(llvm::map_to_vector(pDims, [&](int64_t d) { return producerToConsumer[d]; }));
+      }
+    }
+
+    Type element = consumer.getResult().getType().getElementType();
+    auto fused = MapOp::create(rewriter, consumer.getLoc(), consumer.getResult().getType(), MapFnAttr(),
+                               DenseF64ArrayAttr(), subscriptsFor(getContext(), inputDims, rank), inputs);
+    Block *block = rewriter.createBlock(&fused.getBody(), {}, SmallVector<Type>(inputs.size(), element),
+                                        SmallVector<Location>(inputs.size(), consumer.getLoc()));
+    rewriter.setInsertionPointToStart(block);
+    unsigned numProducerInputs = producer.getInputs().size();
+    auto args = block->getArguments();
+    Value produced = emitMapBody(rewriter, producer, args.slice(fusedIndex, numProducerInputs),
+                                 producerToConsumer);
+    SmallVector<Value> consumerArgs(args.take_front(fusedIndex));
+    consumerArgs.push_back(produced);
+    llvm::append_range(consumerArgs, args.drop_front(fusedIndex + numProducerInputs));
+    SmallVector<int64_t> identity = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    Value result = emitMapBody(rewriter, consumer, consumerArgs, identity);
+    YieldOp::create(rewriter, consumer.getLoc(), result);
+
+    rewriter.replaceOp(consumer, fused.getResult());
+    rewriter.eraseOp(producer);
+    return success();
+  }
+};
+
+} // namespace
+
+void MapOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<FuseMapIntoMap>(context);
+}

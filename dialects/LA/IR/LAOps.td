@@ -1,0 +1,296 @@
+//===- LAOps.td - ops of the `la` dialect ------------------*- tablegen -*-===//
+
+#ifndef LA_OPS_TD
+#define LA_OPS_TD
+
+include "LA/IR/LADialect.td"
+include "LA/IR/LAAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// la.map
+//===----------------------------------------------------------------------===//
+
+def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
+  let summary = "Elementwise function with explicit broadcasting";
+  let description = [{
+    Applies a scalar function to every element of the result. The function is either a named one
+    (`sigmoid`, `elu1`, `relu2`, `clamp(lo, hi)`, `mul`, `affine`, ...; see `MapFn`) or a region whose block
+    takes one scalar per input and ends in `la.yield`. Inside the region `la.index D` gives the position
+    along result dimension `D`; values defined above the op may be used.
+
+    Without a subscript string every input has the result's type. With one, each input names the result
+    dimensions it spans, so `"bhne,bhn->bhne"` broadcasts the second input along `e`; inputs may not sum
+    over a dimension (use `la.contract`) and a rank-0 input has an empty subscript (`",bhn->bhn"`).
+
+    ```mlir
+    %q1 = la.map elu1 %q : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    %c = la.map clamp(-1.0, 1.0) %o : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+    %w = la.map mul "bhme,bhm->bhme" %v, %comp
+        : tensor<?x?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?x?xf32>
+    %n = la.map "bhn->bhn" %d : tensor<?x?x?xf32> -> tensor<?x?x?xf32> {
+    ^bb0(%x: f32):
+      %t = la.index 2 : index
+      ...
+      la.yield %r : f32
+    }
+    ```
+  }];
+  let arguments = (ins OptionalAttr<LA_MapFn>:$fn,
+                       DefaultValuedOptionalAttr<DenseF64ArrayAttr, "{}">:$params,
+                       OptionalAttr<StrAttr>:$subscripts,
+                       Variadic<LA_Tensor>:$inputs);
+  let results = (outs LA_Tensor:$result);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    custom<MapHead>($fn, $params, $subscripts, $inputs) attr-dict `:` type($inputs) `->` type($result)
+    ($body^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// For each input, the result dimension each of its dimensions spans.
+    ::llvm::SmallVector<::llvm::SmallVector<int64_t>> getInputToResultDims();
+    /// Whether the function is given by the region rather than by name.
+    bool hasRegionBody() { return !getBody().empty(); }
+  }];
+}
+
+def LA_IndexOp : LA_Op<"index", [Pure, HasParent<"MapOp">]> {
+  let summary = "Position of the current element inside a la.map region";
+  let description = [{
+    Returns the index of the element being computed along result dimension `dim` of the enclosing
+    `la.map`. Causal kernels use it for the prefix length `n_t = t + 1`.
+
+    ```mlir
+    %t = la.index 2 : index
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def LA_YieldOp : LA_Op<"yield", [Pure, Terminator, ReturnLike,
+                                ParentOneOf<["MapOp", "ReduceOp", "ScanOp"]>]> {
+  let summary = "Returns the scalar results of a la region";
+  let description = [{
+    Terminates the body of `la.map` and the combiner of `la.reduce` / `la.scan`.
+
+    ```mlir
+    la.yield %a, %b : f32, f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// la.reduce
+//===----------------------------------------------------------------------===//
+
+def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
+  let summary = "Associative reduction over one or more dimensions";
+  let description = [{
+    Combines the elements along `dims` with an associative, commutative combiner and drops those dimensions
+    from the result. The combiner is named (`add`, `max`, `min`, `logaddexp`) or a region taking the
+    accumulated values then the new values (`2n` scalars for `n` inputs) and yielding `n` scalars. The
+    compiler may regroup and reorder combinations freely: that freedom is the contract.
+
+    ```mlir
+    %sk = la.reduce add %k along [2] : tensor<?x?x?x?xf32> -> tensor<?x?x?xf32>
+    %m = la.reduce %x along [1] : tensor<?x?xf32> -> tensor<?xf32> {
+    ^bb0(%acc: f32, %v: f32):
+      %r = arith.maximumf %acc, %v : f32
+      la.yield %r : f32
+    }
+    ```
+  }];
+  let arguments = (ins OptionalAttr<LA_Combiner>:$combiner,
+                       Variadic<LA_Tensor>:$inputs,
+                       DenseI64ArrayAttr:$dims,
+                       OptionalAttr<TypeAttr>:$acc);
+  let results = (outs Variadic<LA_Tensor>:$results);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    custom<CombinerHead>($combiner, $inputs) `along` $dims (`acc` `(` $acc^ `)`)? attr-dict
+    `:` type($inputs) `->` type($results) ($body^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// la.scan
+//===----------------------------------------------------------------------===//
+
+def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+  let summary = "Associative prefix scan along one dimension";
+  let description = [{
+    Computes running combinations along dimension `dim`: `inclusive` gives `y_t = x_0 ⊕ ... ⊕ x_t`,
+    `exclusive` gives `y_t = x_0 ⊕ ... ⊕ x_{t-1}` (identity at `t = 0`); `reverse` runs from the end.
+    `init(%s)` supplies the state before the first element (shape of the input without `dim`).
+
+    Combiners:
+    * `add`, `max`, `min`, `logaddexp`: one input, one result.
+    * `decay %x, %g`: `S_t = exp(g_t) S_{t-1} + x_t`, `g` a log-gate (≤ 0) that prefix-broadcasts into `x`
+      (`[B,H,T]` per head, `[B,H,T,K]` per key dimension against `x : [B,H,T,K,V]`).
+    * `online_softmax %k, %v`: `y_t = Σ_{s≤t} e^{k_s} v_s / Σ_{s≤t} e^{k_s}` computed with a running max,
+      finite for any finite logits.
+    * a region taking the accumulated state then the new element (`2n` scalars) and yielding `n` scalars.
+
+    The combiner must be associative (it need not be commutative): the compiler splits the sequence into
+    chunks, scans them in parallel and combines chunk states. A `window(w)` restricts an `add` scan to the
+    last `w` elements.
+
+    ```mlir
+    %s = la.scan add %kv along 2 inclusive : tensor<?x?x?x?x?xf32> -> tensor<?x?x?x?x?xf32>
+    %h = la.scan decay %kv, %g init(%h0 : tensor<?x?x?x?xf32>) along 2 inclusive
+        : tensor<?x?x?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<LA_Combiner>:$combiner,
+                       Variadic<LA_Tensor>:$inputs,
+                       Variadic<LA_Tensor>:$init,
+                       I64Attr:$dim,
+                       LA_ScanKind:$kind,
+                       UnitAttr:$reverse,
+                       OptionalAttr<I64Attr>:$window,
+                       OptionalAttr<TypeAttr>:$acc);
+  let results = (outs Variadic<LA_Tensor>:$results);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    custom<CombinerHead>($combiner, $inputs) (`init` `(` $init^ `:` type($init) `)`)?
+    `along` $dim $kind (`reverse` $reverse^)? (`window` `(` $window^ `)`)? (`acc` `(` $acc^ `)`)?
+    attr-dict `:` type($inputs) `->` type($results) ($body^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// Number of state values the combiner carries per element (results of the op).
+    unsigned getNumStates() { return getResults().size(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// la.normalize
+//===----------------------------------------------------------------------===//
+
+def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
+  let summary = "Sum-normalisation or softmax along one dimension";
+  let description = [{
+    `sum`: `y = x / (Σ_dim x + eps)`; with `by %d` the denominator is given (shape of `x` without `dim`)
+    and `y = x / (d + eps)`, broadcast along `dim`. `softmax`: `y = exp(x - max) / Σ exp(x - max)` along
+    `dim` (no eps). `eps` defaults to 1e-6 for `sum`.
+
+    ```mlir
+    %o = la.normalize sum %num by %den along 3 eps(1.0e-6)
+        : tensor<?x?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?x?xf32>
+    %c = la.normalize softmax %o along 2 : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins LA_NormalizeKind:$kind,
+                       LA_Tensor:$input,
+                       Optional<LA_Tensor>:$denominator,
+                       I64Attr:$dim,
+                       OptionalAttr<F64Attr>:$eps,
+                       OptionalAttr<TypeAttr>:$acc);
+  let results = (outs LA_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $input (`by` $denominator^)? `along` custom<DimAndEps>($dim, $eps) (`acc` `(` $acc^ `)`)?
+    attr-dict `:` type($input) (`,` type($denominator)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The eps added to the denominator: the attribute, or the SPEC default 1e-6 for `sum`, 0 for softmax.
+    double getEpsOrDefault();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// la.contract
+//===----------------------------------------------------------------------===//
+
+def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Einsum-like contraction of two or three tensors, optionally masked";
+  let description = [{
+    Sums the product of the inputs over every subscript letter absent from the result. The mask (see
+    `#la.mask`) multiplies each summand by a function of the positions of two of its letters: `tril(n, m)`
+    keeps `n >= m`, `band`/`causal_band(n, m, w)` keep a window, `block`/`causal_block(n, m, c)` keep
+    chunks of size `c`, and `decay(n, m) gate(%g)` weights by `exp(Σ_{m<r≤n} g_r)` for `n >= m`, where the
+    log-gate `g` has the result's batch dimensions (letters shared by every operand) followed by the
+    sequence position.
+
+    ```mlir
+    %kv = la.contract "bhmd,bhme->bhde" %k, %v
+        : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    %o = la.contract "bhnd,bhmd,bhme->bhne" %q, %k, %v mask tril(n, m)
+        : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$subscripts,
+                       Variadic<LA_Tensor>:$inputs,
+                       OptionalAttr<LA_MaskAttr>:$mask,
+                       Optional<LA_Tensor>:$gate,
+                       OptionalAttr<TypeAttr>:$acc);
+  let results = (outs LA_Tensor:$result);
+  let assemblyFormat = [{
+    $subscripts $inputs (`mask` custom<Mask>($mask)^)? (`gate` `(` $gate^ `:` type($gate) `)`)?
+    (`acc` `(` $acc^ `)`)? attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// la.gate
+//===----------------------------------------------------------------------===//
+
+def LA_GateOp : LA_Op<"gate", [Pure]> {
+  let summary = "Gated combine: f(gate) ⊙ (x_1 + ... + x_k)";
+  let description = [{
+    Scales the sum of one or more branches by `f(gate)`, `f` ∈ {`identity`, `sigmoid`, `silu`}. Branches
+    have the result's type; the gate has it too or prefix-broadcasts into it (GAU/FLASH use a full-shape
+    `U`, Flow-Attention a per-position `[B,H,N]` allocation).
+
+    ```mlir
+    %o = la.gate identity %u, %vq, %vl
+        : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins LA_GateFn:$fn, LA_Tensor:$gate, Variadic<LA_Tensor>:$branches);
+  let results = (outs LA_Tensor:$result);
+  let assemblyFormat = [{
+    $fn $gate `,` $branches attr-dict `:` type($gate) `,` type($branches) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// la.size
+//===----------------------------------------------------------------------===//
+
+def LA_SizeOp : LA_Op<"size", [Pure]> {
+  let summary = "Size of a dimension as a rank-0 floating-point tensor";
+  let description = [{
+    Kernels that scale by a sequence length (Flow-Attention's `N/M`, FLASH's `1/N`) take it from here so
+    the same kernel serves every shape. Folds to a constant when the dimension is static.
+
+    ```mlir
+    %m = la.size %k along 2 : tensor<?x?x?x?xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins LA_Tensor:$input, I64Attr:$dim);
+  let results = (outs 0DTensorOf<[F16, BF16, F32, F64]>:$result);
+  let assemblyFormat = "$input `along` $dim attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // LA_OPS_TD

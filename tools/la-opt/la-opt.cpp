@@ -1,0 +1,23 @@
+//===- la-opt.cpp - mlir-opt with the `la` dialect --------------------------===//
+//
+// Registration only: every upstream dialect, pass and extension, plus the `la` dialect (and its passes as
+// they land). Option parsing, diagnostics and exit codes come from MlirOptMain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LA/IR/LADialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllPasses();
+  registry.insert<mlir::la::LADialect>();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "la optimizer driver\n", registry));
+}
