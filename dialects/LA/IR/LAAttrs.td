@@ -89,7 +89,8 @@ def LA_MaskKind : I32EnumAttr<"MaskKind", "structural mask of a contraction", [
     I32EnumAttrCase<"causal_band", 2>,   // keep 0 <= r - c < size
     I32EnumAttrCase<"block", 3>,         // keep floor(r / size) == floor(c / size)
     I32EnumAttrCase<"causal_block", 4>,  // block and tril
-    I32EnumAttrCase<"decay", 5>          // weight exp(G_r - G_c) where r >= c, G = inclusive cumsum of g
+    I32EnumAttrCase<"decay", 5>,         // weight exp(G_r - G_c) where r >= c, G = inclusive cumsum of g
+    I32EnumAttrCase<"prior_block", 6>    // keep floor(c / size) < floor(r / size): earlier chunks only
   ]> {
   let cppNamespace = "::mlir::la";
   let genSpecializedAttr = 0;

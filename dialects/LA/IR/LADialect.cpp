@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -16,6 +17,16 @@ using namespace mlir::la;
 #define GET_ATTRDEF_CLASSES
 #include "LA/IR/LAAttrs.cpp.inc"
 
+namespace {
+/// la ops are pure tensor computations without symbols or control flow out of their regions, so calls to
+/// helper functions made of them (e.g. a shared feature map) may always be inlined.
+struct LAInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
 void LADialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -25,6 +36,7 @@ void LADialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "LA/IR/LAAttrs.cpp.inc"
       >();
+  addInterfaces<LAInlinerInterface>();
 }
 
 Operation *LADialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
@@ -43,6 +55,7 @@ bool MaskAttr::kindHasSize(MaskKind kind) {
   case MaskKind::causal_band:
   case MaskKind::block:
   case MaskKind::causal_block:
+  case MaskKind::prior_block:
     return true;
   case MaskKind::tril:
   case MaskKind::decay:
@@ -82,7 +95,7 @@ Attribute MaskAttr::parseBody(AsmParser &parser) {
   std::optional<MaskKind> kind = symbolizeMaskKind(kindName);
   if (!kind) {
     parser.emitError(loc) << "unknown mask '" << kindName
-                          << "'; expected tril, band, causal_band, block, causal_block or decay";
+                          << "'; expected tril, band, causal_band, block, causal_block, prior_block or decay";
     return {};
   }
   char row = 0, col = 0;

@@ -320,6 +320,12 @@ LogicalResult MapOp::verify() {
                              << index << " but " << resultType.getDimSize(resultDim) << " in the result";
     }
   }
+  // The result's size is read off the inputs, so every result dimension needs one.
+  for (char letter : parsed->result)
+    if (llvm::none_of(parsed->inputs, [&](const std::string &term) { return StringRef(term).contains(letter); }))
+      return emitOpError() << "result dimension '" << letter
+                           << "' is spanned by no input, so its size is unknown (map over a tensor.empty of "
+                              "the wanted shape)";
   return success();
 }
 
@@ -621,7 +627,8 @@ LogicalResult ContractOp::verify() {
       return emitOpError() << "mask dimension '" << letter << "' does not appear in the subscripts '"
                            << getSubscripts() << "'";
   bool causal = mask.getKind() == MaskKind::tril || mask.getKind() == MaskKind::causal_band ||
-                mask.getKind() == MaskKind::causal_block || mask.getKind() == MaskKind::decay;
+                mask.getKind() == MaskKind::causal_block || mask.getKind() == MaskKind::prior_block ||
+                mask.getKind() == MaskKind::decay;
   int64_t rows = sizeOf[mask.getRow()].first, cols = sizeOf[mask.getCol()].first;
   if (causal && sizesConflict(rows, cols))
     return emitOpError() << "causal mask " << stringifyMaskKind(mask.getKind()) << " needs equal lengths, but '"

@@ -64,14 +64,15 @@ def LA_IndexOp : LA_Op<"index", [Pure, HasParent<"MapOp">]> {
   let summary = "Position of the current element inside a la.map region";
   let description = [{
     Returns the index of the element being computed along result dimension `dim` of the enclosing
-    `la.map`. Causal kernels use it for the prefix length `n_t = t + 1`.
+    `la.map`, as an `index` or converted to `f32`/`f64` (causal kernels use it for the prefix length
+    `n_t = t + 1`).
 
     ```mlir
-    %t = la.index 2 : index
+    %t = la.index 2 : f32
     ```
   }];
   let arguments = (ins I64Attr:$dim);
-  let results = (outs Index:$result);
+  let results = (outs AnyTypeOf<[Index, F32, F64]>:$result);
   let assemblyFormat = "$dim attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
@@ -222,11 +223,13 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
   let summary = "Einsum-like contraction of two or three tensors, optionally masked";
   let description = [{
     Sums the product of the inputs over every subscript letter absent from the result. The mask (see
-    `#la.mask`) multiplies each summand by a function of the positions of two of its letters: `tril(n, m)`
-    keeps `n >= m`, `band`/`causal_band(n, m, w)` keep a window, `block`/`causal_block(n, m, c)` keep
-    chunks of size `c`, and `decay(n, m) gate(%g)` weights by `exp(Σ_{m<r≤n} g_r)` for `n >= m`, where the
-    log-gate `g` has the result's batch dimensions (letters shared by every operand) followed by the
-    sequence position.
+    `#la.mask`) multiplies each summand by a function of the positions of two of its letters:
+    * `tril(n, m)` keeps `n >= m` (causal, diagonal included);
+    * `band(n, m, w)` keeps `|n - m| < w`, `causal_band(n, m, w)` keeps `0 <= n - m < w`;
+    * `block(n, m, c)` keeps pairs in the same chunk of `c` positions, `causal_block` also needs `n >= m`,
+      `prior_block(n, m, c)` keeps only chunks strictly before `n`'s (FLASH's linear part);
+    * `decay(n, m) gate(%g)` weights by `exp(Σ_{m<r≤n} g_r)` for `n >= m`; the log-gate `g` has the
+      batch dimensions (letters shared by every operand and the result) followed by the position `n`.
 
     ```mlir
     %kv = la.contract "bhmd,bhme->bhde" %k, %v

@@ -1,0 +1,115 @@
+// Attention Free Transformer (seed 002, arXiv 2105.14103 v2), SPEC.md §3.
+//
+// No heads and no dot products: every channel c of Q, K, V: [B, T, d] is independent. The output is
+// σ(Q) gating a softmax-weighted average of V over positions, the weights built from the keys (and, for
+// AFT-full/local, a learned pairwise position bias w: [T, T]).
+
+!x = tensor<?x?x?xf32>     // [B, T, d]
+!pooled = tensor<?x?xf32>  // [B, d]
+!bias = tensor<?x?xf32>    // [T, T]
+!row = tensor<?xf32>       // [T]
+
+// Causal AFT-softmax (seed Eq. 4): Y_t = σ(Q_t) ⊙ Σ_{t'≤t} e^{K_t'} V_t' / Σ_{t'≤t} e^{K_t'}.
+// One online-softmax scan (running max, weighted sum, normaliser): finite for any finite logits.
+func.func @aft_causal(%q: !x, %k: !x, %v: !x) -> !x {
+  %avg = la.scan online_softmax %k, %v along 1 inclusive : !x, !x -> !x
+  %y = la.gate sigmoid %q, %avg : !x, !x -> !x
+  return %y : !x
+}
+
+// AFT-simple: Y_t = σ(Q_t) ⊙ Σ_{t'} softmax_{t'}(K)_{t'} ⊙ V_{t'}, one pooled vector per channel.
+func.func @aft_simple(%q: !x, %k: !x, %v: !x) -> !x {
+  %weights = la.normalize softmax %k along 1 : !x -> !x
+  %wv = la.map mul %weights, %v : !x, !x -> !x
+  %pool = la.reduce add %wv along [1] : !x -> !pooled
+  %qs = la.map sigmoid %q : !x -> !x
+  %y = la.map mul "btd,bd->btd" %qs, %pool : !x, !pooled -> !x
+  return %y : !x
+}
+
+// AFT-full: Y_t = σ(Q_t) ⊙ Σ_{t'} e^{K_t' + w_{t,t'}} V_t' / Σ_{t'} e^{K_t' + w_{t,t'}}.
+// Stabilised by subtracting the per-channel max of K and the per-row max of w; both cancel in the ratio.
+func.func @aft_full(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
+  %kmax = la.reduce max %k along [1] : !x -> !pooled
+  %ek = la.map "btd,bd->btd" %k, %kmax : !x, !pooled -> !x {
+  ^bb0(%kv: f32, %m: f32):
+    %shifted = arith.subf %kv, %m : f32
+    %e = math.exp %shifted : f32
+    la.yield %e : f32
+  }
+  %ekv = la.map mul %ek, %v : !x, !x -> !x
+  %wmax = la.reduce max %w along [1] : !bias -> !row
+  %ew = la.map "ts,t->ts" %w, %wmax : !bias, !row -> !bias {
+  ^bb0(%wv: f32, %m: f32):
+    %shifted = arith.subf %wv, %m : f32
+    %e = math.exp %shifted : f32
+    la.yield %e : f32
+  }
+  %num = la.contract "ts,bsd->btd" %ew, %ekv : !bias, !x -> !x
+  %den = la.contract "ts,bsd->btd" %ew, %ek : !bias, !x -> !x
+  %avg = la.map div %num, %den : !x, !x -> !x
+  %y = la.gate sigmoid %q, %avg : !x, !x -> !x
+  return %y : !x
+}
+
+// Causal AFT-full: as @aft_full with w_{t,t'} = -inf for t' > t. The row max of w is taken over the
+// visible part only, so a large masked bias cannot underflow the visible weights.
+func.func @aft_full_causal(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
+  %wc = la.map "ts->ts" %w : !bias -> !bias {
+  ^bb0(%wv: f32):
+    %t = la.index 0 : index
+    %s = la.index 1 : index
+    %visible = arith.cmpi ule, %s, %t : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %visible, %wv, %ninf : f32
+    la.yield %r : f32
+  }
+  %kmax = la.reduce max %k along [1] : !x -> !pooled
+  %ek = la.map "btd,bd->btd" %k, %kmax : !x, !pooled -> !x {
+  ^bb0(%kv: f32, %m: f32):
+    %shifted = arith.subf %kv, %m : f32
+    %e = math.exp %shifted : f32
+    la.yield %e : f32
+  }
+  %ekv = la.map mul %ek, %v : !x, !x -> !x
+  %wmax = la.reduce max %wc along [1] : !bias -> !row
+  %ew = la.map "ts,t->ts" %wc, %wmax : !bias, !row -> !bias {
+  ^bb0(%wv: f32, %m: f32):
+    %shifted = arith.subf %wv, %m : f32
+    %e = math.exp %shifted : f32
+    la.yield %e : f32
+  }
+  %num = la.contract "ts,bsd->btd" %ew, %ekv mask tril(t, s) : !bias, !x -> !x
+  %den = la.contract "ts,bsd->btd" %ew, %ek mask tril(t, s) : !bias, !x -> !x
+  %avg = la.map div %num, %den : !x, !x -> !x
+  %y = la.gate sigmoid %q, %avg : !x, !x -> !x
+  return %y : !x
+}
+
+// AFT-local, window s = 64 (the band size of the masks): w_{t,t'} applies where |t - t'| < s and is 0 (not
+// -inf) outside, so num_t = Σ_{t'} e^{K_t'} V_t' + Σ_{|t-t'|<s} (e^{w_{t,t'}} - 1) e^{K_t'} V_t' and likewise
+// the denominator: a global pooled term plus a banded correction, O(T·s·d).
+func.func @aft_local(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
+  %kmax = la.reduce max %k along [1] : !x -> !pooled
+  %ek = la.map "btd,bd->btd" %k, %kmax : !x, !pooled -> !x {
+  ^bb0(%kv: f32, %m: f32):
+    %shifted = arith.subf %kv, %m : f32
+    %e = math.exp %shifted : f32
+    la.yield %e : f32
+  }
+  %ekv = la.map mul %ek, %v : !x, !x -> !x
+  %gnum = la.reduce add %ekv along [1] : !x -> !pooled
+  %gden = la.reduce add %ek along [1] : !x -> !pooled
+  %wm1 = la.map "ts->ts" %w : !bias -> !bias {
+  ^bb0(%wv: f32):
+    %e = math.expm1 %wv : f32
+    la.yield %e : f32
+  }
+  %lnum = la.contract "ts,bsd->btd" %wm1, %ekv mask band(t, s, 64) : !bias, !x -> !x
+  %lden = la.contract "ts,bsd->btd" %wm1, %ek mask band(t, s, 64) : !bias, !x -> !x
+  %num = la.map add "btd,bd->btd" %lnum, %gnum : !x, !pooled -> !x
+  %den = la.map add "btd,bd->btd" %lden, %gden : !x, !pooled -> !x
+  %avg = la.map div %num, %den : !x, !x -> !x
+  %y = la.gate sigmoid %q, %avg : !x, !x -> !x
+  return %y : !x
+}
