@@ -23,7 +23,7 @@ def LA_Dialect : Dialect {
     * **Subscripts.** `la.contract` and the broadcasting form of `la.map` take an einsum-like string such as
       `"bhnd,bhmd->bhnm"`: one lower-case letter per dimension, operands separated by `,`, result after
       `->`. A letter names one index; all dimensions it names must agree in size.
-    * **Prefix broadcasting.** Gates (`la.gate`, the log-gate of a `decay` scan or mask) may have fewer
+    * **Prefix broadcasting.** Gates (`la.gate`, the log-gate of a `decay` scan) may have fewer
       dimensions than the value they scale; their shape is then a leading prefix of the value's shape and
       they are broadcast along the trailing dimensions.
     * **Accumulation.** Ops that sum (`reduce`, `scan`, `contract`, `normalize`) take an optional

@@ -8,6 +8,7 @@
 
 #include "LA/IR/LAMapFns.h"
 #include "LA/IR/LAOps.h"
+#include "LA/IR/Subscripts.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
@@ -97,21 +98,46 @@ static Value emitMapBody(OpBuilder &builder, MapOp map, ValueRange args, ArrayRe
   return mapping.lookup(cast<YieldOp>(body.getTerminator()).getValues()[0]);
 }
 
-/// Builds the subscript string of a map whose inputs span `dims` of a result of rank `rank`, or a null
-/// attribute when every input has the result's own dimensions.
-static StringAttr subscriptsFor(MLIRContext *context, ArrayRef<SmallVector<int64_t>> dims, int64_t rank) {
+/// Names the result dimensions of a fused map: the consumer's letters when it has subscripts, else the
+/// producer's when it spans the result one to one, else a, b, c, ... so the fused op stays readable.
+static std::string resultLettersFor(MapOp consumer, MapOp producer, ArrayRef<int64_t> producerToConsumer,
+                                    int64_t rank) {
+  auto lettersOf = [](MapOp op) -> std::string {
+    if (!op.getSubscripts())
+      return "";
+    llvm::Expected<Subscripts> parsed = Subscripts::parse(*op.getSubscripts());
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError()); // unreachable on verified IR
+      return "";
+    }
+    return parsed->result;
+  };
+  if (std::string letters = lettersOf(consumer); !letters.empty())
+    return letters;
+  std::string letters = lettersOf(producer);
+  if (static_cast<int64_t>(letters.size()) == rank && llvm::equal(producerToConsumer, llvm::seq<int64_t>(0, rank)))
+    return letters;
+  letters.clear();
+  for (int64_t i = 0; i < rank; ++i)
+    letters.push_back(static_cast<char>('a' + i));
+  return letters;
+}
+
+/// Builds the subscript string of a map whose inputs span `dims` of a result named by `resultLetters`, or a
+/// null attribute when every input has the result's own dimensions.
+static StringAttr subscriptsFor(MLIRContext *context, ArrayRef<SmallVector<int64_t>> dims,
+                                StringRef resultLetters) {
+  int64_t rank = resultLetters.size();
   if (llvm::all_of(dims, [&](ArrayRef<int64_t> d) { return llvm::equal(d, llvm::seq<int64_t>(0, rank)); }))
     return {};
-  auto letters = [](ArrayRef<int64_t> d) {
-    std::string term;
-    for (int64_t i : d)
-      term.push_back(static_cast<char>('a' + i));
-    return term;
-  };
   std::string text;
-  for (auto [index, d] : llvm::enumerate(dims))
-    text += (index ? "," : "") + letters(d);
-  text += "->" + letters(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  for (auto [index, d] : llvm::enumerate(dims)) {
+    if (index)
+      text += ",";
+    for (int64_t i : d)
+      text.push_back(resultLetters[i]);
+  }
+  text += "->" + resultLetters.str();
   return StringAttr::get(context, text);
 }
 
@@ -151,8 +177,9 @@ struct FuseMapIntoMap : OpRewritePattern<MapOp> {
     }
 
     Type element = consumer.getResult().getType().getElementType();
+    std::string letters = resultLettersFor(consumer, producer, producerToConsumer, rank);
     auto fused = MapOp::create(rewriter, consumer.getLoc(), consumer.getResult().getType(), MapFnAttr(),
-                               DenseF64ArrayAttr(), subscriptsFor(getContext(), inputDims, rank), inputs);
+                               DenseF64ArrayAttr(), subscriptsFor(getContext(), inputDims, letters), inputs);
     Block *block = rewriter.createBlock(&fused.getBody(), {}, SmallVector<Type>(inputs.size(), element),
                                         SmallVector<Location>(inputs.size(), consumer.getLoc()));
     rewriter.setInsertionPointToStart(block);
