@@ -16,6 +16,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <cstdlib>
 
 using namespace mlir;
@@ -241,6 +242,19 @@ static SmallVector<Type> elementTypesOf(TypeRange types) {
   return llvm::map_to_vector(types, [](Type t) { return cast<ShapedType>(t).getElementType(); });
 }
 
+/// Checks that a reduce/scan gives exactly one of a named combiner and a combiner region, and the region's
+/// signature when it is the one given.
+static LogicalResult verifyCombinerChoice(Operation *op, bool named, Region &region, ValueRange inputs) {
+  if (named) {
+    if (!region.empty())
+      return op->emitOpError() << "has both a named combiner and a combiner region; give one of them";
+    return success();
+  }
+  if (region.empty())
+    return op->emitOpError() << "needs a named combiner or a combiner region";
+  return verifyCombinerRegion(op, region, elementTypesOf(inputs.getTypes()));
+}
+
 //===----------------------------------------------------------------------===//
 // MapOp
 //===----------------------------------------------------------------------===//
@@ -277,6 +291,9 @@ LogicalResult MapOp::verify() {
     if (getMapFnNumParams(fn) != getParams().size())
       return emitOpError() << "function '" << stringifyMapFn(fn) << "' takes " << getMapFnNumParams(fn)
                            << " parameters but " << getParams().size() << " are given";
+    for (double param : getParams())
+      if (!std::isfinite(param))
+        return emitOpError() << "parameters must be finite, got " << param;
     if (fn == MapFn::clamp && getParams()[0] > getParams()[1])
       return emitOpError() << "clamp bounds are reversed: lower " << getParams()[0] << " > upper "
                            << getParams()[1];
@@ -409,14 +426,7 @@ LogicalResult ReduceOp::verify() {
 }
 
 LogicalResult ReduceOp::verifyRegions() {
-  if (getCombiner()) {
-    if (!getBody().empty())
-      return emitOpError() << "has both a named combiner and a combiner region; give one of them";
-    return success();
-  }
-  if (getBody().empty())
-    return emitOpError() << "needs a named combiner or a combiner region";
-  return verifyCombinerRegion(*this, getBody(), elementTypesOf(getInputs().getTypes()));
+  return verifyCombinerChoice(*this, getCombiner().has_value(), getBody(), getInputs());
 }
 
 //===----------------------------------------------------------------------===//
@@ -518,14 +528,7 @@ LogicalResult ScanOp::verify() {
 }
 
 LogicalResult ScanOp::verifyRegions() {
-  if (getCombiner()) {
-    if (!getBody().empty())
-      return emitOpError() << "has both a named combiner and a combiner region; give one of them";
-    return success();
-  }
-  if (getBody().empty())
-    return emitOpError() << "needs a named combiner or a combiner region";
-  return verifyCombinerRegion(*this, getBody(), elementTypesOf(getInputs().getTypes()));
+  return verifyCombinerChoice(*this, getCombiner().has_value(), getBody(), getInputs());
 }
 
 //===----------------------------------------------------------------------===//
