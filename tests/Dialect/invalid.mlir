@@ -163,6 +163,22 @@ func.func @map_param_on_unparameterised(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @map_param_infinite(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{parameters must be finite, got INF}}
+  %0 = "la.map"(%x) <{fn = 11 : i32, params = array<f64: 0.0, 0x7FF0000000000000>}> ({}) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @map_param_nan(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{parameters must be finite, got nan}}
+  %0 = "la.map"(%x) <{fn = 13 : i32, params = array<f64: 0x7FF8000000000000>}> ({}) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @map_clamp_reversed(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{clamp bounds are reversed: lower 1.000000e+00 > upper -1.000000e+00}}
   %0 = la.map clamp(1.0, -1.0) %x : tensor<4xf32> -> tensor<4xf32>
@@ -834,6 +850,22 @@ func.func @scan_init_element_type(%x: tensor<4x8xf32>, %h: tensor<4xf16>) -> ten
 func.func @scan_window_not_positive(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{window must be positive, got 0}}
   %0 = la.scan add %x along 1 inclusive window(0) : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_window_negative(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{window must be positive, got -2}}
+  %0 = la.scan add %x along 1 inclusive window(-2) : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_online_softmax_init(%v: tensor<4x8xf32>, %h: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{online_softmax takes no init}}
+  %0 = la.scan online_softmax %v, %v init(%h : tensor<8xf32>) along 0 inclusive : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 

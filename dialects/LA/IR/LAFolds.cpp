@@ -89,13 +89,14 @@ static Value emitMapBody(OpBuilder &builder, MapOp map, ValueRange args, ArrayRe
   mapping.map(body.getArguments(), args);
   for (Operation &op : body.without_terminator()) {
     if (auto index = dyn_cast<IndexOp>(op)) {
-      auto moved = IndexOp::create(builder, index.getLoc(), builder.getIndexType(), resultDims[index.getDim()]);
+      auto moved = IndexOp::create(builder, index.getLoc(), index.getType(), resultDims[index.getDim()]);
       mapping.map(index.getResult(), moved.getResult());
       continue;
     }
     builder.clone(op, mapping);
   }
-  return mapping.lookup(cast<YieldOp>(body.getTerminator()).getValues()[0]);
+  // A body may yield a value captured from above; it is then its own image.
+  return mapping.lookupOrDefault(cast<YieldOp>(body.getTerminator()).getValues()[0]);
 }
 
 /// Names the result dimensions of a fused map: the consumer's letters when it has subscripts, else the

@@ -474,6 +474,9 @@ LogicalResult ScanOp::verify() {
       valueType = cast<RankedTensorType>(getInputs()[1].getType());
       if (getKind() == ScanKind::exclusive)
         return emitOpError() << "exclusive online_softmax has no value at the first position (0/0)";
+      if (!getInit().empty())
+        return emitOpError() << "online_softmax takes no init: its state (running max, weighted sum, "
+                                "normaliser) is not a value-shaped tensor";
       break;
     }
     if (getResults().size() != 1)
@@ -518,9 +521,9 @@ LogicalResult ScanOp::verify() {
     }
   }
 
-  if (auto window = getWindow()) {
-    if (*window <= 0)
-      return emitOpError() << "window must be positive, got " << *window;
+  if (IntegerAttr window = getWindowAttr()) {
+    if (window.getInt() <= 0)
+      return emitOpError() << "window must be positive, got " << window.getInt();
     if (getCombiner() != Combiner::add)
       return emitOpError() << "window needs combiner 'add' (a sliding window subtracts what leaves it)";
   }
