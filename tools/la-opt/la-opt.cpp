@@ -1,11 +1,12 @@
 //===- la-opt.cpp - mlir-opt with the `la` dialect --------------------------===//
 //
-// Registration only: every upstream dialect, pass and extension, plus the `la` dialect (and its passes as
-// they land). Option parsing, diagnostics and exit codes come from MlirOptMain.
+// Registration only: every upstream dialect, pass and extension, plus the `la` dialect and
+// its passes. Option parsing, diagnostics and exit codes come from MlirOptMain.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LA/IR/LADialect.h"
+#include "Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
+  mlir::la::registerLAPasses();
   registry.insert<mlir::la::LADialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "la optimizer driver\n", registry));
 }

@@ -1,0 +1,19 @@
+//===- Passes.h - transformations on the `la` dialect -----------*- C++ -*-===//
+
+#ifndef LA_TRANSFORMS_PASSES_H
+#define LA_TRANSFORMS_PASSES_H
+
+#include "LA/IR/LADialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::la {
+
+#define GEN_PASS_DECL
+#include "Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Transforms/Passes.h.inc"
+
+} // namespace mlir::la
+
+#endif // LA_TRANSFORMS_PASSES_H
