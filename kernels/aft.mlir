@@ -7,7 +7,7 @@
 !x = tensor<?x?x?xf32>     // [B, T, d]
 !pooled = tensor<?x?xf32>  // [B, d]
 !bias = tensor<?x?xf32>    // [T, T]
-!row = tensor<?xf32>       // [T]
+!joint = tensor<?x?x?x?xf32> // [B, T, T, d], joint logits of AFT-full
 
 // Causal AFT-softmax (seed Eq. 4): Y_t = σ(Q_t) ⊙ Σ_{t'≤t} e^{K_t'} V_t' / Σ_{t'≤t} e^{K_t'}.
 // One online-softmax scan (running max, weighted sum, normaliser): finite for any finite logits.
@@ -27,33 +27,20 @@ func.func @aft_simple(%q: !x, %k: !x, %v: !x) -> !x {
   return %y : !x
 }
 
-// AFT-full: Y_t = σ(Q_t) ⊙ Σ_{t'} e^{K_t' + w_{t,t'}} V_t' / Σ_{t'} e^{K_t' + w_{t,t'}}.
-// Stabilised by subtracting the per-channel max of K and the per-row max of w; both cancel in the ratio.
+// AFT-full: Y_t = σ(Q_t) ⊙ Σ_{t'} softmax_{t'}(K_t' + w_{t,t'}) V_t', a softmax per output position and
+// channel over the joint logits K + w. Normalising the joint logits (not K and w separately, which cancels
+// only in exact arithmetic) keeps every row finite for logits of ±80: the largest weight of a row is 1.
+// Quadratic by definition ([B, T, T, d] logits); the compiler is free to stream them.
 func.func @aft_full(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
-  %kmax = la.reduce max %k along [1] : !x -> !pooled
-  %ek = la.map "btd,bd->btd" %k, %kmax : !x, !pooled -> !x {
-  ^bb0(%kv: f32, %m: f32):
-    %shifted = arith.subf %kv, %m : f32
-    %e = math.exp %shifted : f32
-    la.yield %e : f32
-  }
-  %ekv = la.map mul %ek, %v : !x, !x -> !x
-  %wmax = la.reduce max %w along [1] : !bias -> !row
-  %ew = la.map "ts,t->ts" %w, %wmax : !bias, !row -> !bias {
-  ^bb0(%wv: f32, %m: f32):
-    %shifted = arith.subf %wv, %m : f32
-    %e = math.exp %shifted : f32
-    la.yield %e : f32
-  }
-  %num = la.contract "ts,bsd->btd" %ew, %ekv : !bias, !x -> !x
-  %den = la.contract "ts,bsd->btd" %ew, %ek : !bias, !x -> !x
-  %avg = la.map div %num, %den : !x, !x -> !x
+  %logits = la.map add "ts,bsd->btsd" %w, %k : !bias, !x -> !joint
+  %weights = la.normalize softmax %logits along 2 : !joint -> !joint
+  %avg = la.contract "btsd,bsd->btd" %weights, %v : !joint, !x -> !x
   %y = la.gate sigmoid %q, %avg : !x, !x -> !x
   return %y : !x
 }
 
-// Causal AFT-full: as @aft_full with w_{t,t'} = -inf for t' > t. The row max of w is taken over the
-// visible part only, so a large masked bias cannot underflow the visible weights.
+// Causal AFT-full: as @aft_full with w_{t,t'} = -inf for t' > t. Position t always sees itself, so no row
+// of the softmax is empty.
 func.func @aft_full_causal(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
   %wc = la.map "ts->ts" %w : !bias -> !bias {
   ^bb0(%wv: f32):
@@ -64,31 +51,17 @@ func.func @aft_full_causal(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
     %r = arith.select %visible, %wv, %ninf : f32
     la.yield %r : f32
   }
-  %kmax = la.reduce max %k along [1] : !x -> !pooled
-  %ek = la.map "btd,bd->btd" %k, %kmax : !x, !pooled -> !x {
-  ^bb0(%kv: f32, %m: f32):
-    %shifted = arith.subf %kv, %m : f32
-    %e = math.exp %shifted : f32
-    la.yield %e : f32
-  }
-  %ekv = la.map mul %ek, %v : !x, !x -> !x
-  %wmax = la.reduce max %wc along [1] : !bias -> !row
-  %ew = la.map "ts,t->ts" %wc, %wmax : !bias, !row -> !bias {
-  ^bb0(%wv: f32, %m: f32):
-    %shifted = arith.subf %wv, %m : f32
-    %e = math.exp %shifted : f32
-    la.yield %e : f32
-  }
-  %num = la.contract "ts,bsd->btd" %ew, %ekv mask tril(t, s) : !bias, !x -> !x
-  %den = la.contract "ts,bsd->btd" %ew, %ek mask tril(t, s) : !bias, !x -> !x
-  %avg = la.map div %num, %den : !x, !x -> !x
+  %logits = la.map add "ts,bsd->btsd" %wc, %k : !bias, !x -> !joint
+  %weights = la.normalize softmax %logits along 2 : !joint -> !joint
+  %avg = la.contract "btsd,bsd->btd" %weights, %v mask tril(t, s) : !joint, !x -> !x
   %y = la.gate sigmoid %q, %avg : !x, !x -> !x
   return %y : !x
 }
 
 // AFT-local, window s = 64 (the band size of the masks): w_{t,t'} applies where |t - t'| < s and is 0 (not
 // -inf) outside, so num_t = Σ_{t'} e^{K_t'} V_t' + Σ_{|t-t'|<s} (e^{w_{t,t'}} - 1) e^{K_t'} V_t' and likewise
-// the denominator: a global pooled term plus a banded correction, O(T·s·d).
+// the denominator: a global pooled term plus a banded correction, O(T·s·d). This is SPEC §3's formula; it
+// cancels badly for strongly negative w and overflows for w ≳ 88 (see docs/design-notes.md).
 func.func @aft_local(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
   %kmax = la.reduce max %k along [1] : !x -> !pooled
   %ek = la.map "btd,bd->btd" %k, %kmax : !x, !pooled -> !x {

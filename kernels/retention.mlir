@@ -40,9 +40,9 @@ func.func @retention(%q: !x, %k: !x, %v: !x) -> !x {
     %minus5 = arith.constant -5.0 : f32
     %e = arith.subf %minus5, %head : f32
     %p = math.exp2 %e : f32
-    %one = arith.constant 1.0 : f32
-    %gamma = arith.subf %one, %p : f32
-    %lg = math.log %gamma : f32
+    %minus_p = arith.negf %p : f32
+    // log1p keeps log γ_h = log(1 - 2^{-5-h}) accurate where γ_h rounds to 1 in f32 (h ≥ 19).
+    %lg = math.log1p %minus_p : f32
     la.yield %lg : f32
   }
   %o = func.call @simple_gla(%q, %k, %v, %g) : (!x, !x, !x, !g) -> !x
