@@ -110,19 +110,15 @@ struct SplitTernaryContract : OpRewritePattern<ContractOp> {
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     if (op.getInputs().size() != 3 || op.getMaskAttr())
       return rewriter.notifyMatchFailure(op, "not an unmasked three-input contraction");
-    llvm::Expected<Subscripts> subscripts = Subscripts::parse(op.getSubscripts());
-    if (!subscripts) {
-      llvm::consumeError(subscripts.takeError()); // unreachable on verified IR
-      return failure();
-    }
+    Subscripts subscripts = op.getParsedSubscripts();
     SmallVector<Factor> factors;
     LetterSizes sizes;
-    for (auto [value, letters] : llvm::zip(op.getInputs(), subscripts->inputs)) {
+    for (auto [value, letters] : llvm::zip(op.getInputs(), subscripts.inputs)) {
       factors.push_back({value, letters});
       if (failed(recordSizes(factors.back(), sizes)))
         return rewriter.notifyMatchFailure(op, "dynamic dimension: cost unknown");
     }
-    emitOrder(rewriter, op, factors, subscripts->result, sizes, cheapestOrder(factors, subscripts->result, sizes));
+    emitOrder(rewriter, op, factors, subscripts.result, sizes, cheapestOrder(factors, subscripts.result, sizes));
     return success();
   }
 };
@@ -149,22 +145,17 @@ struct ReassociateContractChain : OpRewritePattern<ContractOp> {
 private:
   static LogicalResult reassociate(ContractOp op, ContractOp inner, unsigned innerIndex,
                                    PatternRewriter &rewriter) {
-    llvm::Expected<Subscripts> outerSubscripts = Subscripts::parse(op.getSubscripts());
-    llvm::Expected<Subscripts> innerSubscripts = Subscripts::parse(inner.getSubscripts());
-    if (!outerSubscripts || !innerSubscripts) {
-      llvm::consumeError(outerSubscripts.takeError()); // unreachable on verified IR
-      llvm::consumeError(innerSubscripts.takeError());
-      return failure();
-    }
+    Subscripts outerTerms = op.getParsedSubscripts();
+    Subscripts innerTerms = inner.getParsedSubscripts();
     // Name the inner product's letters in the outer contraction's terms: its result letters become the
     // outer term's letters position by position; its summed letters keep their names unless the outer
     // contraction uses them, and then get unused ones.
     llvm::DenseMap<char, char> rename;
-    for (auto [innerLetter, outerLetter] : llvm::zip(innerSubscripts->result, outerSubscripts->inputs[innerIndex]))
+    for (auto [innerLetter, outerLetter] : llvm::zip(innerTerms.result, outerTerms.inputs[innerIndex]))
       rename[innerLetter] = outerLetter;
-    std::string used = outerSubscripts->str();
+    std::string used = outerTerms.str();
     char fresh = 'a';
-    for (char c : innerSubscripts->contractedLetters()) {
+    for (char c : innerTerms.contractedLetters()) {
       if (!StringRef(used).contains(c)) { // keep the author's letter where it is free
         rename[c] = c;
         used.push_back(c);
@@ -178,18 +169,18 @@ private:
       used.push_back(fresh);
     }
     SmallVector<Factor> factors;
-    for (auto [value, letters] : llvm::zip(inner.getInputs(), innerSubscripts->inputs)) {
+    for (auto [value, letters] : llvm::zip(inner.getInputs(), innerTerms.inputs)) {
       std::string renamed;
       for (char c : letters)
         renamed.push_back(rename.lookup(c));
       factors.push_back({value, renamed});
     }
-    factors.push_back({op.getInputs()[1 - innerIndex], outerSubscripts->inputs[1 - innerIndex]});
+    factors.push_back({op.getInputs()[1 - innerIndex], outerTerms.inputs[1 - innerIndex]});
     LetterSizes sizes;
     for (const Factor &factor : factors)
       if (failed(recordSizes(factor, sizes)))
         return failure();
-    const std::string &result = outerSubscripts->result;
+    const std::string &result = outerTerms.result;
     Order current = costOrder(factors, result, sizes, 0, 1, 2);
     Order best = cheapestOrder(factors, result, sizes);
     if (!(best.multiplyAdds < current.multiplyAdds))

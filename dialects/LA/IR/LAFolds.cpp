@@ -104,14 +104,8 @@ static Value emitMapBody(OpBuilder &builder, MapOp map, ValueRange args, ArrayRe
 static std::string resultLettersFor(MapOp consumer, MapOp producer, ArrayRef<int64_t> producerToConsumer,
                                     int64_t rank) {
   auto lettersOf = [](MapOp op) -> std::string {
-    if (!op.getSubscripts())
-      return "";
-    llvm::Expected<Subscripts> parsed = Subscripts::parse(*op.getSubscripts());
-    if (!parsed) {
-      llvm::consumeError(parsed.takeError()); // unreachable on verified IR
-      return "";
-    }
-    return parsed->result;
+    std::optional<Subscripts> parsed = op.getParsedSubscripts();
+    return parsed ? parsed->result : "";
   };
   if (std::string letters = lettersOf(consumer); !letters.empty())
     return letters;

@@ -259,6 +259,15 @@ static LogicalResult verifyCombinerChoice(Operation *op, bool named, Region &reg
 // MapOp
 //===----------------------------------------------------------------------===//
 
+// The verifier has parsed the subscripts successfully, so parsing again cannot fail.
+std::optional<Subscripts> MapOp::getParsedSubscripts() {
+  if (!getSubscripts())
+    return std::nullopt;
+  return llvm::cantFail(Subscripts::parse(*getSubscripts()));
+}
+
+Subscripts ContractOp::getParsedSubscripts() { return llvm::cantFail(Subscripts::parse(getSubscripts())); }
+
 SmallVector<SmallVector<int64_t>> MapOp::getInputToResultDims() {
   SmallVector<SmallVector<int64_t>> dims;
   if (!getSubscripts()) {
@@ -267,8 +276,7 @@ SmallVector<SmallVector<int64_t>> MapOp::getInputToResultDims() {
       dims.push_back(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
     return dims;
   }
-  llvm::Expected<Subscripts> parsed = Subscripts::parse(*getSubscripts());
-  assert(parsed && "verified subscripts");
+  std::optional<Subscripts> parsed = getParsedSubscripts();
   for (const std::string &term : parsed->inputs)
     dims.push_back(llvm::map_to_vector(term, [&](char c) {
       return static_cast<int64_t>(StringRef(parsed->result).find(c));

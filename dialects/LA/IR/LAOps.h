@@ -4,6 +4,7 @@
 #define LA_IR_LAOPS_H
 
 #include "LA/IR/LADialect.h"
+#include "LA/IR/Subscripts.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

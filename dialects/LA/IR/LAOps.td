@@ -55,6 +55,8 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
   let extraClassDeclaration = [{
     /// For each input, the result dimension each of its dimensions spans.
     ::llvm::SmallVector<::llvm::SmallVector<int64_t>> getInputToResultDims();
+    /// The parsed subscripts of a verified op, or none when the inputs have the result's shape.
+    std::optional<::mlir::la::Subscripts> getParsedSubscripts();
     /// Whether the function is given by the region rather than by name.
     bool hasRegionBody() { return !getBody().empty(); }
   }];
@@ -249,6 +251,10 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
     (`acc` `(` $acc^ `)`)? attr-dict `:` type($inputs) `->` type($result)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The parsed subscripts of a verified op.
+    ::mlir::la::Subscripts getParsedSubscripts();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
