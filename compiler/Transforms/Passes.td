@@ -25,4 +25,68 @@ def LAReassociate : Pass<"la-reassociate"> {
   let dependentDialects = ["::mlir::la::LADialect"];
 }
 
+def LARefineResultTypes : Pass<"la-refine-result-types", "mlir::ModuleOp"> {
+  let summary = "Gives public functions the static result types their bodies compute: "
+                "return (tensor.cast %static) => return %static";
+  let description = [{
+    Once a kernel is specialised to static argument shapes and lowered, canonicalisation makes every
+    intermediate static, but the function still returns `tensor<?x...>` through a `tensor.cast`. This pass
+    returns the static value instead and updates the function type, so the runtime knows the result shapes
+    at compile time and can allocate outputs before the call. Functions with callers are left alone.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuses elementwise linalg.generics into their consumers, recomputing cheap ones: "
+                "generic(map(x)) => generic'(x)";
+  let description = [{
+    Producer-consumer fusion of elementwise `linalg.generic`s (the lowered `la.map`, `la.gate` and
+    normalisations) into the generics that consume them, including reductions and contractions. Unlike
+    upstream `linalg-fuse-elementwise-ops`, a producer with several consumers is fused into each of them
+    (recomputed) when its body is cheap, so feature maps such as `sigmoid(q)` are never materialised as an
+    `N×D` temporary; the copy left in the loop nest is hoisted out of inner loops by LLVM's LICM.
+  }];
+  let options = [
+    Option<"maxRecomputeOps", "max-recompute-ops", "unsigned", /*default=*/"24",
+           "Largest producer body (in ops) that is recomputed in each consumer rather than materialised">
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def LAApproximateMath : Pass<"la-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Replaces exp/log/log1p/expm1/tanh/erf with polynomial approximations: math.exp => arith";
+  let description = [{
+    LLVM cannot vectorise loops that call `expf`; MLIR's polynomial approximations (max error ~2 ulp in
+    f32) are plain arithmetic that vectorises. Runs on loops after linalg lowering.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def LAEmitCInterface : Pass<"la-emit-c-interface", "mlir::ModuleOp"> {
+  let summary = "Marks every public function with llvm.emit_c_interface: func @f => @f + @_mlir_ciface_f";
+  let description = [{
+    The runtime calls kernels through the C interface: one pointer per memref descriptor, arguments first,
+    then the out-parameters that `buffer-results-to-out-params` made of the results.
+  }];
+}
+
+def LASpecialize : Pass<"la-specialize", "mlir::ModuleOp"> {
+  let summary = "Specialises one entry to concrete argument types and refines every la result type: "
+                "tensor<?x?xf32> => tensor<37x64xf32>";
+  let description = [{
+    The runtime compiles a kernel for the shapes it is called with. This pass keeps only `entry` (other
+    functions become private and are erased once unused), gives its arguments the `arg-types` (e.g.
+    `tensor<1x1x4096x64xf32>`; `?` dimensions of the signature may become static, static ones must match),
+    then infers each `la` op's result type from its operands, so every later stage sees static loop
+    bounds. A mismatch with the signature is reported with the argument index and dimension.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"", "Function to keep and specialise">,
+    ListOption<"argTypes", "arg-types", "std::string", "Argument types, one per argument, e.g. tensor<1x1x37x64xf32>">
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 #endif // LA_TRANSFORMS_PASSES_TD

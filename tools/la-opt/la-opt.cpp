@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "LA/IR/LADialect.h"
+#include "Conversion/Passes.h"
+#include "Pipelines/Pipelines.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -20,6 +22,8 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   mlir::la::registerLAPasses();
+  mlir::la::registerLAConversionPasses();
+  mlir::la::registerCPUPipelines();
   registry.insert<mlir::la::LADialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "la optimizer driver\n", registry));
 }

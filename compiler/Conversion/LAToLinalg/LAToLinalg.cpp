@@ -1,0 +1,35 @@
+//===- LAToLinalg.cpp - the la-to-linalg conversion pass ------------------===//
+
+#include "Conversion/Passes.h"
+#include "LA/IR/LAOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LATOLINALG
+#include "Conversion/Passes.h.inc"
+
+namespace {
+
+struct LAToLinalgPass : impl::LAToLinalgBase<LAToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    ConversionTarget target(*context);
+    target.addIllegalDialect<LADialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, scf::SCFDialect,
+                           arith::ArithDialect, math::MathDialect, func::FuncDialect>();
+
+    RewritePatternSet patterns(context);
+    populateLAMapToLinalgPatterns(patterns);
+    populateLAReductionToLinalgPatterns(patterns);
+    populateLAScanToLinalgPatterns(patterns);
+    populateLAContractToLinalgPatterns(patterns);
+
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::la

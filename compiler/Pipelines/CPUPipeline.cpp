@@ -1,0 +1,86 @@
+//===- CPUPipeline.cpp - the CPU compilation pipeline ---------------------===//
+
+#include "Pipelines/Pipelines.h"
+
+#include "Conversion/Passes.h"
+#include "Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::la {
+
+void buildLAOptimizationPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLAToLinalgPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  pm.addPass(createLAToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLARefineResultTypes());
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createLAFuseElementwise());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+}
+
+void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.approximateMath)
+    pm.addNestedPass<func::FuncOp>(createLAApproximateMath());
+  pm.addPass(createLAEmitCInterface());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
+  buildLAOptimizationPipeline(pm, options);
+  buildLAToLinalgPipeline(pm, options);
+  buildLinalgToLLVMPipeline(pm, options);
+}
+
+void registerCPUPipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>("la-cpu-pipeline",
+                                               "Compile la kernels to the LLVM dialect for the CPU",
+                                               buildCPUPipeline);
+  PassPipelineRegistration<CPUPipelineOptions>("la-cpu-optimize", "Stage 1: la => optimised la",
+                                               buildLAOptimizationPipeline);
+  PassPipelineRegistration<CPUPipelineOptions>("la-cpu-to-linalg", "Stage 2: la => fused linalg on tensors",
+                                               buildLAToLinalgPipeline);
+  PassPipelineRegistration<CPUPipelineOptions>("la-cpu-to-llvm", "Stage 3: linalg => LLVM dialect",
+                                               buildLinalgToLLVMPipeline);
+}
+
+} // namespace mlir::la

@@ -1,0 +1,81 @@
+//===- Compiler.h - compile an la entry to native code, stage by stage -*- C++ -*-===//
+//
+// The ahead-of-time face of the pipeline, used by `lac compile` and by the runtime on a cache miss. Each
+// call works in its own MLIRContext, so compilations of different kernels may run concurrently.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_RUNTIME_COMPILER_H
+#define LA_RUNTIME_COMPILER_H
+
+#include "la/runtime/Runtime.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace la {
+
+/// What `emitStage` prints.
+enum class Stage {
+  LA,     ///< specialised `la` (shapes from the arguments)
+  Fused,  ///< `la` after inlining, canonicalisation and chunking of causal scans
+  Linalg, ///< fused linalg on tensors
+  LLVM,   ///< LLVM IR after -O3
+  Asm,    ///< host assembly
+  Object  ///< host object file (binary)
+};
+/// Parses "la", "fused", "linalg", "llvm", "asm", "obj".
+std::optional<Stage> parseStage(llvm::StringRef name);
+
+/// A kernel compiled for one set of argument types.
+struct CompiledKernel {
+  std::string entry;
+  /// Argument types it was compiled for (a single batch×head slice when `slicedDims > 0`).
+  std::vector<TensorSpec> arguments;
+  /// Result types for those arguments.
+  std::vector<TensorSpec> results;
+  /// Number of leading dimensions the caller iterates over (each compiled with size 1).
+  int64_t slicedDims = 0;
+  /// Host object file defining `la_call_<entry>(void **descriptors)`.
+  std::vector<char> object;
+  /// Name of the function to call.
+  std::string symbol() const { return "la_call_" + entry; }
+};
+
+/// The host CPU name and features (part of every cache key).
+std::string getHostTargetDescription();
+
+/// A version string of the compiler (the other part of every cache key): changes whenever the generated
+/// code can change.
+llvm::StringRef getCompilerVersion();
+
+/// What the runtime needs to know about one public function of a program.
+struct EntryInfo {
+  std::string name;
+  EntrySignature signature;
+  /// How many leading dimensions are independent batch dimensions (see Analysis/BatchSlicing.h).
+  int64_t slicedDims = 0;
+};
+
+/// Parses and verifies a program and describes its public functions, in file order. Errors carry
+/// `name:line:col` diagnostics.
+llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, llvm::StringRef bufferName);
+
+/// Compiles `entry` for `arguments` (exactly these shapes) to a host object file.
+llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName,
+                                             llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
+                                             const CompileOptions &options, int64_t slicedDims);
+
+/// Runs the pipeline up to `stage` and returns its textual form (or object bytes for `Stage::Object`).
+/// `arguments` may be empty for `Stage::LA`/`Stage::Fused` (no specialisation).
+llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                      llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
+                                      Stage stage);
+
+/// "tensor<1x1x4096x64xf32>".
+std::string toMLIRTypeString(const TensorSpec &spec);
+
+} // namespace la
+
+#endif // LA_RUNTIME_COMPILER_H

@@ -1,0 +1,122 @@
+//===- Runtime.h - JIT-compile and run `la` kernels from C++ ----*- C++ -*-===//
+//
+// The public entry point for host programs. A `Runtime` loads `la` programs (from a file, from source text,
+// or from a module built with the C++ builder API), compiles an entry for the concrete shapes and dtypes it
+// is called with, caches the native code in memory and on disk, and runs it on the caller's buffers:
+//
+//   auto runtime = la::Runtime::create();                  // llvm::Expected<std::unique_ptr<Runtime>>
+//   auto program = (*runtime)->loadFile("kernels/flow_attention.mlir");
+//   llvm::Error err = (*runtime)->call(**program, "flow_attention", {q, k, v}, {out});
+//
+// Every failure is returned as an `llvm::Error` whose message names what is wrong (the entry, the argument
+// index, the dimension); nothing aborts on bad input. A `Runtime` is thread-safe.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_RUNTIME_RUNTIME_H
+#define LA_RUNTIME_RUNTIME_H
+
+#include "la/runtime/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace la {
+
+/// Options of the CPU compilation pipeline. They are part of every cache key.
+struct CompileOptions {
+  /// Chunk length of the chunked form of causal scans (`la-chunk-scans`).
+  int64_t chunkSize = 64;
+  /// Run the fusion passes (maps into their producers and consumers, sweep grouping). Off gives the
+  /// unfused lowering, one loop nest per `la` op, useful to see what fusion buys.
+  bool fuse = true;
+  /// Compile once per (batch, head) slice and spread slices over the thread pool when the entry allows it.
+  bool sliceBatchHeads = true;
+
+  /// A stable textual form, e.g. "chunk=64,fuse=1,slice=1", used in cache keys and `lac --json`.
+  std::string str() const;
+};
+
+struct RuntimeOptions {
+  /// Directory of the on-disk kernel cache. Empty means `$LA_CACHE_DIR`, else `~/.cache/la`; "none" turns
+  /// the disk cache off.
+  std::string cacheDir;
+  /// Worker threads for batch×head slices; 0 means one per hardware thread.
+  unsigned numThreads = 0;
+  CompileOptions compile;
+};
+
+/// Where the native code of a call came from.
+enum class CacheSource { Memory, Disk, Miss };
+/// "memory", "disk", "miss".
+llvm::StringRef cacheSourceName(CacheSource source);
+
+/// What a call cost beyond running the kernel.
+struct CallStats {
+  CacheSource cache = CacheSource::Miss;
+  /// Time to obtain the native code: compile (miss), load (disk) or look up (memory), in milliseconds.
+  double compileMs = 0;
+};
+
+/// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.
+class Program {
+public:
+  virtual ~Program();
+  /// Names of the public functions, in file order.
+  virtual llvm::SmallVector<std::string> entries() const = 0;
+  /// A hash of the program text (the kernel part of cache keys).
+  virtual llvm::StringRef contentHash() const = 0;
+  /// The file name or buffer name it was loaded from (used in error messages).
+  virtual llvm::StringRef name() const = 0;
+};
+
+/// The argument and result types of an entry, `?` dimensions as -1.
+struct EntrySignature {
+  llvm::SmallVector<TensorSpec> arguments;
+  llvm::SmallVector<TensorSpec> results;
+};
+
+class Runtime {
+public:
+  static llvm::Expected<std::unique_ptr<Runtime>> create(RuntimeOptions options = {});
+  virtual ~Runtime();
+
+  /// Parses and verifies a `.mlir` file. Errors carry `file:line:col` diagnostics.
+  virtual llvm::Expected<std::shared_ptr<Program>> loadFile(llvm::StringRef path) = 0;
+  /// Same for source text; `bufferName` stands in for the file name in diagnostics.
+  virtual llvm::Expected<std::shared_ptr<Program>> loadSource(llvm::StringRef source,
+                                                              llvm::StringRef bufferName) = 0;
+  /// Takes a module built with the C++ builder API (`la/IR`); it is verified and printed to text so it hashes
+  /// and caches like a file.
+  virtual llvm::Expected<std::shared_ptr<Program>> loadModule(mlir::ModuleOp module,
+                                                              llvm::StringRef name) = 0;
+
+  /// The declared signature of `entry`.
+  virtual llvm::Expected<EntrySignature> signature(const Program &program, llvm::StringRef entry) = 0;
+  /// The result types `entry` produces for inputs of these types (compiling it if needed).
+  virtual llvm::Expected<llvm::SmallVector<TensorSpec>>
+  resultSpecs(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
+              CallStats *stats = nullptr) = 0;
+
+  /// Runs `entry` on `inputs`, writing `outputs` (one per result, shapes from `resultSpecs`). Compiles on
+  /// first use for these shapes and dtypes; later calls hit the memory cache, later processes the disk cache.
+  virtual llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                           llvm::ArrayRef<TensorRef> outputs, CallStats *stats = nullptr) = 0;
+
+  /// Allocates the outputs, runs, and returns them.
+  llvm::Expected<llvm::SmallVector<HostTensor>> run(const Program &program, llvm::StringRef entry,
+                                                    llvm::ArrayRef<TensorRef> inputs,
+                                                    CallStats *stats = nullptr);
+
+  /// The options this runtime compiles with.
+  virtual const RuntimeOptions &options() const = 0;
+};
+
+} // namespace la
+
+#endif // LA_RUNTIME_RUNTIME_H

@@ -1,0 +1,96 @@
+//===- Tensor.h - Host tensors passed to and from kernels -------*- C++ -*-===//
+//
+// Kernels read and write dense row-major (C-order) tensors in host memory. A `TensorRef` is a non-owning
+// view of the caller's buffer; `HostTensor` owns one (used by `lac`, tests and benchmarks).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_RUNTIME_TENSOR_H
+#define LA_RUNTIME_TENSOR_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace la {
+
+/// Element types a kernel argument may have. bf16 is stored as the upper 16 bits of an IEEE f32.
+enum class DType : uint8_t { F16, BF16, F32, F64 };
+
+/// "f16", "bf16", "f32", "f64".
+llvm::StringRef dtypeName(DType dtype);
+/// Parses the names printed by `dtypeName`; nullopt for anything else.
+std::optional<DType> parseDType(llvm::StringRef name);
+/// Bytes per element.
+size_t dtypeSize(DType dtype);
+
+/// Element type and shape of a tensor, without data.
+struct TensorSpec {
+  DType dtype = DType::F32;
+  llvm::SmallVector<int64_t, 4> shape;
+
+  int64_t numElements() const;
+  size_t numBytes() const { return static_cast<size_t>(numElements()) * dtypeSize(dtype); }
+  /// "f32[2x8x4096x64]".
+  std::string str() const;
+  bool operator==(const TensorSpec &other) const {
+    return dtype == other.dtype && shape == other.shape;
+  }
+};
+
+/// A non-owning view of a dense C-order tensor in host memory.
+struct TensorRef {
+  void *data = nullptr;
+  TensorSpec spec;
+};
+
+/// A dense C-order tensor that owns its (64-byte aligned) storage, zero-initialised.
+class HostTensor {
+public:
+  HostTensor() = default;
+  explicit HostTensor(TensorSpec spec);
+  // `storage` points into `blocks`, so copies must re-point it at their own blocks, and a moved-from tensor
+  // must not keep a view of storage it no longer owns.
+  HostTensor(const HostTensor &other);
+  HostTensor(HostTensor &&other) noexcept;
+  HostTensor &operator=(const HostTensor &other);
+  HostTensor &operator=(HostTensor &&other) noexcept;
+
+  const TensorSpec &spec() const { return tensorSpec; }
+  DType dtype() const { return tensorSpec.dtype; }
+  llvm::ArrayRef<int64_t> shape() const { return tensorSpec.shape; }
+  int64_t numElements() const { return tensorSpec.numElements(); }
+  void *data() { return storage.data(); }
+  const void *data() const { return storage.data(); }
+  TensorRef ref() { return TensorRef{data(), tensorSpec}; }
+  /// Size of the data in bytes (`spec().numBytes()`).
+  size_t numBytes() const { return storage.size(); }
+
+  /// Element `i` (flat index) converted to double, for any dtype.
+  double get(int64_t i) const;
+  /// Stores `value` at flat index `i`, rounded to the tensor's dtype.
+  void set(int64_t i, double value);
+
+private:
+  struct alignas(64) Block {
+    std::byte bytes[64];
+  };
+  TensorSpec tensorSpec;
+  std::vector<Block> blocks;
+  llvm::MutableArrayRef<std::byte> storage;
+};
+
+/// IEEE half and bfloat16 conversions (round to nearest even), used by `HostTensor` and the `.npy` I/O.
+uint16_t floatToHalf(float value);
+float halfToFloat(uint16_t bits);
+uint16_t floatToBFloat16(float value);
+float bfloat16ToFloat(uint16_t bits);
+
+} // namespace la
+
+#endif // LA_RUNTIME_TENSOR_H

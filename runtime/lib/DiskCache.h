@@ -1,0 +1,45 @@
+//===- DiskCache.h - compiled kernels on disk, published atomically -*- C++ -*-===//
+//
+// Internal to the runtime. One file per cache key, `<dir>/<128-bit key hash>.lak`:
+//
+//   "LAKERNEL" | u32 format version | u32 metadata bytes | u64 object bytes | u64 xxh3 of (metadata ‖ object)
+//   | metadata (JSON: the full key, entry, argument/result types, sliced dims) | object file
+//
+// Entries are written to a unique temporary file in the same directory and renamed into place, so a reader
+// sees either no entry or a whole one, however many processes compile the same key at once. A truncated,
+// corrupted, wrong-version or colliding entry is reported as a miss and removed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_RUNTIME_LIB_DISKCACHE_H
+#define LA_RUNTIME_LIB_DISKCACHE_H
+
+#include "la/runtime/Compiler.h"
+
+#include <optional>
+#include <string>
+
+namespace la {
+
+class DiskCache {
+public:
+  /// `directory` empty disables the cache.
+  explicit DiskCache(std::string directory) : directory(std::move(directory)) {}
+
+  bool enabled() const { return !directory.empty(); }
+  const std::string &path() const { return directory; }
+
+  /// The entry for `key`, or nullopt on a miss (including a damaged entry, which is removed).
+  std::optional<CompiledKernel> load(llvm::StringRef key) const;
+  /// Publishes `kernel` under `key`.
+  llvm::Error store(llvm::StringRef key, const CompiledKernel &kernel) const;
+
+  /// The file an entry for `key` lives in.
+  std::string entryPath(llvm::StringRef key) const;
+
+private:
+  std::string directory;
+};
+
+} // namespace la
+
+#endif // LA_RUNTIME_LIB_DISKCACHE_H

@@ -1,0 +1,438 @@
+//===- Runtime.cpp - JIT-compile, cache and run la kernels ----------------===//
+//
+// A call goes: memory cache (key = program hash, entry, argument types, options) → on a miss, check the
+// arguments against the signature, decide the slice shape, disk cache (key = the same with slice shapes,
+// host CPU and compiler version) → on a miss, compile. Each memory-cache slot compiles at most once however
+// many threads ask for it at the same time. Slices (batch×head) run on the thread pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "la/runtime/Runtime.h"
+
+#include "CpuJit.h"
+#include "DiskCache.h"
+#include "la/runtime/Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <chrono>
+#include <mutex>
+#include <shared_mutex>
+
+namespace la {
+
+std::string CompileOptions::str() const {
+  return llvm::formatv("chunk={0},fuse={1},slice={2}", chunkSize, fuse ? 1 : 0, sliceBatchHeads ? 1 : 0).str();
+}
+
+llvm::StringRef cacheSourceName(CacheSource source) {
+  switch (source) {
+  case CacheSource::Memory:
+    return "memory";
+  case CacheSource::Disk:
+    return "disk";
+  case CacheSource::Miss:
+    return "miss";
+  }
+  return "miss";
+}
+
+Program::~Program() = default;
+Runtime::~Runtime() = default;
+
+llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &program, llvm::StringRef entry,
+                                                           llvm::ArrayRef<TensorRef> inputs, CallStats *stats) {
+  llvm::SmallVector<TensorSpec> inputSpecs;
+  for (const TensorRef &input : inputs)
+    inputSpecs.push_back(input.spec);
+  auto specs = resultSpecs(program, entry, inputSpecs, stats);
+  if (!specs)
+    return specs.takeError();
+  llvm::SmallVector<HostTensor> outputs;
+  llvm::SmallVector<TensorRef> refs;
+  for (const TensorSpec &spec : *specs)
+    outputs.emplace_back(spec);
+  for (HostTensor &output : outputs)
+    refs.push_back(output.ref());
+  if (llvm::Error err = call(program, entry, inputs, refs))
+    return std::move(err);
+  return std::move(outputs);
+}
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+class ProgramImpl : public Program {
+public:
+  ProgramImpl(std::string source, std::string programName, std::vector<EntryInfo> infos)
+      : source(std::move(source)), programName(std::move(programName)), infos(std::move(infos)) {
+    llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(this->source));
+    hashText = llvm::formatv("{0:x-16}{1:x-16}", hash.high64, hash.low64).str();
+  }
+
+  llvm::SmallVector<std::string> entries() const override {
+    return llvm::map_to_vector(infos, [](const EntryInfo &info) { return info.name; });
+  }
+  llvm::StringRef contentHash() const override { return hashText; }
+  llvm::StringRef name() const override { return programName; }
+
+  const EntryInfo *lookup(llvm::StringRef entry) const {
+    for (const EntryInfo &info : infos)
+      if (info.name == entry)
+        return &info;
+    return nullptr;
+  }
+  llvm::Error unknownEntry(llvm::StringRef entry) const {
+    std::string known;
+    for (const EntryInfo &info : infos)
+      known += (known.empty() ? "" : ", ") + info.name;
+    return makeError(programName + ": no entry named '" + entry + "' (entries: " + known + ")");
+  }
+
+  std::string source;
+  std::string programName;
+  std::string hashText;
+  std::vector<EntryInfo> infos;
+};
+
+/// One memory-cache entry; `mutex` serialises its compilation.
+struct KernelSlot {
+  std::mutex mutex;
+  std::unique_ptr<LoadedKernel> kernel;
+};
+
+std::string defaultCacheDirectory() {
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("LA_CACHE_DIR"))
+    return *env;
+  llvm::SmallString<256> home;
+  if (!llvm::sys::path::home_directory(home))
+    return "";
+  llvm::sys::path::append(home, ".cache", "la");
+  return std::string(home);
+}
+
+/// Checks the inputs against the declared signature: count, dtype, rank, static dimensions, and equal
+/// leading batch dimensions when the kernel is sliced.
+llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm::ArrayRef<TensorSpec> inputs,
+                        int64_t slicedDims) {
+  const auto &declared = info.signature.arguments;
+  std::string where = (program.name() + ": entry '" + info.name + "'").str();
+  if (inputs.size() != declared.size())
+    return makeError(where + " takes " + llvm::Twine(declared.size()) + " arguments but " +
+                     llvm::Twine(inputs.size()) + " were given");
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    const TensorSpec &want = declared[i];
+    if (input.dtype != want.dtype)
+      return makeError(where + ": argument #" + llvm::Twine(i) + " has dtype " + dtypeName(input.dtype) +
+                       " but the signature declares " + dtypeName(want.dtype));
+    if (input.shape.size() != want.shape.size())
+      return makeError(where + ": argument #" + llvm::Twine(i) + " has rank " + llvm::Twine(input.shape.size()) +
+                       " (" + input.str() + ") but the signature declares rank " +
+                       llvm::Twine(want.shape.size()) + " (" + want.str() + ")");
+    for (auto [d, size] : llvm::enumerate(input.shape)) {
+      if (size < 0)
+        return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) +
+                         " has negative size " + llvm::Twine(size));
+      if (want.shape[d] >= 0 && want.shape[d] != size)
+        return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) + " is " +
+                         llvm::Twine(size) + " but the signature declares " + llvm::Twine(want.shape[d]));
+      if (static_cast<int64_t>(d) < slicedDims && size != inputs[0].shape[d])
+        return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) + " is " +
+                         llvm::Twine(size) + " but argument #0 has " + llvm::Twine(inputs[0].shape[d]) +
+                         " (batch dimensions must agree)");
+    }
+  }
+  return llvm::Error::success();
+}
+
+class RuntimeImpl : public Runtime {
+public:
+  explicit RuntimeImpl(RuntimeOptions opts)
+      : runtimeOptions(std::move(opts)),
+        disk(runtimeOptions.cacheDir == "none" ? std::string()
+             : runtimeOptions.cacheDir.empty() ? defaultCacheDirectory()
+                                               : runtimeOptions.cacheDir) {
+    if (runtimeOptions.numThreads == 0)
+      runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+    if (runtimeOptions.numThreads > 1)
+      pool = std::make_unique<llvm::StdThreadPool>(llvm::hardware_concurrency(runtimeOptions.numThreads - 1));
+    optionsText = runtimeOptions.compile.str();
+  }
+
+  llvm::Expected<std::shared_ptr<Program>> loadFile(llvm::StringRef path) override {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!buffer)
+      return makeError(path + ": cannot read the file: " + buffer.getError().message());
+    return loadSource((*buffer)->getBuffer(), path);
+  }
+
+  llvm::Expected<std::shared_ptr<Program>> loadSource(llvm::StringRef source, llvm::StringRef bufferName) override {
+    auto infos = inspectProgram(source, bufferName);
+    if (!infos)
+      return infos.takeError();
+    return std::make_shared<ProgramImpl>(source.str(), bufferName.str(), std::move(*infos));
+  }
+
+  llvm::Expected<std::shared_ptr<Program>> loadModule(mlir::ModuleOp module, llvm::StringRef name) override {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return loadSource(text, name);
+  }
+
+  llvm::Expected<EntrySignature> signature(const Program &program, llvm::StringRef entry) override {
+    const auto &impl = static_cast<const ProgramImpl &>(program);
+    const EntryInfo *info = impl.lookup(entry);
+    if (!info)
+      return impl.unknownEntry(entry);
+    return info->signature;
+  }
+
+  llvm::Expected<llvm::SmallVector<TensorSpec>> resultSpecs(const Program &program, llvm::StringRef entry,
+                                                            llvm::ArrayRef<TensorSpec> inputs,
+                                                            CallStats *stats) override {
+    auto kernel = getKernel(static_cast<const ProgramImpl &>(program), entry, inputs, stats);
+    if (!kernel)
+      return kernel.takeError();
+    return fullResultSpecs((*kernel)->info(), inputs);
+  }
+
+  llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                   llvm::ArrayRef<TensorRef> outputs, CallStats *stats) override {
+    llvm::SmallVector<TensorSpec, 8> inputSpecs;
+    for (const TensorRef &input : inputs)
+      inputSpecs.push_back(input.spec);
+    auto kernel = getKernel(static_cast<const ProgramImpl &>(program), entry, inputSpecs, stats);
+    if (!kernel)
+      return kernel.takeError();
+    const CompiledKernel &info = (*kernel)->info();
+    llvm::SmallVector<TensorSpec> expected = fullResultSpecs(info, inputSpecs);
+    if (outputs.size() != expected.size())
+      return makeError(program.name() + ": entry '" + entry + "' has " + llvm::Twine(expected.size()) +
+                       " results but " + llvm::Twine(outputs.size()) + " outputs were given");
+    for (auto [i, output] : llvm::enumerate(outputs))
+      if (!(output.spec == expected[i]))
+        return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) + " is " +
+                         output.spec.str() + " but the kernel produces " + expected[i].str());
+    for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
+      if (!ref.data && ref.spec.numElements() > 0)
+        return makeError(program.name() + ": entry '" + entry + "': a tensor has no data pointer");
+    execute(**kernel, inputs, outputs);
+    return llvm::Error::success();
+  }
+
+  const RuntimeOptions &options() const override { return runtimeOptions; }
+
+private:
+  /// Result specs of the whole call: the leading (sliced) dims come from the first input.
+  static llvm::SmallVector<TensorSpec> fullResultSpecs(const CompiledKernel &kernel,
+                                                       llvm::ArrayRef<TensorSpec> inputs) {
+    llvm::SmallVector<TensorSpec> specs(kernel.results.begin(), kernel.results.end());
+    for (TensorSpec &spec : specs)
+      for (int64_t d = 0; d < kernel.slicedDims; ++d)
+        spec.shape[d] = inputs[0].shape[d];
+    return specs;
+  }
+
+  std::string memoryKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs) {
+    std::string key;
+    key.reserve(128);
+    key += program.contentHash();
+    key += '/';
+    key += entry;
+    for (const TensorSpec &spec : inputs) {
+      key += '/';
+      key += dtypeName(spec.dtype);
+      for (int64_t size : spec.shape) {
+        key += 'x';
+        key += std::to_string(size);
+      }
+    }
+    return key;
+  }
+
+  llvm::Expected<LoadedKernel *> getKernel(const ProgramImpl &program, llvm::StringRef entry,
+                                           llvm::ArrayRef<TensorSpec> inputs, CallStats *stats) {
+    auto start = std::chrono::steady_clock::now();
+    std::string key = memoryKey(program, entry, inputs);
+    std::shared_ptr<KernelSlot> slot;
+    {
+      std::shared_lock lock(memoryMutex);
+      auto it = memory.find(key);
+      if (it != memory.end())
+        slot = it->second;
+    }
+    if (slot && slot->kernel) {
+      if (stats) {
+        stats->cache = CacheSource::Memory;
+        stats->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      }
+      return slot->kernel.get();
+    }
+    if (!slot) {
+      std::unique_lock lock(memoryMutex);
+      std::shared_ptr<KernelSlot> &entrySlot = memory[key];
+      if (!entrySlot)
+        entrySlot = std::make_shared<KernelSlot>();
+      slot = entrySlot;
+    }
+    std::lock_guard compileLock(slot->mutex);
+    CacheSource source = CacheSource::Memory;
+    if (!slot->kernel) {
+      auto loaded = compileOrLoad(program, entry, inputs, source);
+      if (!loaded)
+        return loaded.takeError();
+      slot->kernel = std::move(*loaded);
+    }
+    if (stats) {
+      stats->cache = source;
+      stats->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    return slot->kernel.get();
+  }
+
+  llvm::Expected<std::unique_ptr<LoadedKernel>> compileOrLoad(const ProgramImpl &program, llvm::StringRef entry,
+                                                              llvm::ArrayRef<TensorSpec> inputs,
+                                                              CacheSource &source) {
+    const EntryInfo *info = program.lookup(entry);
+    if (!info)
+      return program.unknownEntry(entry);
+    int64_t slicedDims = runtimeOptions.compile.sliceBatchHeads ? info->slicedDims : 0;
+    if (llvm::Error err = checkInputs(program, *info, inputs, slicedDims))
+      return std::move(err);
+    // A zero-size batch has no slice to compile for; compile the unsliced kernel instead.
+    for (int64_t d = 0; d < slicedDims; ++d)
+      if (inputs[0].shape[d] == 0)
+        slicedDims = 0;
+
+    std::vector<TensorSpec> compiledArgs(inputs.begin(), inputs.end());
+    for (TensorSpec &spec : compiledArgs)
+      for (int64_t d = 0; d < slicedDims; ++d)
+        spec.shape[d] = 1;
+
+    std::string diskKey = llvm::formatv("{0}|{1}|{2}|sliced={3}|{4}|{5}", program.contentHash(), entry,
+                                        [&] {
+                                          std::string text;
+                                          for (const TensorSpec &spec : compiledArgs)
+                                            text += spec.str() + ";";
+                                          return text;
+                                        }(),
+                                        slicedDims, optionsText, hostAndVersion())
+                              .str();
+    std::optional<CompiledKernel> compiled = disk.load(diskKey);
+    source = CacheSource::Disk;
+    if (!compiled) {
+      source = CacheSource::Miss;
+      auto fresh = compileKernel(program.source, program.name(), entry, compiledArgs, runtimeOptions.compile,
+                                 slicedDims);
+      if (!fresh)
+        return fresh.takeError();
+      if (llvm::Error err = disk.store(diskKey, *fresh))
+        reportDiskCacheProblem(std::move(err));
+      compiled = std::move(*fresh);
+    }
+    return LoadedKernel::load(std::move(*compiled));
+  }
+
+  /// A cache that cannot be written is not fatal: warn once and keep compiling in memory.
+  void reportDiskCacheProblem(llvm::Error err) {
+    std::string message = llvm::toString(std::move(err));
+    std::call_once(diskWarning, [&] {
+      llvm::errs() << "la: warning: " << message << "; continuing with the memory cache only\n";
+    });
+  }
+
+  const std::string &hostAndVersion() {
+    std::call_once(hostOnce, [&] { hostText = getHostTargetDescription() + "|" + getCompilerVersion().str(); });
+    return hostText;
+  }
+
+  /// Runs every slice of a call, spread over the pool in contiguous ranges (one per thread).
+  void execute(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs) {
+    const CompiledKernel &info = kernel.info();
+    int64_t numSlices = 1;
+    for (int64_t d = 0; d < info.slicedDims; ++d)
+      numSlices *= inputs[0].spec.shape[d];
+    if (numSlices == 0)
+      return;
+
+    llvm::SmallVector<const TensorSpec *, 8> sliceSpecs;
+    llvm::SmallVector<char *, 8> bases;
+    for (auto [i, ref] : llvm::enumerate(inputs)) {
+      sliceSpecs.push_back(&info.arguments[i]);
+      bases.push_back(static_cast<char *>(ref.data));
+    }
+    for (auto [i, ref] : llvm::enumerate(outputs)) {
+      sliceSpecs.push_back(&info.results[i]);
+      bases.push_back(static_cast<char *>(ref.data));
+    }
+
+    auto runRange = [&](int64_t begin, int64_t end) {
+      // One memref descriptor per tensor: {allocated, aligned, offset, sizes[r], strides[r]}.
+      llvm::SmallVector<llvm::SmallVector<int64_t, 11>, 8> descriptors(sliceSpecs.size());
+      llvm::SmallVector<void *, 8> pointers;
+      for (auto [i, spec] : llvm::enumerate(sliceSpecs)) {
+        auto &desc = descriptors[i];
+        int64_t rank = spec->shape.size();
+        desc.assign(3 + 2 * rank, 0);
+        int64_t stride = 1;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          desc[3 + d] = spec->shape[d];
+          desc[3 + rank + d] = stride;
+          stride *= spec->shape[d];
+        }
+        pointers.push_back(desc.data());
+      }
+      for (int64_t slice = begin; slice < end; ++slice) {
+        for (auto [i, spec] : llvm::enumerate(sliceSpecs)) {
+          char *data = bases[i] + static_cast<size_t>(slice) * spec->numBytes();
+          std::memcpy(&descriptors[i][0], &data, sizeof(data));
+          std::memcpy(&descriptors[i][1], &data, sizeof(data));
+        }
+        kernel.call(pointers.data());
+      }
+    };
+
+    int64_t workers = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
+    if (workers <= 1 || !pool) {
+      runRange(0, numSlices);
+      return;
+    }
+    llvm::ThreadPoolTaskGroup group(*pool);
+    for (int64_t w = 1; w < workers; ++w)
+      group.async([&, w] { runRange(numSlices * w / workers, numSlices * (w + 1) / workers); });
+    runRange(0, numSlices / workers);
+    group.wait();
+  }
+
+  RuntimeOptions runtimeOptions;
+  std::string optionsText;
+  DiskCache disk;
+  std::unique_ptr<llvm::StdThreadPool> pool;
+  std::shared_mutex memoryMutex;
+  llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
+  std::once_flag diskWarning;
+  std::once_flag hostOnce;
+  std::string hostText;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options) {
+  return std::make_unique<RuntimeImpl>(std::move(options));
+}
+
+} // namespace la

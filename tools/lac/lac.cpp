@@ -1,0 +1,364 @@
+//===- lac.cpp - the la kernel compiler driver ----------------------------===//
+//
+//   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] --emit=la|fused|linalg|llvm|asm|obj [-o OUT]
+//   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
+//           [--repeat N] [--threads T] [--json]
+//
+// Option parsing and printing only: compilation is la/runtime/Compiler.h, execution la/runtime/Runtime.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "la/runtime/Compiler.h"
+#include "la/runtime/Npy.h"
+#include "la/runtime/Runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+namespace cl = llvm::cl;
+
+static cl::SubCommand compileCommand("compile", "Compile an entry and print a stage of the lowering");
+static cl::SubCommand runCommand("run", "Run an entry on .npy inputs (or random ones) and time it");
+
+static cl::OptionCategory commonCategory("lac options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required,
+                                      cl::sub(compileCommand), cl::sub(runCommand));
+static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
+                                      cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<int64_t> chunkSize("chunk-size", cl::desc("Chunk length of chunked causal scans"), cl::init(64),
+                                  cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion (one loop nest per la op)"),
+                            cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
+
+static cl::list<std::string> shapes("shape",
+                                    cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
+                                             "for every argument"),
+                                    cl::sub(compileCommand), cl::cat(commonCategory));
+static cl::opt<std::string> emit("emit", cl::desc("Stage to print: la, fused, linalg, llvm, asm, obj"),
+                                 cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
+static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"), cl::init("-"),
+                                       cl::sub(compileCommand));
+
+static cl::list<std::string> inputs("input", cl::desc("A .npy file per argument, in argument order"),
+                                    cl::sub(runCommand), cl::cat(commonCategory));
+static cl::list<std::string> outputs("output", cl::desc("A .npy file per result, in result order"),
+                                     cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<std::string> randomDims("random",
+                                       cl::desc("Seeded uniform(-1,1) inputs; B,H,N,D fill each argument's "
+                                                "dimensions in order"),
+                                       cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random"), cl::init(0), cl::sub(runCommand));
+static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up run"), cl::init(0),
+                                cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"),
+                                 cl::init(0), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
+                          cl::cat(commonCategory));
+static cl::opt<std::string> cacheDir("cache-dir", cl::desc("Kernel cache directory ('none': memory only)"),
+                                     cl::sub(runCommand), cl::cat(commonCategory));
+
+namespace {
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "lac") << message << "\n";
+  return 1;
+}
+
+int fail(llvm::Error err) { return fail(llvm::toString(std::move(err))); }
+
+/// The `%names` of `entry`'s arguments, read from the source text (MLIR does not keep SSA names).
+std::vector<std::string> argumentNames(llvm::StringRef source, llvm::StringRef entry) {
+  std::vector<std::string> names;
+  size_t at = source.find(("func.func @" + entry + "(").str());
+  if (at == llvm::StringRef::npos)
+    return names;
+  llvm::StringRef rest = source.drop_front(at);
+  rest = rest.drop_front(rest.find('(') + 1);
+  int depth = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    char c = rest[i];
+    if (c == '<' || c == '(')
+      ++depth;
+    else if (c == '>' || c == ')') {
+      if (depth == 0)
+        break;
+      --depth;
+    } else if (c == '%' && depth == 0) {
+      size_t end = rest.find(':', i);
+      names.push_back(rest.slice(i + 1, end).trim().str());
+    }
+  }
+  return names;
+}
+
+llvm::Expected<llvm::SmallVector<int64_t, 4>> parseDims(llvm::StringRef text, char separator) {
+  llvm::SmallVector<int64_t, 4> dims;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, separator);
+  for (llvm::StringRef part : parts) {
+    int64_t size;
+    if (part.trim().getAsInteger(10, size) || size < 0)
+      return llvm::createStringError("'%s' is not a list of non-negative sizes (at '%s')", text.str().c_str(),
+                                     part.str().c_str());
+    dims.push_back(size);
+  }
+  return dims;
+}
+
+/// Resolves `--shape` options against the signature into full argument specs.
+llvm::Expected<std::vector<la::TensorSpec>> resolveShapes(const la::EntryInfo &info, llvm::StringRef source) {
+  std::vector<la::TensorSpec> specs(info.signature.arguments.begin(), info.signature.arguments.end());
+  std::vector<std::string> names = argumentNames(source, info.name);
+  for (const std::string &option : shapes) {
+    auto [lhs, rhs] = llvm::StringRef(option).split('=');
+    llvm::StringRef dimsText = rhs.empty() ? lhs : rhs;
+    auto dims = parseDims(dimsText, 'x');
+    if (!dims)
+      return llvm::createStringError("--shape %s: %s", option.c_str(), llvm::toString(dims.takeError()).c_str());
+    std::vector<size_t> targets;
+    if (rhs.empty()) {
+      for (size_t i = 0; i < specs.size(); ++i)
+        targets.push_back(i);
+    } else {
+      llvm::StringRef arg = lhs.ltrim('%');
+      size_t index;
+      if (!arg.getAsInteger(10, index) && index < specs.size()) {
+        targets.push_back(index);
+      } else {
+        auto it = llvm::find(names, arg.str());
+        if (it == names.end())
+          return llvm::createStringError("--shape %s: '%s' has no argument '%s' (arguments: %%%s)", option.c_str(),
+                                         info.name.c_str(), arg.str().c_str(), llvm::join(names, ", %").c_str());
+        targets.push_back(it - names.begin());
+      }
+    }
+    for (size_t i : targets) {
+      if (dims->size() != specs[i].shape.size())
+        return llvm::createStringError("--shape %s: argument #%zu has rank %zu, not %zu", option.c_str(), i,
+                                       specs[i].shape.size(), dims->size());
+      specs[i].shape = *dims;
+    }
+  }
+  return specs;
+}
+
+llvm::Expected<std::string> readSource(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(), "%s: cannot read the file: %s", path.str().c_str(),
+                                   buffer.getError().message().c_str());
+  return (*buffer)->getBuffer().str();
+}
+
+const la::EntryInfo *findEntry(const std::vector<la::EntryInfo> &entries, llvm::StringRef name) {
+  if (name.empty())
+    return entries.empty() ? nullptr : &entries.front();
+  for (const la::EntryInfo &info : entries)
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}
+
+std::string listEntries(const std::vector<la::EntryInfo> &entries) {
+  std::vector<std::string> names;
+  for (const la::EntryInfo &info : entries)
+    names.push_back(info.name);
+  return llvm::join(names, ", ");
+}
+
+la::CompileOptions compileOptions() {
+  la::CompileOptions options;
+  options.chunkSize = chunkSize;
+  options.fuse = !noFuse;
+  return options;
+}
+
+int runCompile() {
+  std::optional<la::Stage> stage = la::parseStage(emit);
+  if (!stage)
+    return fail("--emit=" + emit + ": unknown stage (choose la, fused, linalg, llvm, asm, obj)");
+  auto source = readSource(inputFile);
+  if (!source)
+    return fail(source.takeError());
+  auto entries = la::inspectProgram(*source, inputFile);
+  if (!entries)
+    return fail(entries.takeError());
+  const la::EntryInfo *info = findEntry(*entries, entryName);
+  if (!info)
+    return fail(inputFile + ": no entry named '" + entryName + "' (entries: " + listEntries(*entries) + ")");
+  auto specs = resolveShapes(*info, *source);
+  if (!specs)
+    return fail(specs.takeError());
+  bool allStatic = llvm::all_of(*specs, [](const la::TensorSpec &spec) {
+    return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
+  });
+  std::vector<la::TensorSpec> arguments;
+  if (allStatic)
+    arguments = *specs;
+  else if (*stage > la::Stage::Fused)
+    for (auto [i, spec] : llvm::enumerate(*specs))
+      if (llvm::any_of(spec.shape, [](int64_t size) { return size < 0; }))
+        return fail("--emit=" + emit + " needs static shapes: argument #" + llvm::Twine(i) + " of '" + info->name +
+                    "' is " + la::toMLIRTypeString(spec) + "; pass --shape");
+  auto text = la::emitStage(*source, inputFile, info->name, arguments, compileOptions(), *stage);
+  if (!text)
+    return fail(text.takeError());
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec,
+                           *stage == la::Stage::Object ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+  if (ec)
+    return fail(outputFile + ": " + ec.message());
+  out.os() << *text;
+  out.keep();
+  return 0;
+}
+
+int runRun() {
+  la::RuntimeOptions options;
+  options.numThreads = threads;
+  options.cacheDir = cacheDir;
+  options.compile = compileOptions();
+  auto runtime = la::Runtime::create(options);
+  if (!runtime)
+    return fail(runtime.takeError());
+  auto program = (*runtime)->loadFile(inputFile);
+  if (!program)
+    return fail(program.takeError());
+  std::string entry = entryName;
+  if (entry.empty()) {
+    llvm::SmallVector<std::string> names = (*program)->entries();
+    if (names.empty())
+      return fail(inputFile + ": no public function to run");
+    entry = names.front();
+  }
+  auto signature = (*runtime)->signature(**program, entry);
+  if (!signature)
+    return fail(signature.takeError());
+
+  std::vector<la::HostTensor> inputTensors;
+  if (!randomDims.empty()) {
+    if (!inputs.empty())
+      return fail("--random and --input are exclusive");
+    auto dims = parseDims(randomDims, ',');
+    if (!dims)
+      return fail("--random: " + llvm::toString(dims.takeError()));
+    std::mt19937_64 generator(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
+      if (declared.shape.size() > dims->size())
+        return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
+                    llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
+      la::TensorSpec spec = declared;
+      for (size_t d = 0; d < spec.shape.size(); ++d)
+        spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
+      la::HostTensor tensor(spec);
+      for (int64_t e = 0; e < tensor.numElements(); ++e)
+        tensor.set(e, uniform(generator));
+      inputTensors.push_back(std::move(tensor));
+    }
+  } else {
+    if (inputs.size() != signature->arguments.size())
+      return fail("'" + entry + "' takes " + llvm::Twine(signature->arguments.size()) + " arguments but " +
+                  llvm::Twine(inputs.size()) + " --input files were given (or use --random B,H,N,D)");
+    for (auto [i, path] : llvm::enumerate(inputs)) {
+      std::optional<la::DType> reinterpret;
+      if (signature->arguments[i].dtype == la::DType::BF16)
+        reinterpret = la::DType::BF16;
+      auto tensor = la::readNpy(path, reinterpret);
+      if (!tensor)
+        return fail("--input #" + llvm::Twine(i) + ": " + llvm::toString(tensor.takeError()));
+      inputTensors.push_back(std::move(*tensor));
+    }
+  }
+  if (!outputs.empty() && outputs.size() != signature->results.size())
+    return fail("'" + entry + "' has " + llvm::Twine(signature->results.size()) + " results but " +
+                llvm::Twine(outputs.size()) + " --output files were given");
+
+  std::vector<la::TensorRef> refs;
+  for (la::HostTensor &tensor : inputTensors)
+    refs.push_back(tensor.ref());
+  la::CallStats stats;
+  auto results = (*runtime)->run(**program, entry, refs, &stats);
+  if (!results)
+    return fail(results.takeError());
+
+  std::vector<double> times;
+  if (repeat > 0) {
+    std::vector<la::TensorRef> outRefs;
+    for (la::HostTensor &tensor : *results)
+      outRefs.push_back(tensor.ref());
+    if (llvm::Error err = (*runtime)->call(**program, entry, refs, outRefs)) // warm-up
+      return fail(std::move(err));
+    for (unsigned r = 0; r < repeat; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      if (llvm::Error err = (*runtime)->call(**program, entry, refs, outRefs))
+        return fail(std::move(err));
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  for (auto [i, path] : llvm::enumerate(outputs))
+    if (llvm::Error err = la::writeNpy(path, (*results)[i]))
+      return fail("--output #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
+
+  std::sort(times.begin(), times.end());
+  double median = times.empty() ? 0 : times.size() % 2 ? times[times.size() / 2]
+                                                         : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  double min = times.empty() ? 0 : times.front();
+  unsigned usedThreads = (*runtime)->options().numThreads;
+  if (json) {
+    llvm::json::Array outSpecs;
+    for (const la::HostTensor &tensor : *results)
+      outSpecs.push_back(tensor.spec().str());
+    llvm::json::Object object{{"file", inputFile},
+                              {"entry", entry},
+                              {"compile_ms", stats.compileMs},
+                              {"cache", la::cacheSourceName(stats.cache)},
+                              {"repeat", static_cast<int64_t>(repeat)},
+                              {"threads", static_cast<int64_t>(usedThreads)},
+                              {"outputs", std::move(outSpecs)}};
+    if (!times.empty()) {
+      object["median_ms"] = median;
+      object["min_ms"] = min;
+    } else {
+      object["median_ms"] = nullptr;
+      object["min_ms"] = nullptr;
+    }
+    llvm::outs() << llvm::json::Value(std::move(object)) << "\n";
+    return 0;
+  }
+  llvm::outs() << entry << ": " << (*results).size() << " result(s)";
+  for (const la::HostTensor &tensor : *results)
+    llvm::outs() << " " << tensor.spec().str();
+  llvm::outs() << llvm::formatv("; kernel {0} ({1:f1} ms)\n", la::cacheSourceName(stats.cache), stats.compileMs);
+  if (!times.empty())
+    llvm::outs() << llvm::formatv("time over {0} runs, {1} threads: median {2:f3} ms, min {3:f3} ms\n", repeat,
+                                  usedThreads, median, min);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(commonCategory);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "lac: compile and run la kernels\n\n"
+                              "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
+                              "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N]\n");
+  if (compileCommand)
+    return runCompile();
+  if (runCommand)
+    return runRun();
+  return fail("choose a subcommand: lac compile ... or lac run ... (see lac --help)");
+}
