@@ -20,6 +20,11 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const CPUPipelineOptions &op
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  LAChunkScansOptions chunking;
+  chunking.chunkSize = options.chunkSize;
+  pm.addNestedPass<func::FuncOp>(createLAChunkScans(chunking));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void buildLAToLinalgPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
@@ -38,6 +43,8 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Chunk loops carry their state in a fresh buffer per iteration (D×Dv, small next to the chunk work).
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;

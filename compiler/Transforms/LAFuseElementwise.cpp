@@ -18,6 +18,10 @@ namespace mlir::la {
 
 namespace {
 
+/// Largest producer body (ops incl. the yield) recomputed on a value broadcast along the innermost loop:
+/// an add or multiply by a constant, not an exp.
+constexpr size_t kBroadcastRecomputeOps = 3;
+
 struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass> {
   using Base::Base;
 
@@ -27,9 +31,18 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
       auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
       if (!producer)
         return false;
+      size_t producerOps = producer.getBody()->getOperations().size();
+      // A producer that does not vary along the consumer's innermost loop would be evaluated once per
+      // vector lane on a broadcast value there (16x the work with AVX-512); only tiny ones are worth it.
+      auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
+      AffineMap map = consumer.getMatchingIndexingMap(fused);
+      unsigned innermost = consumer.getNumLoops() - 1;
+      bool variesInnermost = consumer.getNumLoops() == 0 || map.isFunctionOfDim(innermost);
+      if (!variesInnermost && producerOps > kBroadcastRecomputeOps)
+        return false;
       if (producer->hasOneUse())
         return true;
-      return producer.getBody()->getOperations().size() <= maxOps;
+      return producerOps <= maxOps;
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);

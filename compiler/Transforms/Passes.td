@@ -65,10 +65,13 @@ def LAApproximateMath : Pass<"la-approximate-math", "mlir::func::FuncOp"> {
 }
 
 def LAEmitCInterface : Pass<"la-emit-c-interface", "mlir::ModuleOp"> {
-  let summary = "Marks every public function with llvm.emit_c_interface: func @f => @f + @_mlir_ciface_f";
+  let summary = "Marks every public function with llvm.emit_c_interface and its memref arguments noalias: "
+                "func @f => @f + @_mlir_ciface_f";
   let description = [{
     The runtime calls kernels through the C interface: one pointer per memref descriptor, arguments first,
-    then the out-parameters that `buffer-results-to-out-params` made of the results.
+    then the out-parameters that `buffer-results-to-out-params` made of the results. Arguments are marked
+    `llvm.noalias`: the runtime rejects outputs that overlap other tensors, and LLVM needs the guarantee to
+    hoist input loads (and the maps fused onto them) out of loops that store to outputs.
   }];
 }
 
@@ -87,6 +90,31 @@ def LASpecialize : Pass<"la-specialize", "mlir::ModuleOp"> {
     ListOption<"argTypes", "arg-types", "std::string", "Argument types, one per argument, e.g. tensor<1x1x37x64xf32>">
   ];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
+  let summary = "Turns causal prefix scans read by a contraction into chunks: "
+                "q·scan(k⊗v) => Σ_c (q_c·S_{<c} + tril(q_c k_cᵀ) v_c)";
+  let description = [{
+    Two rewrites, applied in order:
+
+    1. A contraction that reads an inclusive `add` scan along the sequence of an outer product,
+       `contract "bnd,bnde->bne" (q, scan(contract "bnd,bne->bnde" (k, v)))`, is the causal product
+       `contract "bnd,bmd,bme->bne" (q, k, v) mask tril(n, m)`; likewise `contract "bnd,bnd->bn"
+       (q, scan(k))` becomes `contract "bnd,bmd->bn" (q, k) mask tril(n, m)`. The `[.., N, D, Dv]` scan
+       disappears.
+    2. A `tril(n, m)`-masked contraction of that shape with a static sequence longer than `chunk-size`
+       becomes an `scf.for` over chunks carrying the state `S = Σ_{m in earlier chunks} k_m ⊗ v_m`
+       (`[.., D, Dv]`, or `[.., D]` for the two-input form): each chunk adds `q_c S` (inter-chunk) and
+       `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two contractions of C×C), then updates `S`. A last partial chunk
+       is emitted separately so every shape stays static. Cost O(N·C·(D + Dv) + N·D·Dv), memory O(D·Dv).
+
+    The batch letters (shared by every operand) stay in front; other layouts are left alone.
+  }];
+  let options = [
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"64", "Chunk length along the sequence">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
 #endif // LA_TRANSFORMS_PASSES_TD
