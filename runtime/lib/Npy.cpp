@@ -15,13 +15,16 @@
 #include "la/runtime/Npy.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SwapByteOrder.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 using namespace la;
 
@@ -89,7 +92,7 @@ public:
       return std::nullopt;
     skipSpace();
     if (pos != text.size())
-      return fail("unexpected text after the closing brace");
+      return fail("unexpected text after the end of the literal");
     return value;
   }
 
@@ -100,7 +103,7 @@ private:
   size_t pos = 0;
 
   std::nullopt_t fail(const llvm::Twine &message) {
-    error = (message + " at offset " + llvm::Twine(pos) + " of " + quote(text)).str();
+    error = (message + " at offset " + llvm::Twine(pos) + " of " + quote(text.rtrim())).str();
     return std::nullopt;
   }
 
@@ -130,7 +133,7 @@ private:
       value = parseString();
     else
       value = parseToken();
-    // A parenthesised expression keeps the source of its inner value.
+    // Containers and strings get their full text here; a parenthesised scalar, "(3)", keeps its own.
     if (value && value->source.empty())
       value->source = text.slice(start, pos);
     return value;
@@ -278,9 +281,10 @@ llvm::Expected<DType> parseDescr(llvm::StringRef name, const PyValue &descr,
     return DType::F64;
   if (d == "<u2") {
     if (!reinterpretU2As)
-      return npyError(name, "descr '<u2' (uint16) is read only as the bit patterns of a 16-bit float, and the "
-                            "caller did not ask for that (reinterpretU2As); bf16 tensors are stored as "
-                            "arr.view(np.uint16)");
+      return npyError(name,
+                      "descr '<u2' (uint16) is read only as the bit patterns of a 16-bit float, and the "
+                      "caller did not ask for that (reinterpretU2As); bf16 tensors are stored as "
+                      "arr.view(np.uint16)");
     if (dtypeSize(*reinterpretU2As) != 2)
       return npyError(name, "'<u2' data cannot be reinterpreted as " + dtypeName(*reinterpretU2As) +
                                 ", only as a 16-bit float (bf16 or f16)");
@@ -319,8 +323,9 @@ llvm::Expected<llvm::SmallVector<int64_t, 4>> parseShape(llvm::StringRef name, c
   uint64_t count = 1;
   for (int64_t dim : dims) {
     if (__builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count))
-      return npyError(name, "shape " + quote(shape.source) + " overflows: its element count does not fit "
-                                                              "in 64 bits");
+      return npyError(name, "shape " + quote(shape.source) +
+                                " overflows: its element count does not fit "
+                                "in 64 bits");
   }
   if (count > static_cast<uint64_t>(kNpyMaxElements))
     return npyError(name, "shape " + quote(shape.source) + " has " + llvm::Twine(count) +
@@ -403,7 +408,8 @@ llvm::Expected<HostTensor> la::parseNpy(llvm::StringRef bytes, llvm::StringRef n
     return npyError(name, "fortran_order must be True or False, got " + quote(fortranOrder->source));
   // Fortran and C order lay out the same bytes when at most one dim exceeds 1 (or there are no elements),
   // so only reject the files whose data would really be read transposed.
-  bool sameLayout = spec.numElements() == 0 || llvm::count_if(spec.shape, [](int64_t d) { return d > 1; }) <= 1;
+  bool sameLayout =
+      spec.numElements() == 0 || llvm::count_if(spec.shape, [](int64_t d) { return d > 1; }) <= 1;
   if (fortranOrder->boolean && !sameLayout)
     return npyError(name, "fortran_order is True, but C (row-major) order is required; save "
                           "np.ascontiguousarray(arr) instead of arr");
@@ -414,9 +420,9 @@ llvm::Expected<HostTensor> la::parseNpy(llvm::StringRef bytes, llvm::StringRef n
     return npyError(name, "truncated data: header declares " + spec.str() + " (" + llvm::Twine(expected) +
                               " bytes) but the file has " + llvm::Twine(data.size()) + " after the header");
   if (data.size() > expected)
-    return npyError(name, "header declares " + spec.str() + " (" + llvm::Twine(expected) +
+    return npyError(name, "trailing data: header declares " + spec.str() + " (" + llvm::Twine(expected) +
                               " bytes) but the file has " + llvm::Twine(data.size() - expected) +
-                              " more bytes after the data; are several arrays saved into one file?");
+                              " more bytes after them; are several arrays saved into one file?");
 
   HostTensor tensor(spec);
   if (expected != 0)
@@ -465,7 +471,8 @@ std::string la::npyHeader(const TensorSpec &spec) {
   dict += spec.shape.size() == 1 ? ",), }" : "), }";
   constexpr size_t growthAxisMaxDigits = 21;
   if (!spec.shape.empty())
-    dict.append(growthAxisMaxDigits - std::min(growthAxisMaxDigits, std::to_string(spec.shape[0]).size()), ' ');
+    dict.append(growthAxisMaxDigits - std::min(growthAxisMaxDigits, std::to_string(spec.shape[0]).size()),
+                ' ');
 
   auto wrap = [&](unsigned major, size_t lengthSize) -> std::optional<std::string> {
     size_t withNewline = dict.size() + 1;
@@ -491,13 +498,13 @@ std::string la::npyHeader(const TensorSpec &spec) {
 
 llvm::Error la::writeNpy(llvm::StringRef path, const TensorRef &tensor) {
   const TensorSpec &spec = tensor.spec;
-  uint64_t count = 1;
-  for (int64_t dim : spec.shape) {
-    if (dim < 0)
-      return npyError(path, "cannot write " + spec.str() + ": negative dimension");
-    if (__builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count))
+  if (llvm::any_of(spec.shape, [](int64_t dim) { return dim < 0; }))
+    return npyError(path, "cannot write " + spec.str() + ": negative dimension");
+  // A zero anywhere makes the tensor empty, however large the other dims are.
+  uint64_t count = llvm::is_contained(spec.shape, 0) ? 0 : 1;
+  for (int64_t dim : spec.shape)
+    if (count != 0 && __builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count))
       return npyError(path, "cannot write " + spec.str() + ": the element count overflows");
-  }
   uint64_t numBytes;
   if (__builtin_mul_overflow(count, uint64_t(dtypeSize(spec.dtype)), &numBytes) || numBytes > SIZE_MAX)
     return npyError(path, "cannot write " + spec.str() + ": the size overflows");
@@ -505,14 +512,16 @@ llvm::Error la::writeNpy(llvm::StringRef path, const TensorRef &tensor) {
     return npyError(path, "cannot write " + spec.str() + ": the data pointer is null");
 
   // Write next to the destination, so that the final rename stays within one file system and is atomic.
-  llvm::Expected<llvm::sys::fs::TempFile> temp = llvm::sys::fs::TempFile::create(path + ".tmp-%%%%%%%%");
-  if (!temp)
-    return npyError(path, "cannot create a temporary file next to it: " + llvm::toString(temp.takeError()));
+  // (Not sys::fs::TempFile: its removal on signals installs process-wide signal handlers, a surprising side
+  // effect for a library inside someone else's program. A crash mid-write leaves "<path>.tmp-XXXXXXXX".)
+  int fd;
+  llvm::SmallString<128> tempPath;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, tempPath))
+    return npyError(path, "cannot create a temporary file next to it: " + ec.message());
 
   std::error_code writeError;
   {
-    // TempFile::keep/discard close the descriptor.
-    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << npyHeader(spec);
     const char *data = static_cast<const char *>(tensor.data);
     if (llvm::sys::IsLittleEndianHost) {
@@ -528,16 +537,19 @@ llvm::Error la::writeNpy(llvm::StringRef path, const TensorRef &tensor) {
         os.write(reinterpret_cast<const char *>(chunk.data()), n);
       }
     }
-    os.flush();
+    // Closing reports errors the last buffered write or close itself hit (e.g. a full disk).
+    os.close();
     writeError = os.error();
     os.clear_error(); // Reported below; raw_fd_ostream would otherwise abort in its destructor.
   }
   if (writeError) {
-    llvm::consumeError(temp->discard());
-    return npyError(path, "cannot write: " + writeError.message());
+    llvm::sys::fs::remove(tempPath);
+    return npyError(path, "cannot write " + tempPath + ": " + writeError.message());
   }
-  if (llvm::Error err = temp->keep(path))
-    return npyError(path, "cannot move the temporary file into place: " + llvm::toString(std::move(err)));
+  if (std::error_code ec = llvm::sys::fs::rename(tempPath, path)) {
+    llvm::sys::fs::remove(tempPath);
+    return npyError(path, "cannot move the temporary file " + tempPath + " into place: " + ec.message());
+  }
   return llvm::Error::success();
 }
 

@@ -230,6 +230,19 @@ public:
     for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
       if (!ref.data && ref.spec.numElements() > 0)
         return makeError(program.name() + ": entry '" + entry + "': a tensor has no data pointer");
+    // Kernels take their arguments as noalias: an output may not overlap any other tensor.
+    for (auto [i, output] : llvm::enumerate(outputs)) {
+      auto *begin = static_cast<const char *>(output.data);
+      auto *end = begin + output.spec.numBytes();
+      for (const TensorRef &other : llvm::concat<const TensorRef>(inputs, outputs)) {
+        if (&other == &output || other.spec.numBytes() == 0 || begin == end)
+          continue;
+        auto *otherBegin = static_cast<const char *>(other.data);
+        if (begin < otherBegin + other.spec.numBytes() && otherBegin < end)
+          return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) +
+                           " overlaps another argument; outputs need their own buffers");
+      }
+    }
     execute(**kernel, inputs, outputs);
     return llvm::Error::success();
   }

@@ -8,6 +8,7 @@
 
 #include "la/runtime/Tensor.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -53,6 +54,10 @@ size_t la::dtypeSize(DType dtype) {
 }
 
 int64_t TensorSpec::numElements() const {
+  // A zero dim empties the tensor whatever the other dims are; checking for it first keeps a shape such as
+  // (2^62, 4, 0), valid in NumPy, from overflowing on the way to 0.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t count = 1;
   for (int64_t dim : shape)
     count *= dim;
@@ -79,8 +84,8 @@ HostTensor::HostTensor(TensorSpec spec) : tensorSpec(std::move(spec)) {
 }
 
 HostTensor::HostTensor(const HostTensor &other) : tensorSpec(other.tensorSpec), blocks(other.blocks) {
-  storage = llvm::MutableArrayRef<std::byte>(blocks.empty() ? nullptr : blocks.front().bytes,
-                                             other.storage.size());
+  storage =
+      llvm::MutableArrayRef<std::byte>(blocks.empty() ? nullptr : blocks.front().bytes, other.storage.size());
 }
 
 HostTensor::HostTensor(HostTensor &&other) noexcept

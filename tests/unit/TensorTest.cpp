@@ -89,6 +89,7 @@ TEST(TensorSpec, StrAndSizes) {
   EXPECT_EQ(empty.numElements(), 0);
   EXPECT_EQ(empty.numBytes(), 0u);
 
+  EXPECT_EQ((TensorSpec{DType::F16, {int64_t(1) << 62, 4, 0}}).numElements(), 0);
   EXPECT_EQ((TensorSpec{DType::F16, {7}}).str(), "f16[7]");
   EXPECT_EQ(spec, (TensorSpec{DType::F32, {2, 8, 4096, 64}}));
   EXPECT_FALSE(spec == (TensorSpec{DType::F16, {2, 8, 4096, 64}}));
@@ -273,20 +274,21 @@ TEST(Half, SpecialValues) {
   EXPECT_EQ(floatToHalf(1e10f), 0x7c00);
   EXPECT_EQ(floatToHalf(std::numeric_limits<float>::infinity()), 0x7c00);
   EXPECT_EQ(floatToHalf(-std::numeric_limits<float>::infinity()), 0xfc00);
-  EXPECT_EQ(floatToHalf(0x1p-14f), 0x0400);  // Smallest normal.
-  EXPECT_EQ(floatToHalf(0x1p-24f), 0x0001);  // Smallest subnormal.
+  EXPECT_EQ(floatToHalf(0x1p-14f), 0x0400); // Smallest normal.
+  EXPECT_EQ(floatToHalf(0x1p-24f), 0x0001); // Smallest subnormal.
   EXPECT_EQ(floatToHalf(-0x1p-24f), 0x8001);
   EXPECT_EQ(floatToHalf(0x3p-24f), 0x0003);
-  EXPECT_EQ(floatToHalf(0x1p-25f), 0x0000);      // Half the smallest subnormal ties to even (zero).
+  EXPECT_EQ(floatToHalf(0x1p-25f), 0x0000);        // Half the smallest subnormal ties to even (zero).
   EXPECT_EQ(floatToHalf(0x1.000002p-25f), 0x0001); // Just above it rounds up.
   EXPECT_EQ(floatToHalf(0x3p-25f), 0x0002);        // 1.5 ulp ties to even, 2.
-  EXPECT_EQ(floatToHalf(0x1.ff8p-15f), 0x0400);    // Rounding a subnormal up into the normals.
+  EXPECT_EQ(floatToHalf(0x1.ff8p-15f), 0x03ff);    // Largest subnormal.
+  EXPECT_EQ(floatToHalf(0x1.ffcp-15f), 0x0400);    // Its midpoint to 2^-14 rounds up into the normals.
   EXPECT_EQ(floatToHalf(0x1p-30f), 0x0000);
   EXPECT_EQ(floatToHalf(-0x1p-30f), 0x8000);
   EXPECT_EQ(floatToHalf(std::numeric_limits<float>::denorm_min()), 0x0000);
-  EXPECT_EQ(floatToHalf(1.0f + 0x1p-11f), 0x3c00);             // Tie, even is down.
-  EXPECT_EQ(floatToHalf(1.0f + 0x3p-11f), 0x3c02);             // Tie, even is up.
-  EXPECT_EQ(floatToHalf(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);  // Above the tie.
+  EXPECT_EQ(floatToHalf(1.0f + 0x1p-11f), 0x3c00);            // Tie, even is down.
+  EXPECT_EQ(floatToHalf(1.0f + 0x3p-11f), 0x3c02);            // Tie, even is up.
+  EXPECT_EQ(floatToHalf(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01); // Above the tie.
 
   EXPECT_EQ(halfToFloat(0x0000), 0.0f);
   EXPECT_TRUE(std::signbit(halfToFloat(0x8000)));

@@ -103,7 +103,8 @@ public:
   resultSpecs(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
               CallStats *stats = nullptr) = 0;
 
-  /// Runs `entry` on `inputs`, writing `outputs` (one per result, shapes from `resultSpecs`). Compiles on
+  /// Runs `entry` on `inputs`, writing `outputs` (one per result, shapes from `resultSpecs`; an output may
+  /// not overlap any input or other output). Compiles on
   /// first use for these shapes and dtypes; later calls hit the memory cache, later processes the disk cache.
   virtual llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
                            llvm::ArrayRef<TensorRef> outputs, CallStats *stats = nullptr) = 0;

@@ -55,7 +55,8 @@ public:
   HostTensor() = default;
   explicit HostTensor(TensorSpec spec);
   // `storage` points into `blocks`, so copies must re-point it at their own blocks, and a moved-from tensor
-  // must not keep a view of storage it no longer owns.
+  // must not keep a view of storage it no longer owns. A default-constructed or moved-from tensor holds no
+  // storage: data() is null and numBytes() is 0 (whatever its spec says), so it must not be read.
   HostTensor(const HostTensor &other);
   HostTensor(HostTensor &&other) noexcept;
   HostTensor &operator=(const HostTensor &other);
