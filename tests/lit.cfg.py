@@ -7,14 +7,14 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "LA"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.la_obj_root, "tests")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "numerics", "Inputs"]
 
 config.substitutions.append(("%kernels", os.path.join(config.la_src_root, "kernels")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.la_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal")], tool_dirs)
+llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal"), ToolSubst("lac", unresolved="fatal")], tool_dirs)

@@ -65,13 +65,11 @@ def LAApproximateMath : Pass<"la-approximate-math", "mlir::func::FuncOp"> {
 }
 
 def LAEmitCInterface : Pass<"la-emit-c-interface", "mlir::ModuleOp"> {
-  let summary = "Marks every public function with llvm.emit_c_interface and its memref arguments noalias: "
-                "func @f => @f + @_mlir_ciface_f";
+  let summary = "Marks every public function with llvm.emit_c_interface: func @f => @f + @_mlir_ciface_f";
   let description = [{
     The runtime calls kernels through the C interface: one pointer per memref descriptor, arguments first,
-    then the out-parameters that `buffer-results-to-out-params` made of the results. Arguments are marked
-    `llvm.noalias`: the runtime rejects outputs that overlap other tensors, and LLVM needs the guarantee to
-    hoist input loads (and the maps fused onto them) out of loops that store to outputs.
+    then the out-parameters that `buffer-results-to-out-params` made of the results. (The runtime marks the
+    data pointers `noalias` in LLVM IR: it rejects outputs that overlap other tensors.)
   }];
 }
 

@@ -189,6 +189,12 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateAndOptimize(ModuleOp modu
   llvmModule->setTargetTriple(machine.getTargetTriple());
   if (llvm::Error err = addCallWrapper(*llvmModule, entry))
     return std::move(err);
+  // The runtime rejects outputs that overlap other tensors and never writes inputs, so the data pointers of
+  // the expanded memref arguments are noalias: LLVM may then hoist input loads above output stores.
+  if (llvm::Function *kernel = llvmModule->getFunction(entry))
+    for (llvm::Argument &arg : kernel->args())
+      if (arg.getType()->isPointerTy())
+        arg.addAttr(llvm::Attribute::NoAlias);
   // Kernels must vectorise for this CPU: say so on every function, not only in the target machine.
   for (llvm::Function &function : *llvmModule) {
     if (function.isDeclaration())

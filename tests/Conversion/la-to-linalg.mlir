@@ -1,0 +1,137 @@
+// RUN: la-opt %s -split-input-file -la-to-linalg -verify-diagnostics | FileCheck %s
+
+// A broadcasting map: the subscripts become the input indexing maps of an all-parallel generic.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @map_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK:   arith.mulf
+func.func @map_broadcast(%x: tensor<2x5x7xf32>, %w: tensor<2x5xf32>) -> tensor<2x5x7xf32> {
+  %y = la.map mul "bne,bn->bne" %x, %w : tensor<2x5x7xf32>, tensor<2x5xf32> -> tensor<2x5x7xf32>
+  return %y : tensor<2x5x7xf32>
+}
+
+// -----
+
+// la.index becomes linalg.index, cast to the requested float type.
+// CHECK-LABEL: func.func @map_region_index
+// CHECK: linalg.generic
+// CHECK:   %[[I:.*]] = linalg.index 1 : index
+// CHECK:   arith.index_castui %[[I]] : index to i64
+// CHECK:   arith.uitofp
+func.func @map_region_index(%x: tensor<3x9xf32>) -> tensor<3x9xf32> {
+  %y = la.map "bn->bn" %x : tensor<3x9xf32> -> tensor<3x9xf32> {
+  ^bb0(%v: f32):
+    %t = la.index 1 : f32
+    %r = arith.addf %v, %t : f32
+    la.yield %r : f32
+  }
+  return %y : tensor<3x9xf32>
+}
+
+// -----
+
+// A reduction fills its accumulator with the combiner's identity and reduces along the named dims.
+// CHECK-LABEL: func.func @reduce_max
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NEGINF]] : f32)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:   arith.maximumf
+func.func @reduce_max(%x: tensor<2x10x4xf32>) -> tensor<2x4xf32> {
+  %m = la.reduce max %x along [1] : tensor<2x10x4xf32> -> tensor<2x4xf32>
+  return %m : tensor<2x4xf32>
+}
+
+// -----
+
+// A contraction is one generic; the long sequence letter is outermost, the contiguous one innermost,
+// and the arithmetic may be reassociated (vectorised reductions, FMAs).
+// CHECK-DAG: #[[K:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[V:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[S:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-LABEL: func.func @contract_state
+// CHECK: linalg.generic {indexing_maps = [#[[K]], #[[V]], #[[S]]], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+// CHECK:   arith.mulf {{.*}} fastmath<reassoc,contract>
+// CHECK:   arith.addf {{.*}} fastmath<reassoc,contract>
+func.func @contract_state(%k: tensor<2x1000x48xf32>, %v: tensor<2x1000x40xf32>) -> tensor<2x48x40xf32> {
+  %s = la.contract "bmd,bme->bde" %k, %v : tensor<2x1000x48xf32>, tensor<2x1000x40xf32> -> tensor<2x48x40xf32>
+  return %s : tensor<2x48x40xf32>
+}
+
+// -----
+
+// A tril mask compares the positions of its two letters and keeps or drops each product.
+// CHECK-LABEL: func.func @contract_tril
+// CHECK: linalg.generic
+// CHECK:   %[[N:.*]] = linalg.index {{[0-9]}} : index
+// CHECK:   %[[M:.*]] = linalg.index {{[0-9]}} : index
+// CHECK:   %[[KEEP:.*]] = arith.cmpi uge, %[[N]], %[[M]] : index
+// CHECK:   arith.select %[[KEEP]]
+func.func @contract_tril(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8x8xf32> {
+  %a = la.contract "nd,md->nm" %q, %k mask tril(n, m) : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x8xf32>
+  return %a : tensor<8x8xf32>
+}
+
+// -----
+
+// An inclusive scan is an scf.for along the scanned dimension carrying the running state.
+// CHECK-LABEL: func.func @scan_add
+// CHECK: %[[INIT:.*]] = linalg.fill
+// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c1 iter_args(%[[STATE:.*]] = %[[INIT]], %[[OUT:.*]] = %{{.*}})
+// CHECK:   tensor.extract_slice %{{.*}}[0, %{{.*}}, 0] [2, 1, 3] [1, 1, 1] : tensor<2x6x3xf32> to tensor<2x3xf32>
+// CHECK:   linalg.generic
+// CHECK:     arith.addf
+// CHECK:   tensor.insert_slice
+// CHECK:   scf.yield
+func.func @scan_add(%x: tensor<2x6x3xf32>) -> tensor<2x6x3xf32> {
+  %s = la.scan add %x along 1 inclusive : tensor<2x6x3xf32> -> tensor<2x6x3xf32>
+  return %s : tensor<2x6x3xf32>
+}
+
+// -----
+
+// softmax: max, then the sum of shifted exponentials, then the division.
+// CHECK-LABEL: func.func @softmax
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  %y = la.normalize softmax %x along 1 : tensor<2x16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+// -----
+
+// A gate broadcasts along trailing dimensions: f(g) · (sum of branches).
+// CHECK-LABEL: func.func @gate_sigmoid
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}]
+// CHECK:   arith.addf
+// CHECK:   math.exp
+// CHECK:   arith.mulf
+func.func @gate_sigmoid(%g: tensor<2x5xf32>, %a: tensor<2x5x3xf32>, %b: tensor<2x5x3xf32>) -> tensor<2x5x3xf32> {
+  %y = la.gate sigmoid %g, %a, %b : tensor<2x5xf32>, tensor<2x5x3xf32>, tensor<2x5x3xf32> -> tensor<2x5x3xf32>
+  return %y : tensor<2x5x3xf32>
+}
+
+// -----
+
+// la.size reads the dimension at run time.
+// CHECK-LABEL: func.func @size_dynamic
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c1
+// CHECK: arith.uitofp
+// CHECK: tensor.from_elements
+func.func @size_dynamic(%x: tensor<2x?xf32>) -> tensor<f32> {
+  %n = la.size %x along 1 : tensor<2x?xf32> -> tensor<f32>
+  return %n : tensor<f32>
+}
+
+// -----
+
+// Ops the CPU lowering does not handle yet are reported at their location.
+func.func @decay_unsupported(%q: tensor<4x2xf32>, %k: tensor<4x2xf32>, %g: tensor<4xf32>) -> tensor<4x4xf32> {
+  // expected-error @below {{with a decay mask is not supported by the CPU lowering yet}}
+  // expected-error @below {{failed to legalize operation 'la.contract'}}
+  %a = la.contract "nd,md->nm" %q, %k mask decay(n, m) gate(%g : tensor<4xf32>) : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x4xf32>
+  return %a : tensor<4x4xf32>
+}

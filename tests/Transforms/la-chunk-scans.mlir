@@ -1,0 +1,70 @@
+// RUN: la-opt %s -split-input-file -la-chunk-scans=chunk-size=4 | FileCheck %s
+
+// Causal linear attention's numerator: the [N, D, Dv] scan of outer products disappears. N = 10 is two full
+// chunks of 4 in the loop plus a static tail of 2.
+// CHECK-LABEL: func.func @outer_product_scan
+// CHECK-NOT: la.scan
+// CHECK: %[[S0:.*]] = arith.constant dense<0.000000e+00> : tensor<1x3x2xf32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[C:.*]] = %c0 to %c8 step %c4 iter_args(%[[S:.*]] = %[[S0]], %[[O:.*]] = %{{.*}})
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0[0, %[[C]], 0] [1, 4, 3]
+// CHECK:   %[[K:.*]] = tensor.extract_slice %arg1[0, %[[C]], 0] [1, 4, 3]
+// CHECK:   %[[V:.*]] = tensor.extract_slice %arg2[0, %[[C]], 0] [1, 4, 2]
+// CHECK:   %[[INTER:.*]] = la.contract "bnd,bde->bne" %[[Q]], %[[S]]
+// CHECK:   %[[A:.*]] = la.contract "bnd,bmd->bnm" %[[Q]], %[[K]] mask tril(n, m) {{.*}} -> tensor<1x4x4xf32>
+// CHECK:   %[[INTRA:.*]] = la.contract "bnm,bme->bne" %[[A]], %[[V]]
+// CHECK:   %[[SUM:.*]] = la.map add %[[INTER]], %[[INTRA]]
+// CHECK:   tensor.insert_slice %[[SUM]] into %[[O]][0, %[[C]], 0] [1, 4, 2]
+// CHECK:   %[[DELTA:.*]] = la.contract "bmd,bme->bde" %[[K]], %[[V]]
+// CHECK:   la.map add %[[S]], %[[DELTA]]
+// CHECK: la.contract "bnd,bmd->bnm" {{.*}} mask tril(n, m) {{.*}} -> tensor<1x2x2xf32>
+// CHECK: tensor.insert_slice {{.*}} into %[[LOOP]]#1[0, %c8, 0] [1, 2, 2]
+func.func @outer_product_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>) -> tensor<1x10x2xf32> {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x3x2xf32>
+  %s = la.scan add %kv along 1 inclusive : tensor<1x10x3x2xf32> -> tensor<1x10x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x10x3xf32>, tensor<1x10x3x2xf32> -> tensor<1x10x2xf32>
+  return %o : tensor<1x10x2xf32>
+}
+
+// -----
+
+// The normaliser: a scan of k read by a dot product with q, with a [D] state.
+// CHECK-LABEL: func.func @vector_scan
+// CHECK-NOT: la.scan
+// CHECK: scf.for {{.*}} iter_args(%[[Z:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<1x3xf32>, tensor<1x8xf32>)
+// CHECK:   la.contract "bnd,bd->bn" %{{.*}}, %[[Z]]
+// CHECK:   la.contract "bnd,bmd->bn" {{.*}} mask tril(n, m)
+// CHECK:   la.reduce add {{.*}} along [1]
+func.func @vector_scan(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>) -> tensor<1x8xf32> {
+  %z = la.scan add %k along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %d = la.contract "bnd,bnd->bn" %q, %z : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  return %d : tensor<1x8xf32>
+}
+
+// -----
+
+// A sequence no longer than a chunk keeps the masked contraction (one C×C tile).
+// CHECK-LABEL: func.func @short_sequence
+// CHECK-NOT: scf.for
+// CHECK: la.contract "bnd,bmd,bme->bne" %arg0, %arg1, %arg2 mask tril(n, m)
+func.func @short_sequence(%q: tensor<1x4x3xf32>, %k: tensor<1x4x3xf32>, %v: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x4x3xf32>, tensor<1x4x2xf32> -> tensor<1x4x3x2xf32>
+  %s = la.scan add %kv along 1 inclusive : tensor<1x4x3x2xf32> -> tensor<1x4x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x4x3xf32>, tensor<1x4x3x2xf32> -> tensor<1x4x2xf32>
+  return %o : tensor<1x4x2xf32>
+}
+
+// -----
+
+// Not a causal product: an exclusive scan, and a scan with a second reader, are left alone.
+// CHECK-LABEL: func.func @not_causal
+// CHECK: la.scan add %{{.*}} along 1 exclusive
+// CHECK: la.scan add %{{.*}} along 1 inclusive
+// CHECK-NOT: mask
+func.func @not_causal(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>) -> (tensor<1x8xf32>, tensor<1x8x3xf32>) {
+  %z = la.scan add %k along 1 exclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %d = la.contract "bnd,bnd->bn" %q, %z : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  %w = la.scan add %q along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %e = la.contract "bnd,bnd->bn" %k, %w : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  %r = la.map add %d, %e : tensor<1x8xf32>, tensor<1x8xf32> -> tensor<1x8xf32>
+  return %r, %w : tensor<1x8xf32>, tensor<1x8x3xf32>
+}

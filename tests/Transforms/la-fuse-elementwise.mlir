@@ -1,0 +1,45 @@
+// RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise -canonicalize | FileCheck %s
+
+// A feature map read along the consumers' innermost (vectorised) loop is fused and recomputed in each of
+// them: no [N, D] temporary for sigmoid(q), which two reductions read.
+// CHECK-LABEL: func.func @recompute_feature_map
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK-NOT: linalg.generic
+func.func @recompute_feature_map(%q: tensor<100x8xf32>, %z: tensor<8xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
+  %qs = la.map sigmoid %q : tensor<100x8xf32> -> tensor<100x8xf32>
+  %d = la.contract "nd,d->n" %qs, %z : tensor<100x8xf32>, tensor<8xf32> -> tensor<100xf32>
+  %r = la.reduce add %qs along [1] : tensor<100x8xf32> -> tensor<100xf32>
+  return %d, %r : tensor<100xf32>, tensor<100xf32>
+}
+
+// -----
+
+// An exp-based map that is constant along the consumer's innermost loop would be evaluated on a broadcast
+// vector there (once per lane): it stays a separate loop nest.
+// CHECK-LABEL: func.func @keep_broadcast_map
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK-NOT: math.exp
+func.func @keep_broadcast_map(%k: tensor<100x8xf32>, %v: tensor<100x16xf32>) -> tensor<8x16xf32> {
+  %ks = la.map sigmoid %k : tensor<100x8xf32> -> tensor<100x8xf32>
+  %s = la.contract "md,me->de" %ks, %v : tensor<100x8xf32>, tensor<100x16xf32> -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+
+// -----
+
+// A cheap map (add a constant) is fused even when broadcast.
+// CHECK-LABEL: func.func @fuse_cheap_broadcast
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK:   arith.addf
+// CHECK:   arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @fuse_cheap_broadcast(%k: tensor<100x8xf32>, %v: tensor<100x16xf32>) -> tensor<8x16xf32> {
+  %ke = la.map add_const(1.0e-6) %k : tensor<100x8xf32> -> tensor<100x8xf32>
+  %s = la.contract "md,me->de" %ke, %v : tensor<100x8xf32>, tensor<100x16xf32> -> tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
