@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# ===- plot.py - Plots la-bench's JSON: time vs N per kernel, log-log ---------------------------------=== #
+#
+# usage: python3 bench/plot.py results.json [out.png]
+#
+# One panel per kernel: the generated kernel's median time (with its min as a thin band), the unfused
+# reference, PyTorch eager and the roofline bound, against N on log-log axes. Baselines that were skipped
+# or not run are left out of that panel. Needs matplotlib (`pip install matplotlib`).
+#
+# ===----------------------------------------------------------------------------------------------=== #
+import json
+import sys
+
+
+def series(rows, key):
+    """(N, value) pairs of the rows where `key` has a figure."""
+    points = [(row["N"], row[key]) for row in rows if row.get(key) is not None]
+    return [n for n, _ in points], [v for _, v in points]
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print("usage: plot.py results.json [out.png]", file=sys.stderr)
+        return 2
+    out = argv[2] if len(argv) > 2 else "la-bench.png"
+    with open(argv[1]) as f:
+        rows = json.load(f)
+    if not rows:
+        print("plot.py: no rows in %s" % argv[1], file=sys.stderr)
+        return 1
+
+    import matplotlib
+    matplotlib.use("Agg")  # files only, no display needed
+    import matplotlib.pyplot as plt
+
+    kernels = []
+    for row in rows:
+        if row["kernel"] not in kernels:
+            kernels.append(row["kernel"])
+    columns = 2 if len(kernels) > 1 else 1
+    lines = (len(kernels) + columns - 1) // columns
+    fig, axes = plt.subplots(lines, columns, figsize=(6.4 * columns, 4.6 * lines), squeeze=False)
+
+    styles = [
+        ("generated_median_ms", "generated (median)", dict(color="tab:blue", marker="o", linewidth=2)),
+        ("reference_median_ms", "unfused reference", dict(color="tab:orange", marker="s")),
+        ("torch_median_ms", "PyTorch eager", dict(color="tab:green", marker="^")),
+        ("roofline_ms", "roofline bound", dict(color="black", linestyle="--", marker="")),
+    ]
+    for index, kernel in enumerate(kernels):
+        ax = axes[index // columns][index % columns]
+        mine = sorted((row for row in rows if row["kernel"] == kernel), key=lambda row: row["N"])
+        for key, label, style in styles:
+            xs, ys = series(mine, key)
+            if xs:
+                ax.plot(xs, ys, label=label, **style)
+        xs, lows = series(mine, "generated_min_ms")
+        _, highs = series(mine, "generated_median_ms")
+        if xs and len(lows) == len(highs):
+            ax.fill_between(xs, lows, highs, color="tab:blue", alpha=0.15, linewidth=0)
+        for row in mine:
+            if row.get("ok") is False:
+                y = row.get("generated_median_ms") or row["roofline_ms"]
+                ax.annotate("WRONG" if row.get("error") is None else "ERROR", (row["N"], y), color="red")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(kernel)
+        ax.set_xlabel("N (= M)")
+        ax.set_ylabel("time per call [ms]")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+    for index in range(len(kernels), lines * columns):
+        axes[index // columns][index % columns].axis("off")
+
+    first = rows[0]
+    title = "B=%d H=%d D=%d Dv=%d, %d threads; roofline from %.1f GB/s and %.0f GFLOP/s, measured in-run" % (
+        first["B"], first["H"], first["D"], first["Dv"], first["threads"], first["bandwidth_gbs"],
+        first["peak_gflops"])
+    fig.suptitle(title, fontsize="medium")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print("plot.py: wrote %s" % out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
