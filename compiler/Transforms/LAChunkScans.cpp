@@ -165,21 +165,27 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
 
     // One chunk of `size` positions starting at `start`: returns (new state, new result).
     auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, Value st, Value res) {
-      auto slice = [&](Value source, int64_t width) {
-        auto type = cast<RankedTensorType>(source.getType());
-        SmallVector<OpFoldResult> offsets(type.getRank(), bld.getIndexAttr(0));
-        offsets[nb] = start;
-        SmallVector<OpFoldResult> sizes;
-        for (int64_t s : type.getShape())
-          sizes.push_back(bld.getIndexAttr(s));
-        sizes[nb] = bld.getIndexAttr(size);
-        SmallVector<OpFoldResult> strides(type.getRank(), bld.getIndexAttr(1));
-        (void)width;
-        return tensor::ExtractSliceOp::create(bld, loc, source, offsets, sizes, strides).getResult();
+      // Offsets, sizes and strides of the chunk's window into a tensor of `type`.
+      struct Window {
+        SmallVector<OpFoldResult> offsets, sizes, strides;
       };
-      Value qc = slice(op.getInputs()[0], dSize);
-      Value kc = slice(op.getInputs()[1], dSize);
-      Value vc = withValues ? slice(op.getInputs()[2], eSize) : Value();
+      auto window = [&](RankedTensorType type) {
+        Window w;
+        w.offsets.assign(type.getRank(), bld.getIndexAttr(0));
+        w.offsets[nb] = start;
+        for (int64_t s : type.getShape())
+          w.sizes.push_back(bld.getIndexAttr(s));
+        w.sizes[nb] = bld.getIndexAttr(size);
+        w.strides.assign(type.getRank(), bld.getIndexAttr(1));
+        return w;
+      };
+      auto slice = [&](Value source) {
+        Window w = window(cast<RankedTensorType>(source.getType()));
+        return tensor::ExtractSliceOp::create(bld, loc, source, w.offsets, w.sizes, w.strides).getResult();
+      };
+      Value qc = slice(op.getInputs()[0]);
+      Value kc = slice(op.getInputs()[1]);
+      Value vc = withValues ? slice(op.getInputs()[2]) : Value();
       RankedTensorType outType = withValues ? shaped({size, eSize}) : shaped({size});
       std::string outTerm = withValues ? bn + l.e : bn;
 
@@ -200,14 +206,8 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       }
       Value sum = MapOp::create(bld, loc, outType, MapFnAttr::get(getContext(), MapFn::add),
                                 ArrayRef<double>{}, StringAttr(), ValueRange{inter, intra});
-      auto resType = cast<RankedTensorType>(res.getType());
-      SmallVector<OpFoldResult> offsets(resType.getRank(), bld.getIndexAttr(0));
-      offsets[nb] = start;
-      SmallVector<OpFoldResult> sizes;
-      for (int64_t s : outType.getShape())
-        sizes.push_back(bld.getIndexAttr(s));
-      SmallVector<OpFoldResult> strides(resType.getRank(), bld.getIndexAttr(1));
-      Value updated = tensor::InsertSliceOp::create(bld, loc, sum, res, offsets, sizes, strides);
+      Window w = window(cast<RankedTensorType>(res.getType()));
+      Value updated = tensor::InsertSliceOp::create(bld, loc, sum, res, w.offsets, w.sizes, w.strides);
 
       // State update: S += k_cᵀ v_c (or Σ k_c).
       Value delta = withValues

@@ -132,6 +132,19 @@ llvm::Error addCallWrapper(llvm::Module &module, llvm::StringRef entry) {
   return llvm::Error::success();
 }
 
+/// The runtime dtype of an MLIR element type (the dialect admits only these four).
+std::optional<DType> toDType(Type element) {
+  if (element.isF32())
+    return DType::F32;
+  if (element.isF16())
+    return DType::F16;
+  if (element.isBF16())
+    return DType::BF16;
+  if (element.isF64())
+    return DType::F64;
+  return std::nullopt;
+}
+
 llvm::Expected<std::vector<TensorSpec>> toSpecs(TypeRange types, llvm::StringRef what) {
   std::vector<TensorSpec> specs;
   for (Type type : types) {
@@ -139,17 +152,10 @@ llvm::Expected<std::vector<TensorSpec>> toSpecs(TypeRange types, llvm::StringRef
     if (!tensor || !tensor.hasStaticShape())
       return llvm::createStringError("%s type is not a static tensor after specialisation", what.str().c_str());
     TensorSpec spec;
-    Type element = tensor.getElementType();
-    if (element.isF32())
-      spec.dtype = DType::F32;
-    else if (element.isF16())
-      spec.dtype = DType::F16;
-    else if (element.isBF16())
-      spec.dtype = DType::BF16;
-    else if (element.isF64())
-      spec.dtype = DType::F64;
-    else
+    std::optional<DType> dtype = toDType(tensor.getElementType());
+    if (!dtype)
       return llvm::createStringError("%s has an unsupported element type", what.str().c_str());
+    spec.dtype = *dtype;
     spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
     specs.push_back(spec);
   }
@@ -274,9 +280,10 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (!tensor)
           return false;
-        Type element = tensor.getElementType();
-        spec.dtype = element.isF16() ? DType::F16 : element.isBF16() ? DType::BF16
-                     : element.isF64() ? DType::F64 : DType::F32;
+        std::optional<DType> dtype = toDType(tensor.getElementType());
+        if (!dtype)
+          return false;
+        spec.dtype = *dtype;
         for (int64_t size : tensor.getShape())
           spec.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
         specs.push_back(spec);
@@ -285,7 +292,7 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
     };
     if (!toSignature(func.getArgumentTypes(), info.signature.arguments) ||
         !toSignature(func.getResultTypes(), info.signature.results))
-      return llvm::createStringError("%s: entry '%s' has a non-tensor argument or result",
+      return llvm::createStringError("%s: entry '%s' has an argument or result that is not a f16/bf16/f32/f64 tensor",
                                      bufferName.str().c_str(), info.name.c_str());
     entries.push_back(std::move(info));
   }

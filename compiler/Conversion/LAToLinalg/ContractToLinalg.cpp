@@ -124,19 +124,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
           linalg::YieldOp::create(b, nested, sum);
         });
 
-    Value result = generic.getResult(0);
-    if (accType != elementType) {
-      int64_t rank = resultType.getRank();
-      Value out = createEmpty(rewriter, loc, sizes, elementType);
-      SmallVector<AffineMap> identity(2, rewriter.getMultiDimIdentityMap(rank));
-      SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
-      result = linalg::GenericOp::create(rewriter, loc, out.getType(), result, out, identity, parallel,
-                                         [&](OpBuilder &b, Location nested, ValueRange args) {
-                                           linalg::YieldOp::create(
-                                               b, nested, convertFloat(b, nested, args[0], elementType));
-                                         })
-                   .getResult(0);
-    }
+    Value result = convertElementType(rewriter, loc, generic.getResult(0), elementType);
     rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
     return success();
   }

@@ -47,6 +47,22 @@ Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
   return arith::TruncFOp::create(b, loc, type, value);
 }
 
+Value convertElementType(OpBuilder &b, Location loc, Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  int64_t rank = type.getRank();
+  Value init = createEmpty(b, loc, getSizes(b, loc, value), elementType);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, init.getType(), value, init, maps, iterators,
+                                   [&](OpBuilder &nb, Location nested, ValueRange args) {
+                                     linalg::YieldOp::create(
+                                         nb, nested, convertFloat(nb, nested, args[0], elementType));
+                                   })
+      .getResult(0);
+}
+
 Type getAccumulationType(std::optional<Type> acc, Type elementType) {
   if (acc)
     return *acc;

@@ -33,6 +33,9 @@ Value createFloat(OpBuilder &b, Location loc, Type type, double value);
 /// Converts a scalar between float types (extf/truncf), or returns it unchanged.
 Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
 
+/// `value` with every element converted to `elementType` (one elementwise generic), or `value` itself.
+Value convertElementType(OpBuilder &b, Location loc, Value value, Type elementType);
+
 /// The accumulation element type of an op: its `acc` attribute, else f64 for f64 data and f32 otherwise.
 Type getAccumulationType(std::optional<Type> acc, Type elementType);
 

@@ -65,23 +65,6 @@ Value buildBroadcastMap(OpBuilder &b, Location loc, Value input, Value other, in
   return generic.getResult(0);
 }
 
-/// Converts every element of `value` to `elementType` (a no-op when it already has it).
-Value convertTensor(OpBuilder &b, Location loc, Value value, Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  Value init = createEmpty(b, loc, getSizes(b, loc, value), elementType);
-  int64_t rank = type.getRank();
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, init.getType(), value, init, maps, iterators,
-                                   [&](OpBuilder &nb, Location nested, ValueRange args) {
-                                     linalg::YieldOp::create(
-                                         nb, nested, convertFloat(nb, nested, args[0], elementType));
-                                   })
-      .getResult(0);
-}
-
 /// la.reduce with a named combiner ⇒ linalg.generic with reduction iterators.
 struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -96,7 +79,7 @@ struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
     Type accType = getAccumulationType(op.getAcc(), resultType.getElementType());
     Value reduced = buildReduction(rewriter, loc, adaptor.getInputs().front(), op.getDims(), *combiner, accType);
-    reduced = convertTensor(rewriter, loc, reduced, resultType.getElementType());
+    reduced = convertElementType(rewriter, loc, reduced, resultType.getElementType());
     rewriter.replaceOp(op, castToType(rewriter, loc, reduced, resultType));
     return success();
   }

@@ -34,23 +34,6 @@ Value buildCombineStep(OpBuilder &b, Location loc, Combiner combiner, Value stat
       .getResult(0);
 }
 
-/// Converts a tensor elementwise to `elementType`, or returns it.
-Value convertElements(OpBuilder &b, Location loc, Value value, Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  int64_t rank = type.getRank();
-  Value init = createEmpty(b, loc, getSizes(b, loc, value), elementType);
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, init.getType(), value, init, maps, iterators,
-                                   [&](OpBuilder &nb, Location nested, ValueRange args) {
-                                     linalg::YieldOp::create(
-                                         nb, nested, convertFloat(nb, nested, args[0], elementType));
-                                   })
-      .getResult(0);
-}
-
 /// la.scan with a named single-state combiner ⇒ scf.for over the scanned dimension.
 struct ScanToLoop : OpConversionPattern<ScanOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -83,7 +66,7 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
 
     Value state;
     if (!adaptor.getInit().empty())
-      state = convertElements(rewriter, loc, adaptor.getInit().front(), accType);
+      state = convertElementType(rewriter, loc, adaptor.getInit().front(), accType);
     else
       state = createFilled(rewriter, loc, stateSizes, accType, *getCombinerIdentity(*combiner));
     Value result = createEmpty(rewriter, loc, sizes, elementType);
@@ -110,7 +93,7 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
           Value slice = tensor::ExtractSliceOp::create(b, nested, sliceType, input, offsets, sliceSizes, strides);
           Value current = carried[0];
           Value next = buildCombineStep(b, nested, *combiner, current, slice);
-          Value out = convertElements(b, nested, exclusive ? current : next, elementType);
+          Value out = convertElementType(b, nested, exclusive ? current : next, elementType);
           out = castToType(b, nested, out, outSliceType);
           Value updated =
               tensor::InsertSliceOp::create(b, nested, out, carried[1], offsets, sliceSizes, strides);
