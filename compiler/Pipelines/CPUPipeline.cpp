@@ -37,6 +37,11 @@ void buildLAToLinalgPipeline(OpPassManager &pm, const CPUPipelineOptions &option
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (options.registerTile) {
+    pm.addNestedPass<func::FuncOp>(createLARegisterTileContractions());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &options) {
@@ -58,11 +63,18 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   pm.addPass(createCSEPass());
   if (options.approximateMath)
     pm.addNestedPass<func::FuncOp>(createLAApproximateMath());
+  // Register blocks: n-D transfers become 1-D loads and stores, then vector ops become LLVM vectors.
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createLAEmitCInterface());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -25,6 +25,10 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise maps into producers/consumers and group sweeps"),
                     llvm::cl::init(true)};
+  Option<bool> registerTile{
+      *this, "register-tile",
+      llvm::cl::desc("Tile contractions into register blocks and vectorise them (la-register-tile-contractions)"),
+      llvm::cl::init(true)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Expand exp/log/tanh into polynomials (within 2 ulp in f32) so loops vectorise"),

@@ -4,6 +4,7 @@
 #define LA_TRANSFORMS_PASSES_H
 
 #include "LA/IR/LADialect.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -115,4 +115,32 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::func::FuncOp"> {
+  let summary = "Tiles contraction-like linalg.generics into register blocks and vectorises each block: "
+                "C[n,e] += A[n,d]·B[d,e] => for n-block, d: acc<R×V> += bcast(A[n:n+R,d]) ⊗ B[d,e:e+V]";
+  let description = [{
+    Targets generics on static tensors with one output and at least one reduction loop whose output's
+    innermost loop (the *vector loop*) is also the innermost (unit-stride) index of every input that reads
+    it. That covers `q·(kᵀv)`, `kᵀv`, the chunked causal products and the reductions to vectors over the
+    sequence; dot-product shapes (the vector loop strided in an input) are left to LLVM's loop vectoriser.
+
+    Each target is tiled with `scf.for` loops: the vector loop by up to `vector-tile` lanes, the output's
+    next loop (the *row loop*) by as many rows as fit `register-budget` vector registers, every other
+    loop by 1, with the reduction loops innermost. The accumulator tile is hoisted out of the reduction
+    loops into loop-carried vectors, so each reduction step is R broadcasts, ⌈V/width⌉ loads and R·⌈V/width⌉
+    FMAs. Loops whose trip does not divide are peeled (the remainder blocks too), so every block is
+    vectorised with a static shape. Elementwise producers fused into a block's body are evaluated before
+    their broadcast, once per block row, not once per lane.
+  }];
+  let options = [
+    Option<"vectorTile", "vector-tile", "int64_t", /*default=*/"64", "Largest tile of the vector loop (lanes)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16", "Lanes of one hardware vector register">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"24",
+           "Vector registers for the accumulator tile (rows × ⌈vector-tile / vector-width⌉)">,
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"8", "Largest tile of the row loop">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // LA_TRANSFORMS_PASSES_TD

@@ -29,6 +29,11 @@ struct Case {
   int64_t chunk;
 };
 
+/// gtest prints a failing case with this instead of its raw bytes.
+void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.entry << " N=" << c.n << " D=" << c.d << " chunk=" << c.chunk;
+}
+
 std::string caseName(const testing::TestParamInfo<Case> &info) {
   const Case &c = info.param;
   return std::string(c.entry) + "_N" + std::to_string(c.n) + "_D" + std::to_string(c.d) + "_C" +
