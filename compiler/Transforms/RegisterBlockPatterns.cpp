@@ -119,6 +119,49 @@ struct FoldTransposeOfBroadcast : OpRewritePattern<vector::TransposeOp> {
   }
 };
 
+struct FoldShapeCastOfBroadcast : OpRewritePattern<vector::ShapeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::ShapeCastOp shapeCast, PatternRewriter &rewriter) const override {
+    auto broadcast = shapeCast.getSource().getDefiningOp<vector::BroadcastOp>();
+    if (!broadcast)
+      return failure();
+    VectorType resultType = shapeCast.getResultVectorType();
+    auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
+    if (!sourceType) {
+      rewriter.replaceOpWithNewOp<vector::BroadcastOp>(shapeCast, resultType, broadcast.getSource());
+      return success();
+    }
+    // Only unit dims may differ between the broadcast result and the shape_cast result.
+    ArrayRef<int64_t> broadcastShape = broadcast.getResultVectorType().getShape();
+    SmallVector<int64_t> nonUnitPositions;
+    for (auto [dim, size] : llvm::enumerate(broadcastShape))
+      if (size != 1)
+        nonUnitPositions.push_back(dim);
+    SmallVector<int64_t> narrowShape;
+    size_t next = 0;
+    int64_t added = broadcastShape.size() - sourceType.getRank();
+    for (int64_t size : resultType.getShape()) {
+      if (size == 1) {
+        narrowShape.push_back(1);
+        continue;
+      }
+      if (next == nonUnitPositions.size() || broadcastShape[nonUnitPositions[next]] != size)
+        return failure();
+      int64_t dim = nonUnitPositions[next++];
+      narrowShape.push_back(dim < added ? 1 : sourceType.getDimSize(dim - added));
+    }
+    if (next != nonUnitPositions.size())
+      return failure();
+    auto narrowType = VectorType::get(narrowShape, sourceType.getElementType());
+    Value narrow = broadcast.getSource();
+    if (narrowType != sourceType)
+      narrow = vector::ShapeCastOp::create(rewriter, shapeCast.getLoc(), narrowType, narrow);
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(shapeCast, resultType, narrow);
+    return success();
+  }
+};
+
 struct FuseMulAddIntoFMA : OpRewritePattern<arith::AddFOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -152,7 +195,8 @@ struct FuseMulAddIntoFMA : OpRewritePattern<arith::AddFOp> {
 } // namespace
 
 void populateRegisterBlockCleanupPatterns(RewritePatternSet &patterns) {
-  patterns.add<SinkBroadcastThroughElementwise, FoldTransposeOfBroadcast, FuseMulAddIntoFMA>(
+  patterns.add<SinkBroadcastThroughElementwise, FoldTransposeOfBroadcast, FoldShapeCastOfBroadcast,
+               FuseMulAddIntoFMA>(
       patterns.getContext());
 }
 

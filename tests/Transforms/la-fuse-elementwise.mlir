@@ -1,18 +1,48 @@
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise -canonicalize | FileCheck %s
 
-// A feature map read along the consumers' innermost (vectorised) loop is fused and recomputed in each of
-// them: no [N, D] temporary for sigmoid(q), which two reductions read.
-// CHECK-LABEL: func.func @recompute_feature_map
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// A costly feature map (sigmoid: cost 14 > max-recompute-cost 4) read by two consumers is materialised
+// once: both reductions read the [N, D] result instead of recomputing the exp.
+// CHECK-LABEL: func.func @materialise_costly_shared_map
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
 // CHECK:   math.exp
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
-// CHECK:   math.exp
-// CHECK-NOT: linalg.generic
-func.func @recompute_feature_map(%q: tensor<100x8xf32>, %z: tensor<8xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: math.exp
+func.func @materialise_costly_shared_map(%q: tensor<100x8xf32>, %z: tensor<8xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
   %qs = la.map sigmoid %q : tensor<100x8xf32> -> tensor<100x8xf32>
   %d = la.contract "nd,d->n" %qs, %z : tensor<100x8xf32>, tensor<8xf32> -> tensor<100xf32>
   %r = la.reduce add %qs along [1] : tensor<100x8xf32> -> tensor<100xf32>
   return %d, %r : tensor<100xf32>, tensor<100xf32>
+}
+
+// -----
+
+// A cheap map read by two consumers along their innermost loop is recomputed in each: no temporary.
+// CHECK-LABEL: func.func @recompute_cheap_shared_map
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.addf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.addf
+// CHECK-NOT: linalg.generic
+func.func @recompute_cheap_shared_map(%q: tensor<100x8xf32>, %z: tensor<8xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
+  %qe = la.map add_const(1.0e-6) %q : tensor<100x8xf32> -> tensor<100x8xf32>
+  %d = la.contract "nd,d->n" %qe, %z : tensor<100x8xf32>, tensor<8xf32> -> tensor<100xf32>
+  %r = la.reduce add %qe along [1] : tensor<100x8xf32> -> tensor<100xf32>
+  return %d, %r : tensor<100xf32>, tensor<100xf32>
+}
+
+// -----
+
+// A costly map with one consumer that reads it along the innermost loop is fused: no temporary.
+// CHECK-LABEL: func.func @fuse_single_use_costly_map
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK-NOT: linalg.generic
+func.func @fuse_single_use_costly_map(%q: tensor<100x8xf32>) -> tensor<100xf32> {
+  %qs = la.map sigmoid %q : tensor<100x8xf32> -> tensor<100x8xf32>
+  %r = la.reduce add %qs along [1] : tensor<100x8xf32> -> tensor<100xf32>
+  return %r : tensor<100xf32>
 }
 
 // -----

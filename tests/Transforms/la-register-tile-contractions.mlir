@@ -1,0 +1,80 @@
+// RUN: la-opt %s -split-input-file -la-register-tile-contractions -canonicalize | FileCheck %s
+
+// q·S with a ragged row count: 32 lanes are 2 registers per row, so a block has 8 rows (max-rows) and
+// 37 = 4·8 + 5 leaves a 5-row remainder block. Each block's accumulator is carried in registers across the
+// reduction loop (iter_args of vector type) and updated with one vector.fma per step.
+// CHECK-LABEL: func.func @matmul_ragged_rows
+// CHECK: scf.for {{.*}} = %c0 to %c32 step %c8
+// CHECK:   vector.transfer_read {{.*}} vector<8x32xf32>
+// CHECK:   scf.for {{.*}} = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<8x32xf32>)
+// CHECK:     %[[COL:.*]] = vector.transfer_read {{.*}} vector<8x1xf32>
+// CHECK:     %[[ROW:.*]] = vector.transfer_read {{.*}} vector<32xf32>
+// CHECK-DAG: %[[A:.*]] = vector.broadcast %[[COL]] : vector<8x1xf32> to vector<8x32xf32>
+// CHECK-DAG: %[[B:.*]] = vector.broadcast %[[ROW]] : vector<32xf32> to vector<8x32xf32>
+// CHECK:     vector.fma %[[A]], %[[B]], {{.*}} : vector<8x32xf32>
+// CHECK:   vector.transfer_write {{.*}} vector<8x32xf32>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<5x32xf32>)
+// CHECK:   vector.fma {{.*}} : vector<5x32xf32>
+// CHECK-NOT: linalg.generic
+#a = affine_map<(n, e, d) -> (n, d)>
+#b = affine_map<(n, e, d) -> (d, e)>
+#c = affine_map<(n, e, d) -> (n, e)>
+func.func @matmul_ragged_rows(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>, %init: tensor<37x32xf32>) -> tensor<37x32xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : tensor<37x16xf32>, tensor<16x32xf32>) outs(%init : tensor<37x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x32xf32>
+  return %r : tensor<37x32xf32>
+}
+
+// -----
+
+// kᵀ·(v·exp(x)) with the exp fused: the exp depends only on the reduction index m, so it runs once per
+// step on one element and is broadcast afterwards, never on the 6×64 block (64 lanes = 4 registers per
+// row, 24 registers = 6 rows; 16 rows = 6 + 6 + 4).
+// CHECK-LABEL: func.func @fused_per_step_exp
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<6x64xf32>)
+// CHECK:   math.exp {{.*}} : vector<1xf32>
+// CHECK-NOT: math.exp {{.*}} : vector<6x64xf32>
+// CHECK:   vector.fma {{.*}} : vector<6x64xf32>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x64xf32>)
+#k = affine_map<(m, d, e) -> (m, d)>
+#v = affine_map<(m, d, e) -> (m, e)>
+#x = affine_map<(m, d, e) -> (m)>
+#s = affine_map<(m, d, e) -> (d, e)>
+func.func @fused_per_step_exp(%k: tensor<100x16xf32>, %v: tensor<100x64xf32>, %x: tensor<100xf32>,
+                              %init: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %r = linalg.generic {indexing_maps = [#k, #v, #x, #s], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%k, %v, %x : tensor<100x16xf32>, tensor<100x64xf32>, tensor<100xf32>) outs(%init : tensor<16x64xf32>) {
+  ^bb0(%kk: f32, %vv: f32, %xx: f32, %acc: f32):
+    %w = math.exp %xx : f32
+    %vw = arith.mulf %vv, %w : f32
+    %p = arith.mulf %kk, %vw fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}
+
+// -----
+
+// A dot-product shape (the output's innermost loop m is strided in k) is left to the loop vectoriser.
+// CHECK-LABEL: func.func @dot_product_left_alone
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+#qn = affine_map<(n, m, d) -> (n, d)>
+#km = affine_map<(n, m, d) -> (m, d)>
+#nm = affine_map<(n, m, d) -> (n, m)>
+func.func @dot_product_left_alone(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>, %init: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = linalg.generic {indexing_maps = [#qn, #km, #nm], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<64x32xf32>, tensor<64x32xf32>) outs(%init : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
