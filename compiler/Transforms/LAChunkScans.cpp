@@ -188,24 +188,29 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       Value vc = withValues ? slice(op.getInputs()[2]) : Value();
       RankedTensorType outType = withValues ? shaped({size, eSize}) : shaped({size});
       std::string outTerm = withValues ? bn + l.e : bn;
-
-      // Inter-chunk: q_c · S.
       std::string stateTerm = withValues ? b + l.d + l.e : b + l.d;
-      Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + stateTerm + "->" + outTerm,
-                                       ValueRange{qc, st}, MaskAttr(), Value(), acc);
-      // Intra-chunk: tril(q_c k_cᵀ) [v_c], as C×C scores then (for values) one more contraction.
-      Value intra;
+
+      Value sum;
       if (withValues) {
+        // Inter-chunk q_c · S plus intra-chunk tril(q_c k_cᵀ) v_c, as C×C scores then one more contraction.
+        Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + outTerm,
+                                         ValueRange{qc, st}, MaskAttr(), Value(), acc);
         Value scores = ContractOp::create(bld, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
                                           ValueRange{qc, kc}, tril, Value(), acc);
-        intra = ContractOp::create(bld, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm,
-                                   ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+        Value intra = ContractOp::create(bld, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm,
+                                         ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+        sum = MapOp::create(bld, loc, outType, MapFnAttr::get(getContext(), MapFn::add), ArrayRef<double>{},
+                            StringAttr(), ValueRange{inter, intra});
       } else {
-        intra = ContractOp::create(bld, loc, outType, bn + l.d + "," + bm + l.d + "->" + outTerm,
-                                   ValueRange{qc, kc}, tril, Value(), acc);
+        // q_t · (z + Σ_{s≤t in chunk} k_s): an in-chunk prefix sum seeded with the state, O(C·D) where
+        // tril(q_c k_cᵀ) summed over s would be O(C²·D).
+        Value prefix = ScanOp::create(bld, loc, TypeRange{kc.getType()}, CombinerAttr::get(getContext(), Combiner::add),
+                                      ValueRange{kc}, ValueRange{st}, nb, ScanKind::inclusive, /*reverse=*/false,
+                                      IntegerAttr(), acc)
+                           .getResult(0);
+        sum = ContractOp::create(bld, loc, outType, bn + l.d + "," + bn + l.d + "->" + outTerm,
+                                 ValueRange{qc, prefix}, MaskAttr(), Value(), acc);
       }
-      Value sum = MapOp::create(bld, loc, outType, MapFnAttr::get(getContext(), MapFn::add),
-                                ArrayRef<double>{}, StringAttr(), ValueRange{inter, intra});
       Window w = window(cast<RankedTensorType>(res.getType()));
       Value updated = tensor::InsertSliceOp::create(bld, loc, sum, res, w.offsets, w.sizes, w.strides);
 

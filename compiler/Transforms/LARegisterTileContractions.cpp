@@ -12,6 +12,7 @@
 #include "Transforms/Passes.h"
 #include "Transforms/RegisterBlockPatterns.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -37,14 +38,24 @@ struct RegisterBlockPlan {
   SmallVector<int64_t> blockShape;
   /// Order of the block loops: other parallel loops, the row loop, the vector loop, then the reductions.
   SmallVector<int64_t> loopOrder;
+  /// The output's innermost loop, vectorised.
+  unsigned vectorLoop = 0;
+  /// Inputs that read the vector loop with a stride (`k[m, d]` in `q·kᵀ`): each is copied once into a
+  /// layout where the vector loop is innermost, which the blocks' reuse of it pays for many times over.
+  SmallVector<unsigned> inputsToTranspose;
 };
+
+/// Smallest number of times the blocks read each element of an input for a transposed copy of that input
+/// to pay off (the copy is one strided read and one write per element).
+constexpr int64_t kMinReuseForTranspose = 8;
 
 struct BlockLimits {
   int64_t vectorTile, vectorWidth, registerBudget, maxRows;
 };
 
 /// Returns the register-block plan of `op`, or nothing when `op` is not a contraction this pass improves:
-/// dynamic shapes, several outputs, no reduction, or a vector loop that some input reads with a stride.
+/// dynamic shapes, several outputs, no reduction, or a vector loop that some input reads with a stride
+/// where a transposed copy of that input would not pay off.
 std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const BlockLimits &limits) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
     return std::nullopt;
@@ -55,16 +66,8 @@ std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const B
   if (outputMap.getNumResults() == 0 || !outputMap.isProjectedPermutation())
     return std::nullopt;
   unsigned vectorLoop = outputMap.getDimPosition(outputMap.getNumResults() - 1);
-  if (ranges[vectorLoop] < limits.vectorWidth / 2)
+  if (ranges[vectorLoop] < limits.vectorWidth / 2 || failed(linalg::vectorizeOpPrecondition(op)))
     return std::nullopt;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    if (!map.isProjectedPermutation())
-      return std::nullopt;
-    // A strided vector loop would need gathers: leave dot-product shapes to the loop vectoriser.
-    if (map.isFunctionOfDim(vectorLoop) && map.getDimPosition(map.getNumResults() - 1) != vectorLoop)
-      return std::nullopt;
-  }
   // The row loop: the innermost other output loop that is longer than one.
   std::optional<unsigned> rowLoop;
   for (int result = static_cast<int>(outputMap.getNumResults()) - 2; result >= 0 && !rowLoop; --result) {
@@ -72,8 +75,25 @@ std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const B
     if (ranges[loop] > 1)
       rowLoop = loop;
   }
-
+  int64_t work = 1;
+  for (int64_t range : ranges)
+    work *= range;
   RegisterBlockPlan plan;
+  plan.vectorLoop = vectorLoop;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation())
+      return std::nullopt;
+    if (!map.isFunctionOfDim(vectorLoop) || map.getDimPosition(map.getNumResults() - 1) == vectorLoop)
+      continue;
+    // A strided vector loop: worth a transposed copy in a matrix product (there is a row loop) that
+    // reuses the input enough; a dot-product shape without rows is left to the loop vectoriser.
+    int64_t elements = cast<ShapedType>(input->get().getType()).getNumElements();
+    if (!rowLoop || work < kMinReuseForTranspose * elements)
+      return std::nullopt;
+    plan.inputsToTranspose.push_back(input->getOperandNumber());
+  }
+
   plan.blockShape.assign(ranges.size(), 1);
   int64_t lanes = std::min(ranges[vectorLoop], limits.vectorTile);
   plan.blockShape[vectorLoop] = lanes;
@@ -95,9 +115,40 @@ std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const B
   return plan;
 }
 
+/// Replaces input `operandNumber` of `op` by a copy whose innermost dim is the one indexed by `vectorLoop`.
+void transposeInput(RewriterBase &rewriter, linalg::GenericOp op, unsigned operandNumber, unsigned vectorLoop) {
+  OpOperand &input = op->getOpOperand(operandNumber);
+  AffineMap map = op.getMatchingIndexingMap(&input);
+  SmallVector<int64_t> permutation;
+  for (unsigned result = 0; result < map.getNumResults(); ++result)
+    if (map.getDimPosition(result) != vectorLoop)
+      permutation.push_back(result);
+  permutation.push_back(*map.getResultPosition(rewriter.getAffineDimExpr(vectorLoop)));
+
+  auto type = cast<RankedTensorType>(input.get().getType());
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> results;
+  for (int64_t source : permutation) {
+    shape.push_back(type.getDimSize(source));
+    results.push_back(map.getResult(source));
+  }
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  Value transposed = linalg::TransposeOp::create(rewriter, loc, input.get(), empty, permutation)->getResult(0);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[operandNumber] = AffineMap::get(map.getNumDims(), 0, results, op.getContext());
+  rewriter.modifyOpInPlace(op, [&] {
+    input.set(transposed);
+    op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+  });
+}
+
 /// Tiles `op` into register blocks and peels ragged block loops; the block-sized generics carry
 /// `kBlockAttr`.
 LogicalResult tileIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op, const RegisterBlockPlan &plan) {
+  for (unsigned operandNumber : plan.inputsToTranspose)
+    transposeInput(rewriter, op, operandNumber, plan.vectorLoop);
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), plan.blockShape));
   options.setInterchange(plan.loopOrder);
@@ -139,6 +190,16 @@ void vectorizeBlocks(RewriterBase &rewriter, func::FuncOp func) {
     block->removeAttr(kBlockAttr);
     if (llvm::any_of(block.getStaticLoopRanges(), ShapedType::isDynamic))
       continue;
+    // Tiling offsets index computations (`linalg.index` + the block origin) with affine.apply, which the
+    // vectoriser does not take: spell them in arith.
+    SmallVector<affine::AffineApplyOp> applies(block.getBody()->getOps<affine::AffineApplyOp>());
+    for (affine::AffineApplyOp apply : applies) {
+      rewriter.setInsertionPoint(apply);
+      std::optional<SmallVector<Value, 8>> expanded =
+          affine::expandAffineMap(rewriter, apply.getLoc(), apply.getAffineMap(), apply.getOperands());
+      if (expanded)
+        rewriter.replaceOp(apply, (*expanded)[0]);
+    }
     rewriter.setInsertionPoint(block);
     FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(rewriter, block);
     if (succeeded(vectorized))

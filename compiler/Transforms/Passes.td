@@ -110,9 +110,11 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
        disappears.
     2. A `tril(n, m)`-masked contraction of that shape with a static sequence longer than `chunk-size`
        becomes an `scf.for` over chunks carrying the state `S = Σ_{m in earlier chunks} k_m ⊗ v_m`
-       (`[.., D, Dv]`, or `[.., D]` for the two-input form): each chunk adds `q_c S` (inter-chunk) and
-       `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two contractions of C×C), then updates `S`. A last partial chunk
-       is emitted separately so every shape stays static. Cost O(N·C·(D + Dv) + N·D·Dv), memory O(D·Dv).
+       (`[.., D, Dv]`, or `[.., D]` for the two-input form). With values, each chunk adds `q_c S`
+       (inter-chunk) and `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two contractions of C×C), then updates `S`:
+       cost O(N·C·(D + Dv) + N·D·Dv). Without values, each chunk dots `q_c` with the in-chunk prefix sum of
+       `k_c` seeded with `S` (an `la.scan ... init(S)`): cost O(N·D). A last partial chunk is emitted
+       separately so every shape stays static. Memory O(C·(D + Dv) + D·Dv).
 
     The batch letters (shared by every operand) stay in front; other layouts are left alone.
   }];

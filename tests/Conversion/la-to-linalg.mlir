@@ -60,16 +60,48 @@ func.func @contract_state(%k: tensor<2x1000x48xf32>, %v: tensor<2x1000x40xf32>) 
 
 // -----
 
-// A tril mask compares the positions of its two letters and keeps or drops each product.
+// A tril mask compares the positions of its two letters and keeps or drops each product. Both letters are
+// result letters here, so the product stays a plain multiply-accumulate and the mask zeroes the result in an
+// elementwise generic after it.
 // CHECK-LABEL: func.func @contract_tril
-// CHECK: linalg.generic
-// CHECK:   %[[N:.*]] = linalg.index {{[0-9]}} : index
-// CHECK:   %[[M:.*]] = linalg.index {{[0-9]}} : index
+// CHECK: %[[PROD:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NOT: arith.select
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[PROD]]
+// CHECK:   %[[N:.*]] = linalg.index 0 : index
+// CHECK:   %[[M:.*]] = linalg.index 1 : index
 // CHECK:   %[[KEEP:.*]] = arith.cmpi uge, %[[N]], %[[M]] : index
-// CHECK:   arith.select %[[KEEP]]
+// CHECK:   arith.select %[[KEEP]], %{{.*}}, %cst
 func.func @contract_tril(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8x8xf32> {
   %a = la.contract "nd,md->nm" %q, %k mask tril(n, m) : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x8xf32>
   return %a : tensor<8x8xf32>
+}
+
+// -----
+
+// tril(S) v: the input S carries both mask letters, so the mask zeroes that factor before the multiply.
+// CHECK-LABEL: func.func @contract_tril_on_input
+// CHECK: linalg.generic
+// CHECK:   %[[KEEP:.*]] = arith.cmpi uge
+// CHECK:   %[[S:.*]] = arith.select %[[KEEP]], %in, %cst
+// CHECK:   %[[P:.*]] = arith.mulf %[[S]], %in_{{.*}}
+// CHECK:   arith.addf %out, %[[P]]
+// CHECK-NEXT: linalg.yield
+func.func @contract_tril_on_input(%s: tensor<8x8xf32>, %v: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %o = la.contract "nm,me->ne" %s, %v mask tril(n, m) : tensor<8x8xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
+  return %o : tensor<8x4xf32>
+}
+
+// -----
+
+// q·tril(k) summed over m: no operand carries both n and m, so each accumulation step is kept or dropped.
+// CHECK-LABEL: func.func @contract_tril_on_accumulator
+// CHECK: linalg.generic
+// CHECK:   %[[SUM:.*]] = arith.addf %out
+// CHECK:   %[[KEEP:.*]] = arith.cmpi uge
+// CHECK:   arith.select %[[KEEP]], %[[SUM]], %out
+func.func @contract_tril_on_accumulator(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8xf32> {
+  %d = la.contract "nd,md->n" %q, %k mask tril(n, m) : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8xf32>
+  return %d : tensor<8xf32>
 }
 
 // -----

@@ -61,14 +61,18 @@ func.func @fused_per_step_exp(%k: tensor<100x16xf32>, %v: tensor<100x64xf32>, %x
 
 // -----
 
-// A dot-product shape (the output's innermost loop m is strided in k) is left to the loop vectoriser.
-// CHECK-LABEL: func.func @dot_product_left_alone
-// CHECK: linalg.generic
-// CHECK-NOT: vector.
+// q·kᵀ reads the output's innermost loop m with a stride in k[m, d]: k is copied once into [d, m] (each
+// element is reused by all 64 rows) and the product becomes register blocks like any other.
+// CHECK-LABEL: func.func @transpose_strided_input
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<64x32xf32>) outs(%{{.*}} : tensor<32x64xf32>) permutation = [1, 0]
+// CHECK: scf.for
+// CHECK:   scf.for {{.*}} iter_args({{.*}}) -> (vector<6x64xf32>)
+// CHECK:     tensor.extract_slice %[[KT]]
+// CHECK:     vector.fma {{.*}} : vector<6x64xf32>
 #qn = affine_map<(n, m, d) -> (n, d)>
 #km = affine_map<(n, m, d) -> (m, d)>
 #nm = affine_map<(n, m, d) -> (n, m)>
-func.func @dot_product_left_alone(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>, %init: tensor<64x64xf32>) -> tensor<64x64xf32> {
+func.func @transpose_strided_input(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>, %init: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %r = linalg.generic {indexing_maps = [#qn, #km, #nm], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%q, %k : tensor<64x32xf32>, tensor<64x32xf32>) outs(%init : tensor<64x64xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -77,4 +81,26 @@ func.func @dot_product_left_alone(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>, 
     linalg.yield %sum : f32
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// A dot product per output element with no row loop (q·z: the vector loop n is strided in q[n, d]) reads
+// q once: a transposed copy would not pay off, so it is left to the loop vectoriser.
+// CHECK-LABEL: func.func @dot_product_left_alone
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+// CHECK-NOT: linalg.transpose
+#qd = affine_map<(n, d) -> (n, d)>
+#zd = affine_map<(n, d) -> (d)>
+#on = affine_map<(n, d) -> (n)>
+func.func @dot_product_left_alone(%q: tensor<64x32xf32>, %z: tensor<32xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#qd, #zd, #on], iterator_types = ["parallel", "reduction"]}
+      ins(%q, %z : tensor<64x32xf32>, tensor<32xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
 }

@@ -2,7 +2,8 @@
 //
 // A contraction becomes one `linalg.generic` over every subscript letter, contracted letters as reduction
 // iterators, accumulating in the `acc` type. Position masks become `linalg.index` comparisons that keep or
-// drop each product, so a masked contraction is still one loop nest (the chunked form bounds its size).
+// drop a product, applied where they cost least: on the result (`tril(q kᵀ)`), on the one input carrying
+// both mask letters (`tril(S) v`), or else on each accumulation step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,24 +108,60 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       iterators.push_back(subscripts.result.find(c) == std::string::npos ? utils::IteratorType::reduction
                                                                           : utils::IteratorType::parallel);
 
+    // Where the mask is applied decides whether the loop nest stays a plain multiply-accumulate (which
+    // register blocks and vectorisers handle): on the result when both mask letters are result letters, on
+    // the one input that carries both letters, and only otherwise on each accumulation step.
+    auto hasLetter = [](StringRef term, char letter) { return term.find(letter) != StringRef::npos; };
+    bool maskResult = mask && hasLetter(subscripts.result, mask->getRow()) &&
+                      hasLetter(subscripts.result, mask->getCol());
+    std::optional<size_t> maskedInput;
+    if (mask && !maskResult)
+      for (auto [index, term] : llvm::enumerate(subscripts.inputs))
+        if (!maskedInput && hasLetter(term, mask->getRow()) && hasLetter(term, mask->getCol()))
+          maskedInput = index;
+    auto buildKeep = [&](OpBuilder &b, Location nested, StringRef letters) {
+      Value row = linalg::IndexOp::create(b, nested, letters.find(mask->getRow()));
+      Value col = linalg::IndexOp::create(b, nested, letters.find(mask->getCol()));
+      return buildMaskCondition(b, nested, *mask, row, col);
+    };
+
     auto flags = getReassocFlags(context);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), inputs, init, maps, iterators,
         [&](OpBuilder &b, Location nested, ValueRange args) {
-          Value product = convertFloat(b, nested, args[0], accType);
-          for (Value factor : args.slice(1, args.size() - 2))
-            product = arith::MulFOp::create(b, nested, product, convertFloat(b, nested, factor, accType), flags);
+          Value zero = mask ? createFloat(b, nested, accType, 0.0) : Value();
+          auto factor = [&](size_t index) {
+            Value value = convertFloat(b, nested, args[index], accType);
+            if (maskedInput == index)
+              value = arith::SelectOp::create(b, nested, buildKeep(b, nested, loopOrder), value, zero);
+            return value;
+          };
+          Value product = factor(0);
+          for (size_t index = 1; index + 1 < args.size(); ++index)
+            product = arith::MulFOp::create(b, nested, product, factor(index), flags);
           Value sum = arith::AddFOp::create(b, nested, args.back(), product, flags);
-          if (mask) {
-            Value row = linalg::IndexOp::create(b, nested, loopOrder.find(mask->getRow()));
-            Value col = linalg::IndexOp::create(b, nested, loopOrder.find(mask->getCol()));
-            Value keep = buildMaskCondition(b, nested, *mask, row, col);
-            sum = arith::SelectOp::create(b, nested, keep, sum, args.back());
-          }
+          if (mask && !maskResult && !maskedInput)
+            sum = arith::SelectOp::create(b, nested, buildKeep(b, nested, loopOrder), sum, args.back());
           linalg::YieldOp::create(b, nested, sum);
         });
+    Value contracted = generic.getResult(0);
+    if (maskResult) {
+      auto resultMap = rewriter.getMultiDimIdentityMap(subscripts.result.size());
+      SmallVector<utils::IteratorType> parallel(subscripts.result.size(), utils::IteratorType::parallel);
+      contracted = linalg::GenericOp::create(
+                       rewriter, loc, contracted.getType(), ValueRange{contracted},
+                       createEmpty(rewriter, loc, sizes, accType),
+                       ArrayRef<AffineMap>{resultMap, resultMap}, parallel,
+                       [&](OpBuilder &b, Location nested, ValueRange args) {
+                         Value zero = createFloat(b, nested, accType, 0.0);
+                         Value keep = buildKeep(b, nested, subscripts.result);
+                         linalg::YieldOp::create(b, nested,
+                                                 arith::SelectOp::create(b, nested, keep, args[0], zero).getResult());
+                       })
+                       .getResult(0);
+    }
 
-    Value result = convertElementType(rewriter, loc, generic.getResult(0), elementType);
+    Value result = convertElementType(rewriter, loc, contracted, elementType);
     rewriter.replaceOp(op, castToType(rewriter, loc, result, resultType));
     return success();
   }
