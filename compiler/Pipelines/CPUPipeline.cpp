@@ -72,7 +72,11 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Temporaries go through _mlir_memref_to_llvm_{alloc,aligned_alloc,free}, which the runtime serves from
+  // a per-thread cache of freed blocks (la/runtime/KernelMemory.h).
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());

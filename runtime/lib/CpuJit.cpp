@@ -2,7 +2,11 @@
 
 #include "CpuJit.h"
 
+#include "la/runtime/KernelMemory.h"
+
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -24,6 +28,18 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(CompiledKernel 
   if (!generator)
     return generator.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  // Kernel scratch memory comes from the runtime's per-thread block cache (KernelMemory.h), bound here
+  // explicitly: a static library's symbols are not visible to the process-symbol search.
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
+  llvm::orc::SymbolMap scratch;
+  auto bind = [&](llvm::StringRef name, auto *function) {
+    scratch[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function), llvm::JITSymbolFlags::Exported};
+  };
+  bind("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+  bind("_mlir_memref_to_llvm_aligned_alloc", &_mlir_memref_to_llvm_aligned_alloc);
+  bind("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  if (llvm::Error err = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(scratch))))
+    return std::move(err);
 
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(kernel.object.data(), kernel.object.size()),
                                                      kernel.symbol());

@@ -32,7 +32,9 @@
 namespace la {
 
 std::string CompileOptions::str() const {
-  return llvm::formatv("chunk={0},fuse={1},slice={2}", chunkSize, fuse ? 1 : 0, sliceBatchHeads ? 1 : 0).str();
+  return llvm::formatv("chunk={0},fuse={1},tile={2},slice={3}", chunkSize, fuse ? 1 : 0, registerTile ? 1 : 0,
+                       sliceBatchHeads ? 1 : 0)
+      .str();
 }
 
 llvm::StringRef cacheSourceName(CacheSource source) {
