@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Reference.h"
 #include "Roofline.h"
+#include "Stats.h"
 
 #include "la/runtime/Runtime.h"
 #include "la/runtime/Tensor.h"
@@ -49,6 +50,7 @@
 
 using namespace llvm;
 using la::bench::KernelKind;
+using la::bench::median;
 
 namespace {
 
@@ -252,12 +254,6 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 double minimum(const std::vector<double> &values) { return *std::min_element(values.begin(), values.end()); }

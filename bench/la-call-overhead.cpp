@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Stats.h"
 #include "la/runtime/Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -22,12 +22,8 @@
 
 namespace {
 
+using la::bench::median;
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 int fail(const std::string &message) {
   llvm::errs() << "la-call-overhead: " << message << "\n";

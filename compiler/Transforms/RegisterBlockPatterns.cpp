@@ -82,40 +82,57 @@ struct SinkBroadcastThroughElementwise : RewritePattern {
   }
 };
 
+/// Shape of the source of `broadcast`, already rearranged into the layout the reshaping op (transpose or
+/// shape_cast) of the broadcast result would give it, or nothing when the reshaping moves source data.
+using NarrowShapeFn =
+    function_ref<std::optional<SmallVector<int64_t>>(ArrayRef<int64_t> broadcastShape, VectorType sourceType)>;
+
+/// Rewrites `reshape(broadcast(x))` (of type `resultType`) as `broadcast(shape_cast(x))`, with the
+/// shape_cast target given by `narrowShape`.
+LogicalResult foldReshapeOfBroadcast(PatternRewriter &rewriter, Operation *reshape, Value reshaped,
+                                     VectorType resultType, NarrowShapeFn narrowShape) {
+  auto broadcast = reshaped.getDefiningOp<vector::BroadcastOp>();
+  if (!broadcast)
+    return failure();
+  Value narrow = broadcast.getSource();
+  if (auto sourceType = dyn_cast<VectorType>(narrow.getType())) {
+    std::optional<SmallVector<int64_t>> shape =
+        narrowShape(broadcast.getResultVectorType().getShape(), sourceType);
+    if (!shape)
+      return failure();
+    auto narrowType = VectorType::get(*shape, sourceType.getElementType());
+    if (narrowType != sourceType)
+      narrow = vector::ShapeCastOp::create(rewriter, reshape->getLoc(), narrowType, narrow);
+  }
+  rewriter.replaceOpWithNewOp<vector::BroadcastOp>(reshape, resultType, narrow);
+  return success();
+}
+
 struct FoldTransposeOfBroadcast : OpRewritePattern<vector::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(vector::TransposeOp transpose, PatternRewriter &rewriter) const override {
-    auto broadcast = transpose.getVector().getDefiningOp<vector::BroadcastOp>();
-    if (!broadcast)
-      return failure();
-    VectorType resultType = transpose.getResultVectorType();
-    auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
-    if (!sourceType) {
-      rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType, broadcast.getSource());
-      return success();
-    }
-    // Dims of the broadcast result that carry data of the source (not added, not stretched, not unit).
-    ArrayRef<int64_t> broadcastShape = broadcast.getResultVectorType().getShape();
-    int64_t added = broadcastShape.size() - sourceType.getRank();
-    auto carriesData = [&](int64_t dim) {
-      return dim >= added && broadcastShape[dim] != 1 && sourceType.getDimSize(dim - added) == broadcastShape[dim];
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    auto narrowShape = [&](ArrayRef<int64_t> broadcastShape,
+                           VectorType sourceType) -> std::optional<SmallVector<int64_t>> {
+      // Dims of the broadcast result that carry data of the source (not added, not stretched, not unit).
+      int64_t added = broadcastShape.size() - sourceType.getRank();
+      auto carriesData = [&](int64_t dim) {
+        return dim >= added && broadcastShape[dim] != 1 && sourceType.getDimSize(dim - added) == broadcastShape[dim];
+      };
+      SmallVector<int64_t> shape;
+      SmallVector<int64_t> dataDimsInResultOrder;
+      for (int64_t dim : permutation) {
+        shape.push_back(carriesData(dim) ? broadcastShape[dim] : 1);
+        if (carriesData(dim))
+          dataDimsInResultOrder.push_back(dim);
+      }
+      if (!llvm::is_sorted(dataDimsInResultOrder))
+        return std::nullopt;
+      return shape;
     };
-    SmallVector<int64_t> narrowShape;
-    SmallVector<int64_t> dataDimsInResultOrder;
-    for (int64_t dim : transpose.getPermutation()) {
-      narrowShape.push_back(carriesData(dim) ? broadcastShape[dim] : 1);
-      if (carriesData(dim))
-        dataDimsInResultOrder.push_back(dim);
-    }
-    if (!llvm::is_sorted(dataDimsInResultOrder))
-      return failure();
-    auto narrowType = VectorType::get(narrowShape, sourceType.getElementType());
-    Value narrow = broadcast.getSource();
-    if (narrowType != sourceType)
-      narrow = vector::ShapeCastOp::create(rewriter, transpose.getLoc(), narrowType, narrow);
-    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(transpose, resultType, narrow);
-    return success();
+    return foldReshapeOfBroadcast(rewriter, transpose, transpose.getVector(), transpose.getResultVectorType(),
+                                  narrowShape);
   }
 };
 
@@ -123,42 +140,33 @@ struct FoldShapeCastOfBroadcast : OpRewritePattern<vector::ShapeCastOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(vector::ShapeCastOp shapeCast, PatternRewriter &rewriter) const override {
-    auto broadcast = shapeCast.getSource().getDefiningOp<vector::BroadcastOp>();
-    if (!broadcast)
-      return failure();
-    VectorType resultType = shapeCast.getResultVectorType();
-    auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
-    if (!sourceType) {
-      rewriter.replaceOpWithNewOp<vector::BroadcastOp>(shapeCast, resultType, broadcast.getSource());
-      return success();
-    }
-    // Only unit dims may differ between the broadcast result and the shape_cast result.
-    ArrayRef<int64_t> broadcastShape = broadcast.getResultVectorType().getShape();
-    SmallVector<int64_t> nonUnitPositions;
-    for (auto [dim, size] : llvm::enumerate(broadcastShape))
-      if (size != 1)
-        nonUnitPositions.push_back(dim);
-    SmallVector<int64_t> narrowShape;
-    size_t next = 0;
-    int64_t added = broadcastShape.size() - sourceType.getRank();
-    for (int64_t size : resultType.getShape()) {
-      if (size == 1) {
-        narrowShape.push_back(1);
-        continue;
+    ArrayRef<int64_t> resultShape = shapeCast.getResultVectorType().getShape();
+    auto narrowShape = [&](ArrayRef<int64_t> broadcastShape,
+                           VectorType sourceType) -> std::optional<SmallVector<int64_t>> {
+      // Only unit dims may differ between the broadcast result and the shape_cast result.
+      SmallVector<int64_t> nonUnitPositions;
+      for (auto [dim, size] : llvm::enumerate(broadcastShape))
+        if (size != 1)
+          nonUnitPositions.push_back(dim);
+      SmallVector<int64_t> shape;
+      size_t next = 0;
+      int64_t added = broadcastShape.size() - sourceType.getRank();
+      for (int64_t size : resultShape) {
+        if (size == 1) {
+          shape.push_back(1);
+          continue;
+        }
+        if (next == nonUnitPositions.size() || broadcastShape[nonUnitPositions[next]] != size)
+          return std::nullopt;
+        int64_t dim = nonUnitPositions[next++];
+        shape.push_back(dim < added ? 1 : sourceType.getDimSize(dim - added));
       }
-      if (next == nonUnitPositions.size() || broadcastShape[nonUnitPositions[next]] != size)
-        return failure();
-      int64_t dim = nonUnitPositions[next++];
-      narrowShape.push_back(dim < added ? 1 : sourceType.getDimSize(dim - added));
-    }
-    if (next != nonUnitPositions.size())
-      return failure();
-    auto narrowType = VectorType::get(narrowShape, sourceType.getElementType());
-    Value narrow = broadcast.getSource();
-    if (narrowType != sourceType)
-      narrow = vector::ShapeCastOp::create(rewriter, shapeCast.getLoc(), narrowType, narrow);
-    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(shapeCast, resultType, narrow);
-    return success();
+      if (next != nonUnitPositions.size())
+        return std::nullopt;
+      return shape;
+    };
+    return foldReshapeOfBroadcast(rewriter, shapeCast, shapeCast.getSource(), shapeCast.getResultVectorType(),
+                                  narrowShape);
   }
 };
 

@@ -1,4 +1,5 @@
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise -canonicalize | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=max-recompute-cost=14 -canonicalize | FileCheck %s --check-prefix=COSTLY
 
 // A costly feature map (sigmoid: cost 14 > max-recompute-cost 4) read by two consumers is materialised
 // once: both reductions read the [N, D] result instead of recomputing the exp.
@@ -9,6 +10,14 @@
 // CHECK-NOT: math.exp
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK-NOT: math.exp
+// With max-recompute-cost=14 sigmoid counts as cheap enough: recomputed in both reductions, no temporary.
+// COSTLY-LABEL: func.func @materialise_costly_shared_map
+// COSTLY: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// COSTLY:   math.exp
+// COSTLY: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// COSTLY:   math.exp
+// COSTLY-NOT: linalg.generic
+// COSTLY: return
 func.func @materialise_costly_shared_map(%q: tensor<100x8xf32>, %z: tensor<8xf32>) -> (tensor<100xf32>, tensor<100xf32>) {
   %qs = la.map sigmoid %q : tensor<100x8xf32> -> tensor<100x8xf32>
   %d = la.contract "nd,d->n" %qs, %z : tensor<100x8xf32>, tensor<8xf32> -> tensor<100xf32>
