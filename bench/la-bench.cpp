@@ -75,6 +75,7 @@ struct BenchOptions {
   std::string torchScript = LA_BENCH_DIR "/torch_baseline.py";
   std::string cacheDir;
   bool noFuse = false;
+  bool groupSweeps = false;
   bool noRegisterTile = false;
   int64_t chunkSize = 64;
   int64_t batch = 2, heads = 8, dim = 64, dimV = 64;
@@ -102,6 +103,7 @@ unfused eager-style reference, PyTorch eager (when installed) and this machine's
   --torch-script FILE        path of torch_baseline.py                      [source tree's bench/]
   --cache-dir DIR            kernel cache directory ("none": no disk cache) [$LA_CACHE_DIR or ~/.cache/la]
   --no-fuse                  compile without the fusion passes
+  --group-sweeps             group the ops that read the sequence into shared loops (la-group-sweeps)
   --no-register-tile         leave contractions to LLVM's loop vectoriser (no register blocks)
   --chunk-size C             chunk length of the causal scans               [64]
   --batch B --heads H --dim D --dim-v Dv                                    [2 8 64 64]
@@ -218,6 +220,8 @@ bool parseOptions(int argc, char **argv, BenchOptions &options) {
       ok = string(options.cacheDir);
     } else if (name == "no-fuse") {
       options.noFuse = true;
+    } else if (name == "group-sweeps") {
+      options.groupSweeps = true;
     } else if (name == "no-register-tile") {
       options.noRegisterTile = true;
     } else if (name == "chunk-size") {
@@ -464,6 +468,7 @@ int main(int argc, char **argv) {
   options.numThreads = threads;
   options.cacheDir = opts.cacheDir;
   options.compile.fuse = !opts.noFuse;
+  options.compile.groupSweeps = opts.groupSweeps;
   options.compile.registerTile = !opts.noRegisterTile;
   options.compile.chunkSize = opts.chunkSize;
   Expected<std::unique_ptr<la::Runtime>> runtime = la::Runtime::create(options);
@@ -684,6 +689,7 @@ int main(int argc, char **argv) {
           {"threads", threads},
           {"repeat", repeat},
           {"fuse", !opts.noFuse},
+          {"group_sweeps", opts.groupSweeps},
           {"register_tile", !opts.noRegisterTile},
           {"chunk_size", opts.chunkSize},
           {"generated_median_ms", optionalNumber(gen)},

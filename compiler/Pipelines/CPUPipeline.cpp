@@ -37,6 +37,11 @@ void buildLAToLinalgPipeline(OpPassManager &pm, const CPUPipelineOptions &option
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (options.fuse && options.groupSweeps) {
+    pm.addNestedPass<func::FuncOp>(createLAGroupSweeps());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   if (options.registerTile) {
     pm.addNestedPass<func::FuncOp>(createLARegisterTileContractions());
     pm.addPass(createCanonicalizerPass());
@@ -51,6 +56,9 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   // Chunk loops carry their state in a fresh buffer per iteration (D×Dv, small next to the chunk work).
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so
+  // a result written by a loop (a sweep) is still recognised as an allocation and becomes the out-param.
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

@@ -25,6 +25,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise maps into producers/consumers and group sweeps"),
                     llvm::cl::init(true)};
+  Option<bool> groupSweeps{
+      *this, "group-sweeps",
+      llvm::cl::desc("Group the ops that read the sequence tile by tile into shared loops (la-group-sweeps); "
+                     "off by default, see docs/BENCHMARKS.md"),
+      llvm::cl::init(false)};
   Option<bool> registerTile{
       *this, "register-tile",
       llvm::cl::desc("Tile contractions into register blocks and vectorise them (la-register-tile-contractions)"),

@@ -124,6 +124,29 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
+  let summary = "Groups the ops that read the sequence tile by tile into one loop per sweep: "
+                "a = 1/(q·s); r = Σ_n q_n a_n => for n-tile: { a_t = 1/(q_t·s); r += q_tᵀ a_t }";
+  let description = [{
+    Visits the linalg.generics of a function body from the last to the first. A generic whose longest
+    loop (on static shapes) is longer than `sweep-tile` becomes a *sweep root*: it is tiled along that
+    loop with `scf::tileConsumerAndFuseProducersUsingSCF`, and each linalg producer it reads tile by tile
+    is computed inside the loop, transitively. A producer with readers after the root is still fused, and
+    the loop yields its whole value for them; a producer read by an op before the root, a producer read
+    whole (a `[D, Dv]` state), and the accumulator of a tiled reduction stay outside. Nothing is computed
+    twice. The last partial tile of each sweep is peeled, so the main loop's tiles have static shapes.
+
+    On Flow-Attention this turns about a dozen loops over `[N, D]` operands into the sweeps of SPEC.md §6:
+    Σq and Σk with the feature maps; the flows I, O with Σk·b and Σq·a; the competition with kᵀ(v·comp);
+    the read-out q·(kᵀv) with the conserved flow and the gate.
+  }];
+  let options = [
+    Option<"sweepTile", "sweep-tile", "int64_t", /*default=*/"64", "Rows of the sequence per sweep step">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect"];
+}
+
 def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::func::FuncOp"> {
   let summary = "Tiles contraction-like linalg.generics into register blocks and vectorises each block: "
                 "C[n,e] += A[n,d]·B[d,e] => for n-block, d: acc<R×V> += bcast(A[n:n+R,d]) ⊗ B[d,e:e+V]";

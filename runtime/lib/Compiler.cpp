@@ -100,6 +100,7 @@ llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef sour
 void setPipelineOptions(const CompileOptions &options, mlir::la::CPUPipelineOptions &pipeline) {
   pipeline.chunkSize = options.chunkSize;
   pipeline.fuse = options.fuse;
+  pipeline.groupSweeps = options.groupSweeps;
   pipeline.registerTile = options.registerTile;
 }
 

@@ -32,8 +32,8 @@
 namespace la {
 
 std::string CompileOptions::str() const {
-  return llvm::formatv("chunk={0},fuse={1},tile={2},slice={3}", chunkSize, fuse ? 1 : 0, registerTile ? 1 : 0,
-                       sliceBatchHeads ? 1 : 0)
+  return llvm::formatv("chunk={0},fuse={1},sweeps={2},tile={3},slice={4}", chunkSize, fuse ? 1 : 0,
+                       groupSweeps ? 1 : 0, registerTile ? 1 : 0, sliceBatchHeads ? 1 : 0)
       .str();
 }
 

@@ -40,6 +40,9 @@ static cl::opt<int64_t> chunkSize("chunk-size", cl::desc("Chunk length of chunke
                                   cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion (one loop nest per la op)"),
                             cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<bool> groupSweeps("group-sweeps",
+                                 cl::desc("Group the ops that read the sequence into shared loops (la-group-sweeps)"),
+                                   cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> noRegisterTile("no-register-tile",
                                     cl::desc("Leave contractions to LLVM's loop vectoriser (no register blocks)"),
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
@@ -184,6 +187,7 @@ la::CompileOptions compileOptions() {
   la::CompileOptions options;
   options.chunkSize = chunkSize;
   options.fuse = !noFuse;
+  options.groupSweeps = groupSweeps;
   options.registerTile = !noRegisterTile;
   return options;
 }

@@ -35,13 +35,18 @@ struct CompileOptions {
   /// Run the fusion passes (maps into their producers and consumers, sweep grouping). Off gives the
   /// unfused lowering, one loop nest per `la` op, useful to see what fusion buys.
   bool fuse = true;
+  /// Group the ops that read the sequence tile by tile into shared loops (`la-group-sweeps`, with `fuse`).
+  /// Off by default: on this repository's 2-core test machine the per-slice operands stay in L2, and the
+  /// grouped loops measure 2% faster on Flow-Attention but 16% slower on linear attention
+  /// (docs/BENCHMARKS.md).
+  bool groupSweeps = false;
   /// Tile contractions into register blocks (`la-register-tile-contractions`). Off leaves them to LLVM's
   /// loop vectoriser, useful to see what the blocks buy.
   bool registerTile = true;
   /// Compile once per (batch, head) slice and spread slices over the thread pool when the entry allows it.
   bool sliceBatchHeads = true;
 
-  /// A stable textual form, e.g. "chunk=64,fuse=1,tile=1,slice=1", used in cache keys and `lac --json`.
+  /// A stable textual form, e.g. "chunk=64,fuse=1,sweeps=0,tile=1,slice=1", used in cache keys and `lac --json`.
   std::string str() const;
 };
 
