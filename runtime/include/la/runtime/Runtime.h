@@ -36,8 +36,8 @@ struct CompileOptions {
   /// unfused lowering, one loop nest per `la` op, useful to see what fusion buys.
   bool fuse = true;
   /// Group the ops that read the sequence tile by tile into shared loops (`la-group-sweeps`, with `fuse`).
-  /// Off by default: on this repository's 2-core test machine the per-slice operands stay in L2, and the
-  /// grouped loops measure 2% faster on Flow-Attention but 16% slower on linear attention
+  /// Off by default until it pays on every kernel: on the 2-core test machine it makes the non-causal kernels
+  /// 13-15% faster at N=16384, is neutral to 5% slower at N=4096 and 4-5% slower on the causal ones
   /// (docs/BENCHMARKS.md).
   bool groupSweeps = false;
   /// Tile contractions into register blocks (`la-register-tile-contractions`). Off leaves them to LLVM's
