@@ -116,14 +116,22 @@ struct KernelSlot {
   std::unique_ptr<LoadedKernel> kernel;
 };
 
-std::string defaultCacheDirectory() {
-  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("LA_CACHE_DIR"))
-    return *env;
-  llvm::SmallString<256> home;
-  if (!llvm::sys::path::home_directory(home))
-    return "";
-  llvm::sys::path::append(home, ".cache", "la");
-  return std::string(home);
+/// The disk-cache directory: `requested`, else `$LA_CACHE_DIR`, else `~/.cache/la`; empty (no disk cache)
+/// when the chosen value is "none", wherever it came from.
+std::string resolveCacheDirectory(const std::string &requested) {
+  std::string directory = requested;
+  if (directory.empty()) {
+    if (std::optional<std::string> env = llvm::sys::Process::GetEnv("LA_CACHE_DIR")) {
+      directory = *env;
+    } else {
+      llvm::SmallString<256> home;
+      if (!llvm::sys::path::home_directory(home))
+        return "";
+      llvm::sys::path::append(home, ".cache", "la");
+      directory = std::string(home);
+    }
+  }
+  return directory == "none" ? std::string() : directory;
 }
 
 /// Checks the inputs against the declared signature: count, dtype, rank, static dimensions, and equal
@@ -164,9 +172,7 @@ class RuntimeImpl : public Runtime {
 public:
   explicit RuntimeImpl(RuntimeOptions opts)
       : runtimeOptions(std::move(opts)),
-        disk(runtimeOptions.cacheDir == "none" ? std::string()
-             : runtimeOptions.cacheDir.empty() ? defaultCacheDirectory()
-                                               : runtimeOptions.cacheDir) {
+        disk(resolveCacheDirectory(runtimeOptions.cacheDir)) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)

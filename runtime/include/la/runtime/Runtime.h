@@ -51,8 +51,8 @@ struct CompileOptions {
 };
 
 struct RuntimeOptions {
-  /// Directory of the on-disk kernel cache. Empty means `$LA_CACHE_DIR`, else `~/.cache/la`; "none" turns
-  /// the disk cache off.
+  /// Directory of the on-disk kernel cache. Empty means `$LA_CACHE_DIR`, else `~/.cache/la`; "none" (here
+  /// or in `$LA_CACHE_DIR`) turns the disk cache off.
   std::string cacheDir;
   /// Worker threads for batch×head slices; 0 means one per hardware thread.
   unsigned numThreads = 0;
