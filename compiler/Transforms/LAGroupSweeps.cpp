@@ -84,7 +84,7 @@ decideFusion(Operation *root, const llvm::SmallPtrSetImpl<Operation *> &fused, t
   Block *block = root->getBlock();
   Operation *sweep = ancestorIn(block, slice);
   bool usedAfterRoot = false;
-  for (OpResult result : producer.getOwner()->getResults())
+  for (OpResult result : op->getResults())
     for (Operation *user : result.getUsers()) {
       Operation *userInBlock = ancestorIn(block, user);
       if (!userInBlock)
@@ -147,6 +147,14 @@ FailureOr<scf::ForOp> groupSweep(RewriterBase &rewriter, linalg::GenericOp root,
   return loop;
 }
 
+/// Whether result `index` of `sweep` is written tile by tile (each step inserts its tile into the carried
+/// tensor), as opposed to a reduction over the sweep, which is complete only after the last step.
+bool isWrittenTileByTile(scf::ForOp sweep, unsigned index) {
+  auto yield = cast<scf::YieldOp>(sweep.getBody()->getTerminator());
+  auto insert = yield.getOperand(index).getDefiningOp<tensor::InsertSliceOp>();
+  return insert && insert.getDest() == sweep.getRegionIterArg(index);
+}
+
 /// Whether `value` is a fresh initial value, `linalg.fill(constant, tensor.empty)` or `tensor.empty`, that
 /// can move up to wherever it is needed.
 bool isMovableInit(Value value) {
@@ -198,20 +206,15 @@ bool hasEarlierSiblingSweep(linalg::GenericOp root, int64_t sweepTile) {
 /// the tile just produced. Fails (and leaves the IR alone) when an operand of the consumer is defined after
 /// the sweep or the consumer cannot be tiled to match.
 LogicalResult joinSweepAsConsumer(RewriterBase &rewriter, scf::ForOp &sweep, linalg::GenericOp consumer) {
-  auto yield = cast<scf::YieldOp>(sweep.getBody()->getTerminator());
   for (Value operand : consumer->getOperands()) {
     Operation *definition = operand.getDefiningOp();
     if (definition && definition != sweep.getOperation() && !definition->isBeforeInBlock(sweep) &&
         !isMovableInit(operand))
       return failure();
-    // Only results written tile by tile can be read tile by tile; a reduction over the sweep (`Σ e`) is
-    // complete only after the last step.
-    if (definition == sweep.getOperation()) {
-      unsigned index = cast<OpResult>(operand).getResultNumber();
-      auto insert = yield.getOperand(index).getDefiningOp<tensor::InsertSliceOp>();
-      if (!insert || insert.getDest() != sweep.getRegionIterArg(index))
-        return failure();
-    }
+    // Only results written tile by tile can be read tile by tile (`Σ e` is not).
+    if (definition == sweep.getOperation() &&
+        !isWrittenTileByTile(sweep, cast<OpResult>(operand).getResultNumber()))
+      return failure();
   }
   for (Value init : consumer.getDpsInits())
     if (isMovableInit(init))
@@ -233,12 +236,12 @@ LogicalResult joinSweepAsConsumer(RewriterBase &rewriter, scf::ForOp &sweep, lin
 void dropUnreadResults(RewriterBase &rewriter, scf::ForOp sweep) {
   auto yield = cast<scf::YieldOp>(sweep.getBody()->getTerminator());
   for (unsigned i = 0; i < sweep.getNumResults(); ++i) {
-    auto insert = yield.getOperand(i).getDefiningOp<tensor::InsertSliceOp>();
-    BlockArgument carried = sweep.getRegionIterArg(i);
-    if (!sweep.getResult(i).use_empty() || !insert || insert.getDest() != carried)
+    if (!sweep.getResult(i).use_empty() || !isWrittenTileByTile(sweep, i))
       continue;
+    BlockArgument carried = sweep.getRegionIterArg(i);
+    Operation *insert = yield.getOperand(i).getDefiningOp();
     rewriter.replaceUsesWithIf(carried, sweep.getInitArgs()[i],
-                               [&](OpOperand &use) { return use.getOwner() != insert.getOperation(); });
+                               [&](OpOperand &use) { return use.getOwner() != insert; });
     rewriter.modifyOpInPlace(yield, [&] { yield.setOperand(i, carried); });
   }
 }
@@ -261,8 +264,10 @@ struct LAGroupSweepsPass : impl::LAGroupSweepsBase<LAGroupSweepsPass> {
     auto formSweep = [&](linalg::GenericOp root, unsigned sweepLoop) -> FailureOr<scf::ForOp> {
       SmallVector<Operation *> erased;
       FailureOr<scf::ForOp> sweep = groupSweep(rewriter, root, sweepLoop, sweepTile, erased);
-      if (failed(sweep))
+      if (failed(sweep)) {
+        root.emitError("la-group-sweeps: tiling along loop ") << sweepLoop << " failed";
         return failure();
+      }
       llvm::erase_if(waiting, [&](linalg::GenericOp sibling) { return llvm::is_contained(erased, sibling); });
       // Waiting siblings that read what this sweep yields join it.
       llvm::erase_if(waiting, [&](linalg::GenericOp sibling) {
@@ -287,21 +292,16 @@ struct LAGroupSweepsPass : impl::LAGroupSweepsBase<LAGroupSweepsPass> {
         continue;
       }
       FailureOr<scf::ForOp> sweep = formSweep(root, *sweepLoop);
-      if (failed(sweep)) {
-        root.emitError("la-group-sweeps: tiling along loop ") << *sweepLoop << " failed";
+      if (failed(sweep))
         return signalPassFailure();
-      }
       cursor = *sweep;
     }
     // Siblings that could not join a sweep get their own, last to first.
     while (!waiting.empty()) {
       linalg::GenericOp root = waiting.front();
       waiting.erase(waiting.begin());
-      unsigned sweepLoop = *findSweepLoop(root, sweepTile);
-      if (failed(formSweep(root, sweepLoop))) {
-        root.emitError("la-group-sweeps: tiling along loop ") << sweepLoop << " failed";
+      if (failed(formSweep(root, *findSweepLoop(root, sweepTile))))
         return signalPassFailure();
-      }
     }
     for (scf::ForOp sweep : sweeps)
       dropUnreadResults(rewriter, sweep);
