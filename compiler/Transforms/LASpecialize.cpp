@@ -85,7 +85,19 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
       module.emitError() << "no function named '" << entry << "' to specialise";
       return signalPassFailure();
     }
+    // Callees are written for any shape (`tensor<?x..>`): inline them first so that refining the entry's
+    // argument types never leaves a call whose operand types disagree with its callee's signature.
+    OpPassManager inlining(ModuleOp::getOperationName());
+    inlining.addPass(createInlinerPass());
+    if (failed(runPipeline(inlining, module)))
+      return signalPassFailure();
     if (failed(specializeArguments(func)))
+      return signalPassFailure();
+    // Sizes computed from the arguments (`tensor.dim`, `tensor.empty(%n, ..)`) fold to constants here, so
+    // that refining the la ops below sees them.
+    OpPassManager folding(ModuleOp::getOperationName());
+    folding.addPass(createCanonicalizerPass());
+    if (failed(runPipeline(folding, module)))
       return signalPassFailure();
     refineBody(func);
 
@@ -134,6 +146,11 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
     func.walk([&](Operation *op) {
       if (!isa<LADialect>(op->getDialect()))
         return;
+      // A cast that only forgets static sizes (left by folding, or by an earlier refinement) is absorbed.
+      for (OpOperand &operand : op->getOpOperands())
+        if (auto cast = operand.get().getDefiningOp<tensor::CastOp>())
+          if (tensor::canFoldIntoConsumerOp(cast))
+            operand.set(cast.getSource());
       SmallVector<Type> refined = inferResultTypes(op);
       for (auto [result, type] : llvm::zip(op->getResults(), refined)) {
         Type old = result.getType();

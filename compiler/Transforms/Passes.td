@@ -80,6 +80,16 @@ def LAEmitCInterface : Pass<"la-emit-c-interface", "mlir::ModuleOp"> {
   }];
 }
 
+def LAExpandStridedCopies : Pass<"la-expand-strided-copies", "mlir::func::FuncOp"> {
+  let summary = "Rewrites memref.copy involving a strided view as linalg.copy (loops, no runtime call)";
+  let description = [{
+    Contiguous copies lower to a memcpy intrinsic; strided ones would lower to a call to `memrefCopy` from
+    MLIR's C runner utilities, which the JIT does not link. Run after bufferization, before linalg becomes
+    loops.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def LASpecialize : Pass<"la-specialize", "mlir::ModuleOp"> {
   let summary = "Specialises one entry to concrete argument types and refines every la result type: "
                 "tensor<?x?xf32> => tensor<37x64xf32>";

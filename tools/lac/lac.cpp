@@ -49,8 +49,9 @@ static cl::opt<bool> noRegisterTile("no-register-tile",
 
 static cl::list<std::string> shapes("shape",
                                     cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
-                                             "for every argument"),
-                                    cl::sub(compileCommand), cl::cat(commonCategory));
+                                             "for every argument; with `run --random`, overrides the sizes "
+                                             "--random gives that argument"),
+                                    cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit", cl::desc("Stage to print: la, fused, linalg, llvm, asm, obj"),
                                  cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"), cl::init("-"),
@@ -261,9 +262,16 @@ int runRun() {
     auto dims = parseDims(randomDims, ',');
     if (!dims)
       return fail("--random: " + llvm::toString(dims.takeError()));
+    auto source = readSource(inputFile);
+    if (!source)
+      return fail(source.takeError());
+    la::EntryInfo info{entry, *signature, 0};
+    auto shaped = resolveShapes(info, *source);
+    if (!shaped)
+      return fail(shaped.takeError());
     std::mt19937_64 generator(seed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
+    for (auto [i, declared] : llvm::enumerate(*shaped)) {
       if (declared.shape.size() > dims->size())
         return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
                     llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
@@ -276,6 +284,8 @@ int runRun() {
       inputTensors.push_back(std::move(tensor));
     }
   } else {
+    if (!shapes.empty())
+      return fail("--shape sets the sizes of --random inputs; .npy inputs carry their own shapes");
     if (inputs.size() != signature->arguments.size())
       return fail("'" + entry + "' takes " + llvm::Twine(signature->arguments.size()) + " arguments but " +
                   llvm::Twine(inputs.size()) + " --input files were given (or use --random B,H,N,D)");

@@ -11,6 +11,7 @@
 #include "Conversion/LAToLinalg/LoweringUtils.h"
 #include "Conversion/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -18,88 +19,166 @@
 namespace mlir::la {
 namespace {
 
-/// `state ⊕ slice` elementwise, written into `state`'s buffer.
-Value buildCombineStep(OpBuilder &b, Location loc, Combiner combiner, Value state, Value slice) {
-  auto stateType = cast<RankedTensorType>(state.getType());
-  int64_t rank = stateType.getRank();
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Type accType = stateType.getElementType();
-  return linalg::GenericOp::create(b, loc, stateType, slice, state, maps, iterators,
-                                   [&](OpBuilder &nb, Location nested, ValueRange args) {
-                                     Value x = convertFloat(nb, nested, args[0], accType);
-                                     linalg::YieldOp::create(
-                                         nb, nested, buildCombine(nb, nested, combiner, args[1], x));
-                                   })
-      .getResult(0);
+/// How one scan step updates its state from the elements at position t, elementwise over the state shape.
+/// Named combiners with one state (add, max, min, logaddexp) carry the running combination; `decay` carries
+/// S (S' = exp(g_t) S + x_t); `online_softmax` carries the running max m, weighted sum n and normaliser z.
+struct StepRule {
+  Combiner combiner;
+  Type accType;
+
+  unsigned numStates() const { return combiner == Combiner::online_softmax ? 3 : 1; }
+
+  /// Identity of each state before the first element.
+  SmallVector<double> initialStates() const {
+    if (combiner == Combiner::online_softmax)
+      return {-std::numeric_limits<double>::infinity(), 0.0, 0.0};
+    if (combiner == Combiner::decay)
+      return {0.0};
+    return {*getCombinerIdentity(combiner)};
+  }
+
+  /// New states from the old ones and this position's input elements (already in `accType`).
+  SmallVector<Value> combine(OpBuilder &b, Location loc, ValueRange states, ValueRange elements) const {
+    switch (combiner) {
+    case Combiner::decay: {
+      Value decay = math::ExpOp::create(b, loc, elements[1]);
+      Value kept = arith::MulFOp::create(b, loc, decay, states[0]);
+      return {arith::AddFOp::create(b, loc, kept, elements[0])};
+    }
+    case Combiner::online_softmax: {
+      // m' = max(m, k); n' = n e^{m-m'} + e^{k-m'} v; z' = z e^{m-m'} + e^{k-m'}. Both exponents are ≤ 0,
+      // so nothing overflows for any finite logits (m = -inf at the start gives e^{-inf} = 0).
+      Value k = elements[0], v = elements[1];
+      Value m = arith::MaximumFOp::create(b, loc, states[0], k);
+      Value rescale = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, states[0], m));
+      Value weight = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, k, m));
+      Value n = math::FmaOp::create(b, loc, states[1], rescale, arith::MulFOp::create(b, loc, weight, v));
+      Value z = math::FmaOp::create(b, loc, states[2], rescale, weight);
+      return {m, n, z};
+    }
+    default:
+      return {buildCombine(b, loc, combiner, states[0], elements[0])};
+    }
+  }
+
+  /// The scan's value at a position from the states there.
+  Value output(OpBuilder &b, Location loc, ValueRange states) const {
+    if (combiner == Combiner::online_softmax)
+      return arith::DivFOp::create(b, loc, states[1], states[2]);
+    return states[0];
+  }
+};
+
+/// The lowering supports every named combiner; region combiners are still rejected.
+LogicalResult checkSupported(ScanOp op) {
+  if (!op.getCombiner())
+    return op.emitOpError("with a region combiner is not supported by the CPU lowering yet; use a named "
+                          "combiner (add, max, min, logaddexp, decay, online_softmax)");
+  if (op.getWindow())
+    return op.emitOpError("with a window is not supported by the CPU lowering yet");
+  return success();
 }
 
-/// la.scan with a named single-state combiner ⇒ scf.for over the scanned dimension.
+/// la.scan with a named combiner ⇒ scf.for over the scanned dimension carrying the states and the result.
 struct ScanToLoop : OpConversionPattern<ScanOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    std::optional<Combiner> combiner = op.getCombiner();
-    if (!combiner || !getCombinerIdentity(*combiner) || adaptor.getInputs().size() != 1)
-      return op.emitOpError("with this combiner is not supported by the CPU lowering yet; supported: add, "
-                            "max, min, logaddexp");
-    if (op.getWindow())
-      return op.emitOpError("with a window is not supported by the CPU lowering yet");
-
+    if (failed(checkSupported(op)))
+      return failure();
     Location loc = op.getLoc();
-    Value input = adaptor.getInputs().front();
-    auto inputType = cast<RankedTensorType>(input.getType());
+    ValueRange inputs = adaptor.getInputs();
+    // The state has the shape of the scanned values: the input for one-input combiners and decay (whose
+    // gate prefix-broadcasts into it), the values (second input) for online_softmax.
+    Value values = *op.getCombiner() == Combiner::online_softmax ? inputs[1] : inputs[0];
+    auto valueType = cast<RankedTensorType>(values.getType());
     auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
     Type elementType = resultType.getElementType();
-    Type accType = getAccumulationType(op.getAcc(), elementType);
-    int64_t rank = inputType.getRank();
+    StepRule rule{*op.getCombiner(), getAccumulationType(op.getAcc(), elementType)};
+    int64_t rank = valueType.getRank();
     int64_t dim = op.getDimAttr().getInt();
     bool exclusive = op.getKind() == ScanKind::exclusive;
     bool reverse = op.getReverse();
 
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, values);
     SmallVector<OpFoldResult> stateSizes = sizes;
     stateSizes.erase(stateSizes.begin() + dim);
-    SmallVector<int64_t> stateShape = llvm::to_vector(inputType.getShape());
+    SmallVector<int64_t> stateShape = llvm::to_vector(valueType.getShape());
     stateShape.erase(stateShape.begin() + dim);
+    auto stateType = RankedTensorType::get(stateShape, rule.accType);
 
-    Value state;
+    SmallVector<Value> initial;
+    for (double identity : rule.initialStates())
+      initial.push_back(createFilled(rewriter, loc, stateSizes, rule.accType, identity));
     if (!adaptor.getInit().empty())
-      state = convertElementType(rewriter, loc, adaptor.getInit().front(), accType);
-    else
-      state = createFilled(rewriter, loc, stateSizes, accType, *getCombinerIdentity(*combiner));
-    Value result = createEmpty(rewriter, loc, sizes, elementType);
+      initial[0] = convertElementType(rewriter, loc, adaptor.getInit().front(), rule.accType);
+    initial.push_back(createEmpty(rewriter, loc, sizes, elementType));
 
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]);
-    SmallVector<OpFoldResult> sliceSizes = sizes;
-    sliceSizes[dim] = rewriter.getIndexAttr(1);
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-    auto sliceType = RankedTensorType::get(stateShape, inputType.getElementType());
     auto outSliceType = RankedTensorType::get(stateShape, elementType);
+    unsigned numStates = rule.numStates();
 
     auto loop = scf::ForOp::create(
-        rewriter, loc, zero, length, one, ValueRange{state, result},
-        [&](OpBuilder &b, Location nested, Value i, ValueRange carried) {
+        rewriter, loc, zero, length, one, initial, [&](OpBuilder &b, Location nested, Value i, ValueRange carried) {
           Value position = i;
-          if (reverse) {
-            Value last = arith::SubIOp::create(b, nested, length, one);
-            position = arith::SubIOp::create(b, nested, last, i);
+          if (reverse)
+            position = arith::SubIOp::create(b, nested, arith::SubIOp::create(b, nested, length, one), i);
+          // Every input's slice at `position` (rank-reduced) and the map from the state's dimensions to it:
+          // an input is a prefix of the value shape (decay's gate), so its slice reads the state's leading dims.
+          SmallVector<Value> slices;
+          SmallVector<AffineMap> maps;
+          for (Value input : inputs) {
+            auto type = cast<RankedTensorType>(input.getType());
+            int64_t inputRank = type.getRank();
+            SmallVector<OpFoldResult> offsets(inputRank, b.getIndexAttr(0));
+            offsets[dim] = position;
+            SmallVector<OpFoldResult> sliceSizes = getSizes(b, nested, input);
+            sliceSizes[dim] = b.getIndexAttr(1);
+            SmallVector<OpFoldResult> strides(inputRank, b.getIndexAttr(1));
+            SmallVector<int64_t> sliceShape = llvm::to_vector(type.getShape());
+            sliceShape.erase(sliceShape.begin() + dim);
+            auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+            slices.push_back(
+                tensor::ExtractSliceOp::create(b, nested, sliceType, input, offsets, sliceSizes, strides));
+            SmallVector<AffineExpr> prefix;
+            for (int64_t d = 0; d + 1 < inputRank; ++d)
+              prefix.push_back(b.getAffineDimExpr(d));
+            maps.push_back(AffineMap::get(rank - 1, 0, prefix, b.getContext()));
           }
+          AffineMap identity = b.getMultiDimIdentityMap(rank - 1);
+          SmallVector<Value> outs(carried.begin(), carried.begin() + numStates);
+          SmallVector<Type> outTypes(numStates, stateType);
+          // The output slice is written by the same step (the exclusive form writes the old states).
+          outs.push_back(createEmpty(b, nested, stateSizes, elementType));
+          outTypes.push_back(outSliceType);
+          maps.append(numStates + 1, identity);
+          SmallVector<utils::IteratorType> iterators(rank - 1, utils::IteratorType::parallel);
+          auto step = linalg::GenericOp::create(
+              b, nested, outTypes, slices, outs, maps, iterators,
+              [&](OpBuilder &nb, Location body, ValueRange args) {
+                SmallVector<Value> elements;
+                for (Value element : args.take_front(slices.size()))
+                  elements.push_back(convertFloat(nb, body, element, rule.accType));
+                ValueRange states = args.slice(slices.size(), numStates);
+                SmallVector<Value> next = rule.combine(nb, body, states, elements);
+                Value out = rule.output(nb, body, exclusive ? states : ValueRange(next));
+                next.push_back(convertFloat(nb, body, out, elementType));
+                linalg::YieldOp::create(nb, body, next);
+              });
           SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
           offsets[dim] = position;
-          Value slice = tensor::ExtractSliceOp::create(b, nested, sliceType, input, offsets, sliceSizes, strides);
-          Value current = carried[0];
-          Value next = buildCombineStep(b, nested, *combiner, current, slice);
-          Value out = convertElementType(b, nested, exclusive ? current : next, elementType);
-          out = castToType(b, nested, out, outSliceType);
-          Value updated =
-              tensor::InsertSliceOp::create(b, nested, out, carried[1], offsets, sliceSizes, strides);
-          scf::YieldOp::create(b, nested, ValueRange{next, updated});
+          SmallVector<OpFoldResult> sliceSizes = sizes;
+          sliceSizes[dim] = b.getIndexAttr(1);
+          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+          SmallVector<Value> yielded(step.getResults().begin(), step.getResults().begin() + numStates);
+          yielded.push_back(tensor::InsertSliceOp::create(b, nested, step.getResult(numStates), carried.back(),
+                                                          offsets, sliceSizes, strides));
+          scf::YieldOp::create(b, nested, yielded);
         });
-    rewriter.replaceOp(op, castToType(rewriter, loc, loop.getResult(1), resultType));
+    rewriter.replaceOp(op, castToType(rewriter, loc, loop.getResults().back(), resultType));
     return success();
   }
 };
