@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
+#include "Transforms/ChunkDecayScans.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -263,6 +264,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     // no longer than a chunk anyway) are never revisited.
     RewritePatternSet chunking(&getContext());
     chunking.add<ChunkCausalContract>(&getContext(), chunkSize);
+    populateChunkDecayScanPatterns(chunking, chunkSize);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);

@@ -53,11 +53,41 @@ struct BlockLimits {
   int64_t vectorTile, vectorWidth, registerBudget, maxRows;
 };
 
+/// Whether the body evaluates a transcendental function on a value that changes with the output position
+/// (GLA's per-key decay e^{G_n,d - G_m,d} in every summand). Such a contraction is bound by that function,
+/// not by FMAs, and register blocks would only multiply its code size. A function of the reduction
+/// position alone (Flow's e^{x_m} in kᵀ(v·e^x)) is evaluated once per step and broadcast, so it is fine.
+bool hasPerOutputTranscendental(linalg::GenericOp op) {
+  auto isOutputLoop = [&](unsigned loop) {
+    return op.getIteratorTypesArray()[loop] == utils::IteratorType::parallel;
+  };
+  llvm::DenseSet<Value> varying;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (unsigned loop = 0; loop < map.getNumDims(); ++loop)
+      if (isOutputLoop(loop) && map.isFunctionOfDim(loop))
+        varying.insert(op.getMatchingBlockArgument(input));
+  }
+  bool found = false;
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    bool dependsOnOutput = llvm::any_of(inner.getOperands(), [&](Value v) { return varying.contains(v); });
+    if (auto index = dyn_cast<linalg::IndexOp>(inner))
+      dependsOnOutput = isOutputLoop(index.getDim());
+    if (!dependsOnOutput)
+      continue;
+    found |= isa<math::MathDialect>(inner.getDialect());
+    varying.insert(inner.getResults().begin(), inner.getResults().end());
+  }
+  return found;
+}
+
 /// Returns the register-block plan of `op`, or nothing when `op` is not a contraction this pass improves:
 /// dynamic shapes, several outputs, no reduction, or a vector loop that some input reads with a stride
 /// where a transposed copy of that input would not pay off.
 std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const BlockLimits &limits) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  if (hasPerOutputTranscendental(op))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))

@@ -93,8 +93,9 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
       return signalPassFailure();
     if (failed(specializeArguments(func)))
       return signalPassFailure();
-    // Sizes computed from the arguments (`tensor.dim`, `tensor.empty(%n, ..)`) fold to constants here, so
-    // that refining the la ops below sees them.
+    refineBody(func);
+    // Sizes computed from the arguments (`tensor.dim`, `tensor.empty(%n, ..)`) fold to constants only now;
+    // a second refinement carries them into the la ops that read them.
     OpPassManager folding(ModuleOp::getOperationName());
     folding.addPass(createCanonicalizerPass());
     if (failed(runPipeline(folding, module)))

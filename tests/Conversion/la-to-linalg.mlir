@@ -160,10 +160,35 @@ func.func @size_dynamic(%x: tensor<2x?xf32>) -> tensor<f32> {
 
 // -----
 
-// Ops the CPU lowering does not handle yet are reported at their location.
-func.func @decay_unsupported(%q: tensor<4x2xf32>, %k: tensor<4x2xf32>, %g: tensor<4xf32>) -> tensor<4x4xf32> {
-  // expected-error @below {{with a decay mask is not supported by the CPU lowering yet}}
-  // expected-error @below {{failed to legalize operation 'la.contract'}}
+// A decay mask with one gate per position weighs the finished scores by e^{G_n - G_m} (G the cumsum of the
+// gate, a scan loop), the exponent masked to -inf above the diagonal before the exp.
+// CHECK-LABEL: func.func @decay_per_position
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.generic
+// CHECK: %[[DIFF:.*]] = arith.subf
+// CHECK: %[[KEEP:.*]] = arith.cmpi uge
+// CHECK: %[[EXP:.*]] = arith.select %[[KEEP]], %[[DIFF]], %cst
+// CHECK: math.exp %[[EXP]]
+func.func @decay_per_position(%q: tensor<4x2xf32>, %k: tensor<4x2xf32>, %g: tensor<4xf32>) -> tensor<4x4xf32> {
   %a = la.contract "nd,md->nm" %q, %k mask decay(n, m) gate(%g : tensor<4xf32>) : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x4xf32>
   return %a : tensor<4x4xf32>
 }
+
+// -----
+
+// A gate per position and feature (GLA) reads G at (n, d) and (m, d) inside the contraction: the weight
+// multiplies every product.
+// CHECK-DAG: #[[GN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[GM:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @decay_per_feature
+// CHECK: linalg.generic {indexing_maps = [{{.*}}, {{.*}}, #[[GN]], #[[GM]], {{.*}}]
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @decay_per_feature(%q: tensor<4x2xf32>, %k: tensor<4x2xf32>, %g: tensor<4x2xf32>) -> tensor<4x4xf32> {
+  %a = la.contract "nd,md->nm" %q, %k mask decay(n, m) gate(%g : tensor<4x2xf32>) : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x4xf32>
+  return %a : tensor<4x4xf32>
+}
+

@@ -755,7 +755,7 @@ func.func @scan_named_two_results(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // -----
 
 func.func @scan_named_result_type(%x: tensor<4x8xf32>) -> tensor<4x8xf16> {
-  // expected-error @+1 {{result type 'tensor<4x8xf16>' must equal the value type 'tensor<4x8xf32>'}}
+  // expected-error @+1 {{result type 'tensor<4x8xf16>' must match the value type 'tensor<4x8xf32>'}}
   %0 = la.scan add %x along 1 inclusive : tensor<4x8xf32> -> tensor<4x8xf16>
   return %0 : tensor<4x8xf16>
 }
@@ -763,7 +763,7 @@ func.func @scan_named_result_type(%x: tensor<4x8xf32>) -> tensor<4x8xf16> {
 // -----
 
 func.func @scan_decay_result_is_values(%x: tensor<2x8x4xf32>, %g: tensor<2x8xf32>) -> tensor<2x8xf32> {
-  // expected-error @+1 {{result type 'tensor<2x8xf32>' must equal the value type 'tensor<2x8x4xf32>'}}
+  // expected-error @+1 {{result type 'tensor<2x8xf32>' must match the value type 'tensor<2x8x4xf32>'}}
   %0 = la.scan decay %x, %g along 1 inclusive : tensor<2x8x4xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
@@ -1293,15 +1293,23 @@ func.func @contract_decay_gate_element_type(%a: tensor<4x8xf32>, %b: tensor<4x8x
 // -----
 
 func.func @contract_decay_gate_rank(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x3xf32>, %g: tensor<4xf32>) -> tensor<2x4x3xf32> {
-  // expected-error @+1 {{gate has rank 1 (4) but indexing by the batch dimensions and the position ('hn') needs rank 2 (2x4)}}
+  // expected-error @+1 {{gate has rank 1 (4) but indexing by the batch dimensions and the position ('hn'), optionally followed by the contracted letter needs rank 2 (2x4)}}
   %0 = la.contract "hnd,hmd,hme->hne" %q, %k, %v mask decay(n, m) gate(%g : tensor<4xf32>) : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x3xf32> -> tensor<2x4x3xf32>
   return %0 : tensor<2x4x3xf32>
 }
 
 // -----
 
+func.func @contract_decay_gate_two_contracted(%q: tensor<2x4x8x5xf32>, %k: tensor<2x4x8x5xf32>, %g: tensor<2x4x8xf32>) -> tensor<2x4x4xf32> {
+  // expected-error @+1 {{a decay gate with a feature dimension needs exactly one contracted letter, 'hndc,hmdc->hnm' has 2}}
+  %0 = la.contract "hndc,hmdc->hnm" %q, %k mask decay(n, m) gate(%g : tensor<2x4x8xf32>) : tensor<2x4x8x5xf32>, tensor<2x4x8x5xf32> -> tensor<2x4x4xf32>
+  return %0 : tensor<2x4x4xf32>
+}
+
+// -----
+
 func.func @contract_decay_gate_shape(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x3xf32>, %g: tensor<2x8xf32>) -> tensor<2x4x3xf32> {
-  // expected-error @+1 {{gate dimension 1 has size 8 but indexing by the batch dimensions and the position ('hn') needs 4}}
+  // expected-error @+1 {{gate dimension 1 has size 8 but indexing by the batch dimensions and the position ('hn'), optionally followed by the contracted letter needs 4}}
   %0 = la.contract "hnd,hmd,hme->hne" %q, %k, %v mask decay(n, m) gate(%g : tensor<2x8xf32>) : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x3xf32> -> tensor<2x4x3xf32>
   return %0 : tensor<2x4x3xf32>
 }

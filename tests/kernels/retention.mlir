@@ -5,12 +5,20 @@
 // RUN: FileCheck %s < %t.custom
 // RUN: la-opt %kernels/retention.mlir -inline -canonicalize -cse | FileCheck %s --check-prefix=SIMPLIFIED
 
-// CHECK-LABEL: func.func @retention(
+// CHECK-LABEL: func.func private @final_state(
+// CHECK: tensor.extract_slice
+// CHECK-LABEL: func.func private @retention_gates(
 // CHECK: la.index 1 : f32
+// CHECK-LABEL: func.func @retention(
 // CHECK-LABEL: func.func @simple_gla(
 // CHECK: la.scan decay
 // CHECK-LABEL: func.func @gla(
 // CHECK: la.scan decay
+// CHECK-LABEL: func.func @retention_with_state(
+// CHECK-LABEL: func.func @simple_gla_with_state(
+// CHECK: la.scan decay {{.*}} init(
+// CHECK-LABEL: func.func @gla_with_state(
+// CHECK: la.scan decay {{.*}} init(
 
 // SIMPLIFIED-LABEL: func.func @retention(
 // SIMPLIFIED-NOT: call

@@ -26,9 +26,9 @@
 // cumulative sums), so logits of ±80 and far beyond give finite, accurate
 // results. Inputs are fp32 (what the kernels consume) and are widened to fp64
 // before any arithmetic; outputs are fp64. The decay-scan core functions take
-// the log-gate and the initial state in fp64 (see DecayDims) so that the
-// retention constant and a state handed from one run to the next are not
-// rounded to fp32.
+// the log-gate and the initial state in fp64 (see decayRecurrent) so that
+// the retention constant and a state handed from one run to the next are
+// not rounded to fp32.
 //
 // Misuse (a dimension < 1, a null required input, an even AFT-conv kernel,
 // ...) throws std::invalid_argument. Comparison metrics and the

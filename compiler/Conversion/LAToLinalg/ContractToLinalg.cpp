@@ -3,13 +3,15 @@
 // A contraction becomes one `linalg.generic` over every subscript letter, contracted letters as reduction
 // iterators, accumulating in the `acc` type. Position masks become `linalg.index` comparisons that keep or
 // drop a product, applied where they cost least: on the result (`tril(q kᵀ)`), on the one input carrying
-// both mask letters (`tril(S) v`), or else on each accumulation step.
+// both mask letters (`tril(S) v`), or else on each accumulation step. A decay mask also weighs each kept
+// product by e^{G_row - G_col} (G the cumsum of its log-gate).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Conversion/LAToLinalg/LoweringUtils.h"
 #include "Conversion/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -46,9 +48,10 @@ Value buildMaskCondition(OpBuilder &b, Location loc, MaskAttr mask, Value row, V
   case MaskKind::prior_block:
     return cmp(arith::CmpIPredicate::ult, chunkOf(col), chunkOf(row));
   case MaskKind::decay:
-    break;
+    // Kept where row >= col; the weight e^{G_row - G_col} is applied by the caller.
+    return cmp(arith::CmpIPredicate::uge, row, col);
   }
-  llvm_unreachable("decay masks are rejected before building conditions");
+  llvm_unreachable("unknown mask kind");
 }
 
 /// la.contract ⇒ linalg.generic with reduction iterators for the contracted letters.
@@ -60,8 +63,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     std::optional<MaskAttr> mask;
     if (auto attr = op.getMaskAttr())
       mask = attr;
-    if (mask && mask->getKind() == MaskKind::decay)
-      return op.emitOpError("with a decay mask is not supported by the CPU lowering yet");
+    bool decay = mask && mask->getKind() == MaskKind::decay;
 
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
@@ -69,7 +71,8 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     auto resultType = op.getResult().getType();
     Type elementType = resultType.getElementType();
     Type accType = getAccumulationType(op.getAcc(), elementType);
-    ValueRange inputs = adaptor.getInputs();
+    SmallVector<Value> inputs(adaptor.getInputs());
+    size_t numFactors = inputs.size();
 
     llvm::StringMap<int64_t> letterSizes;
     llvm::StringMap<std::pair<Value, int64_t>> letterSource;
@@ -112,10 +115,17 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     // register blocks and vectorisers handle): on the result when both mask letters are result letters, on
     // the one input that carries both letters, and only otherwise on each accumulation step.
     auto hasLetter = [](StringRef term, char letter) { return term.find(letter) != StringRef::npos; };
+    std::string gateRowLetters, gateColLetters;
+    if (decay) {
+      gateRowLetters = op.getDecayGateLetters();
+      gateColLetters = gateRowLetters;
+      gateColLetters[gateRowLetters.find(mask->getRow())] = mask->getCol();
+    }
     bool maskResult = mask && hasLetter(subscripts.result, mask->getRow()) &&
-                      hasLetter(subscripts.result, mask->getCol());
+                      hasLetter(subscripts.result, mask->getCol()) &&
+                      llvm::all_of(gateRowLetters, [&](char c) { return hasLetter(subscripts.result, c); });
     std::optional<size_t> maskedInput;
-    if (mask && !maskResult)
+    if (mask && !maskResult && !decay)
       for (auto [index, term] : llvm::enumerate(subscripts.inputs))
         if (!maskedInput && hasLetter(term, mask->getRow()) && hasLetter(term, mask->getCol()))
           maskedInput = index;
@@ -124,7 +134,30 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       Value col = linalg::IndexOp::create(b, nested, letters.find(mask->getCol()));
       return buildMaskCondition(b, nested, *mask, row, col);
     };
+    // A decay mask weighs a kept summand by e^{G_row - G_col}, G the inclusive cumsum of the log-gate along
+    // the position; the exponent is masked before the exp so dropped pairs (where it is positive) cannot
+    // overflow. G is read twice, at the row and at the column position.
+    Value cumulative;
+    if (decay) {
+      Value gate = convertElementType(rewriter, loc, adaptor.getGate(), accType);
+      int64_t rowDim = gateRowLetters.find(mask->getRow());
+      cumulative = ScanOp::create(rewriter, loc, TypeRange{gate.getType()},
+                                  CombinerAttr::get(context, Combiner::add), ValueRange{gate}, ValueRange{}, rowDim,
+                                  ScanKind::inclusive, /*reverse=*/false, IntegerAttr(), TypeAttr())
+                       .getResult(0);
+    }
+    auto buildDecayWeight = [&](OpBuilder &b, Location nested, StringRef letters, Value atRow, Value atCol) {
+      Value exponent = arith::SubFOp::create(b, nested, atRow, atCol);
+      Value dropped = createFloat(b, nested, accType, -std::numeric_limits<double>::infinity());
+      exponent = arith::SelectOp::create(b, nested, buildKeep(b, nested, letters), exponent, dropped);
+      return math::ExpOp::create(b, nested, exponent).getResult();
+    };
 
+    if (decay && !maskResult) {
+      inputs.append({cumulative, cumulative});
+      maps.insert(maps.end() - 1, getLetterMap(context, loopOrder, gateRowLetters));
+      maps.insert(maps.end() - 1, getLetterMap(context, loopOrder, gateColLetters));
+    }
     auto flags = getReassocFlags(context);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), inputs, init, maps, iterators,
@@ -137,26 +170,43 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
             return value;
           };
           Value product = factor(0);
-          for (size_t index = 1; index + 1 < args.size(); ++index)
+          for (size_t index = 1; index < numFactors; ++index)
             product = arith::MulFOp::create(b, nested, product, factor(index), flags);
+          if (decay && !maskResult)
+            product = arith::MulFOp::create(
+                b, nested, product,
+                buildDecayWeight(b, nested, loopOrder, args[numFactors], args[numFactors + 1]), flags);
           Value sum = arith::AddFOp::create(b, nested, args.back(), product, flags);
-          if (mask && !maskResult && !maskedInput)
+          if (mask && !maskResult && !maskedInput && !decay)
             sum = arith::SelectOp::create(b, nested, buildKeep(b, nested, loopOrder), sum, args.back());
           linalg::YieldOp::create(b, nested, sum);
         });
     Value contracted = generic.getResult(0);
     if (maskResult) {
       auto resultMap = rewriter.getMultiDimIdentityMap(subscripts.result.size());
+      SmallVector<Value> maskInputs = {contracted};
+      SmallVector<AffineMap> maskMaps = {resultMap};
+      if (decay) {
+        maskInputs.append({cumulative, cumulative});
+        maskMaps.push_back(getLetterMap(context, subscripts.result, gateRowLetters));
+        maskMaps.push_back(getLetterMap(context, subscripts.result, gateColLetters));
+      }
+      maskMaps.push_back(resultMap);
       SmallVector<utils::IteratorType> parallel(subscripts.result.size(), utils::IteratorType::parallel);
       contracted = linalg::GenericOp::create(
-                       rewriter, loc, contracted.getType(), ValueRange{contracted},
-                       createEmpty(rewriter, loc, sizes, accType),
-                       ArrayRef<AffineMap>{resultMap, resultMap}, parallel,
+                       rewriter, loc, contracted.getType(), maskInputs, createEmpty(rewriter, loc, sizes, accType),
+                       maskMaps, parallel,
                        [&](OpBuilder &b, Location nested, ValueRange args) {
-                         Value zero = createFloat(b, nested, accType, 0.0);
-                         Value keep = buildKeep(b, nested, subscripts.result);
-                         linalg::YieldOp::create(b, nested,
-                                                 arith::SelectOp::create(b, nested, keep, args[0], zero).getResult());
+                         Value masked;
+                         if (decay) {
+                           Value weight = buildDecayWeight(b, nested, subscripts.result, args[1], args[2]);
+                           masked = arith::MulFOp::create(b, nested, args[0], weight);
+                         } else {
+                           Value zero = createFloat(b, nested, accType, 0.0);
+                           Value keep = buildKeep(b, nested, subscripts.result);
+                           masked = arith::SelectOp::create(b, nested, keep, args[0], zero);
+                         }
+                         linalg::YieldOp::create(b, nested, masked);
                        })
                        .getResult(0);
     }

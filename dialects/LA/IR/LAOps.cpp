@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -490,9 +491,10 @@ LogicalResult ScanOp::verify() {
     if (getResults().size() != 1)
       return emitOpError() << "named combiner '" << stringifyCombiner(*combiner) << "' has one result, got "
                            << getResults().size();
-    if (getResults()[0].getType() != valueType)
-      return emitOpError() << "result type " << getResults()[0].getType() << " must equal the value type "
-                           << valueType;
+    Type resultType = getResults()[0].getType();
+    if (mlir::getElementTypeOrSelf(resultType) != valueType.getElementType() ||
+        failed(mlir::verifyCompatibleShape(resultType, valueType)))
+      return emitOpError() << "result type " << resultType << " must match the value type " << valueType;
   } else {
     if (getResults().size() != getInputs().size())
       return emitOpError() << "a combiner region carries one state per input: " << getInputs().size()
@@ -583,6 +585,16 @@ LogicalResult NormalizeOp::verify() {
 // ContractOp
 //===----------------------------------------------------------------------===//
 
+/// Letters that appear in some input but not in the result, in order of first appearance.
+static std::string getContractedLetters(const Subscripts &subscripts) {
+  std::string letters;
+  for (const std::string &term : subscripts.inputs)
+    for (char c : term)
+      if (subscripts.result.find(c) == std::string::npos && letters.find(c) == std::string::npos)
+        letters.push_back(c);
+  return letters;
+}
+
 LogicalResult ContractOp::verify() {
   auto resultType = getResult().getType();
   if (getInputs().size() < 2 || getInputs().size() > 3)
@@ -662,9 +674,26 @@ LogicalResult ContractOp::verify() {
                          << resultType.getElementType();
   std::string gateLetters = parsed->batchLetters();
   gateLetters.push_back(mask.getRow());
+  if (gateType.getRank() == static_cast<int64_t>(gateLetters.size()) + 1) {
+    std::string contracted = getContractedLetters(*parsed);
+    if (contracted.size() != 1)
+      return emitOpError() << "a decay gate with a feature dimension needs exactly one contracted letter, '"
+                           << getSubscripts() << "' has " << contracted.size();
+    gateLetters += contracted;
+  }
   SmallVector<int64_t> expected = llvm::map_to_vector(gateLetters, [&](char c) { return sizeOf[c].first; });
   return verifyShapeMatches(*this, gateType.getShape(), expected, "gate",
-                            "indexing by the batch dimensions and the position ('" + gateLetters + "')");
+                            "indexing by the batch dimensions and the position ('" + gateLetters +
+                                "'), optionally followed by the contracted letter");
+}
+
+std::string ContractOp::getDecayGateLetters() {
+  Subscripts parsed = getParsedSubscripts();
+  std::string letters = parsed.batchLetters();
+  letters.push_back(getMaskAttr().getRow());
+  if (cast<RankedTensorType>(getGate().getType()).getRank() == static_cast<int64_t>(letters.size()) + 1)
+    letters += getContractedLetters(parsed);
+  return letters;
 }
 
 //===----------------------------------------------------------------------===//

@@ -231,7 +231,9 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
     * `block(n, m, c)` keeps pairs in the same chunk of `c` positions, `causal_block` also needs `n >= m`,
       `prior_block(n, m, c)` keeps only chunks strictly before `n`'s (FLASH's linear part);
     * `decay(n, m) gate(%g)` weights by `exp(Σ_{m<r≤n} g_r)` for `n >= m`; the log-gate `g` has the
-      batch dimensions (letters shared by every operand and the result) followed by the position `n`.
+      batch dimensions (letters shared by every operand and the result) followed by the position `n`, and
+      optionally by the one contracted letter `d` (a gate per position and feature, as in GLA: the weight
+      `exp(Σ_{m<r≤n} g_{r,d})` then multiplies each summand).
 
     ```mlir
     %kv = la.contract "bhmd,bhme->bhde" %k, %v
@@ -254,6 +256,9 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// The parsed subscripts of a verified op.
     ::mlir::la::Subscripts getParsedSubscripts();
+    /// The letters indexing the decay gate of a verified op with a decay mask: batch letters, the mask row,
+    /// and the contracted letter when the gate has a feature dimension.
+    std::string getDecayGateLetters();
   }];
 }
 

@@ -1,0 +1,229 @@
+//===- ChunkDecayScans.cpp - chunked form of decay scans ------------------===//
+//
+// Retention and gated linear attention are written as the recurrence: S_t = diag(e^{g_t}) S_{t-1} + k_t ⊗ v_t
+// scanned along the sequence, read by o_t = q_t S_t. Materialised, the states are [.., T, K, V]. This rewrite
+// evaluates the same sum chunk by chunk (SPEC §5), with b the in-chunk inclusive cumsum of the log-gates:
+//
+//   o_c   = (q_c ⊙ e^{b}) S  +  (q_c k_cᵀ ⊙ L) v_c,     L_ij = e^{b_i - b_j} [i ≥ j]   (decay mask)
+//   S    ← e^{b_last} S  +  (k_c ⊙ e^{b_last - b})ᵀ v_c
+//
+// Every exponent is ≤ 0 (log-gates are ≤ 0), so nothing overflows. A per-key gate (GLA) makes L depend on
+// the key dimension, so the decay is applied inside the score contraction instead of on its result. The
+// scan's `init` is the state before the first chunk; slices of the scan at its last position (the final
+// state, a second kernel result) become the state after the last chunk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/ChunkDecayScans.h"
+
+#include "LA/IR/LAOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::la {
+namespace {
+
+/// The letters of `contract "Bnd,Bnde->Bne" (q, scan decay (contract "Bnd,Bne->Bnde" (k, v)), g)`.
+struct DecayLayout {
+  std::string batch;
+  char n = 0, m = 0, d = 0, e = 0;
+  bool perKeyGate = false; // g : [B, n, d] (GLA) instead of [B, n]
+};
+
+/// Slices of `scan` that read its last position along `dim` with full sizes elsewhere (rank-reduced).
+bool isFinalStateSlice(Operation *user, ScanOp scan, int64_t dim) {
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+  auto scanType = cast<RankedTensorType>(scan.getResult(0).getType());
+  if (!slice || !scanType.hasStaticShape() || !slice.hasUnitStride())
+    return false;
+  for (int64_t i = 0; i < scanType.getRank(); ++i) {
+    std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
+    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
+    int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
+    int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
+    if (offset != expectedOffset || size != expectedSize)
+      return false;
+  }
+  return slice.getType().getRank() == scanType.getRank() - 1;
+}
+
+struct ChunkDecayScan : OpRewritePattern<ScanOp> {
+  ChunkDecayScan(MLIRContext *context, int64_t chunk) : OpRewritePattern(context), chunk(chunk) {}
+
+  LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
+    if (scan.getCombiner() != Combiner::decay || scan.getKind() != ScanKind::inclusive || scan.getReverse() ||
+        scan.getWindow())
+      return failure();
+    auto stateSeq = cast<RankedTensorType>(scan.getResult(0).getType());
+    if (!stateSeq.hasStaticShape())
+      return failure();
+    int64_t nb = scan.getDimAttr().getInt();
+    if (stateSeq.getRank() != nb + 3)
+      return rewriter.notifyMatchFailure(scan, "scanned values are not [B.., T, K, V]");
+
+    // One reader contracting with queries; every other user takes the final state.
+    ContractOp reader;
+    SmallVector<tensor::ExtractSliceOp> finalSlices;
+    for (Operation *user : scan.getResult(0).getUsers()) {
+      if (isFinalStateSlice(user, scan, nb))
+        finalSlices.push_back(cast<tensor::ExtractSliceOp>(user));
+      else if (auto contract = dyn_cast<ContractOp>(user); contract && !reader)
+        reader = contract;
+      else
+        return rewriter.notifyMatchFailure(scan, "a user is neither the query contraction nor a final slice");
+    }
+    auto outer = scan.getInputs()[0].getDefiningOp<ContractOp>();
+    if (!reader || !outer || !outer->hasOneUse() || outer.getMaskAttr() || outer.getInputs().size() != 2 ||
+        reader.getMaskAttr() || reader.getInputs().size() != 2 || reader.getInputs()[1] != scan.getResult(0))
+      return rewriter.notifyMatchFailure(scan, "not q · scan(k ⊗ v)");
+
+    Subscripts r = reader.getParsedSubscripts(), o = outer.getParsedSubscripts();
+    DecayLayout l;
+    l.batch = o.result.substr(0, nb);
+    l.n = o.result[nb];
+    l.d = o.result[nb + 1];
+    l.e = o.result[nb + 2];
+    const std::string &b = l.batch;
+    std::string bn = b + l.n;
+    if (o.inputs[0] != bn + l.d || o.inputs[1] != bn + l.e || r.inputs[0] != bn + l.d || r.inputs[1] != o.result ||
+        r.result != bn + l.e)
+      return rewriter.notifyMatchFailure(scan, "letters are not Bnd,Bne->Bnde read by Bnd,Bnde->Bne");
+    for (char c = 'a'; c <= 'z' && !l.m; ++c)
+      if (o.result.find(c) == std::string::npos)
+        l.m = c;
+    Value gate = scan.getInputs()[1];
+    auto gateType = cast<RankedTensorType>(gate.getType());
+    l.perKeyGate = gateType.getRank() == nb + 2;
+    if (gateType.getRank() != nb + 1 && !l.perKeyGate)
+      return rewriter.notifyMatchFailure(scan, "the gate is neither per position nor per position and key");
+
+    Value q = reader.getInputs()[0], k = outer.getInputs()[0], v = outer.getInputs()[1];
+    auto resultType = reader.getResult().getType();
+    Type elementType = resultType.getElementType();
+    int64_t length = stateSeq.getDimSize(nb);
+    int64_t dSize = stateSeq.getDimSize(nb + 1), eSize = stateSeq.getDimSize(nb + 2);
+    ArrayRef<int64_t> batchShape = stateSeq.getShape().take_front(nb);
+    auto shaped = [&](ArrayRef<int64_t> tail) {
+      SmallVector<int64_t> shape(batchShape.begin(), batchShape.end());
+      shape.append(tail.begin(), tail.end());
+      return RankedTensorType::get(shape, elementType);
+    };
+    RankedTensorType stateType = shaped({dSize, eSize});
+    Location loc = scan.getLoc();
+    MLIRContext *context = getContext();
+    auto acc = reader.getAccAttr();
+    auto named = [&](OpBuilder &bld, MapFn fn, StringRef subscripts, Type type, ValueRange inputs) {
+      return MapOp::create(bld, loc, type, MapFnAttr::get(context, fn), ArrayRef<double>{},
+                           subscripts.empty() ? StringAttr() : bld.getStringAttr(subscripts), inputs)
+          .getResult();
+    };
+
+    Value state = scan.getInit().empty()
+                      ? arith::ConstantOp::create(rewriter, loc, stateType,
+                                                  DenseElementsAttr::get(stateType, rewriter.getZeroAttr(elementType)))
+                            .getResult()
+                      : scan.getInit().front();
+    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), elementType);
+
+    // One chunk of `size` positions from `start`: returns (state after it, result with its rows written).
+    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, Value st, Value res) {
+      auto slice = [&](Value source) {
+        auto type = cast<RankedTensorType>(source.getType());
+        SmallVector<OpFoldResult> offsets(type.getRank(), bld.getIndexAttr(0)), sizes, strides;
+        offsets[nb] = start;
+        for (int64_t s : type.getShape())
+          sizes.push_back(bld.getIndexAttr(s));
+        sizes[nb] = bld.getIndexAttr(size);
+        strides.assign(type.getRank(), bld.getIndexAttr(1));
+        return tensor::ExtractSliceOp::create(bld, loc, source, offsets, sizes, strides).getResult();
+      };
+      Value qc = slice(q), kc = slice(k), vc = slice(v), gc = slice(gate);
+      // Letters and shapes of the gate: per position ("Bn"), or per position and key ("Bnd").
+      std::string gTerm = l.perKeyGate ? bn + l.d : bn;
+      std::string lastTerm = l.perKeyGate ? b + l.d : b;
+      RankedTensorType gType = l.perKeyGate ? shaped({size, dSize}) : shaped({size});
+      RankedTensorType lastType = l.perKeyGate ? shaped({dSize}) : shaped({});
+      RankedTensorType qkType = shaped({size, dSize});
+      RankedTensorType outType = shaped({size, eSize});
+
+      // b = in-chunk inclusive cumsum of g; b_last = the chunk's total.
+      Value cum = ScanOp::create(bld, loc, TypeRange{gType}, CombinerAttr::get(context, Combiner::add),
+                                 ValueRange{gc}, ValueRange{}, nb, ScanKind::inclusive, /*reverse=*/false,
+                                 IntegerAttr(), acc)
+                      .getResult(0);
+      Value last = ReduceOp::create(bld, loc, TypeRange{lastType}, CombinerAttr::get(context, Combiner::add),
+                                    ValueRange{gc}, ArrayRef<int64_t>{nb}, acc)
+                       .getResult(0);
+
+      // Intra-chunk: decay-masked scores (the mask computes e^{b_i - b_j} from gc), then times v_c.
+      MaskAttr decay = MaskAttr::get(context, MaskKind::decay, l.n, l.m, 0);
+      std::string bm = b + l.m;
+      Value scores = ContractOp::create(bld, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
+                                        ValueRange{qc, kc}, decay, gc, acc);
+      Value intra = ContractOp::create(bld, loc, outType, bn + l.m + "," + bm + l.e + "->" + bn + l.e,
+                                       ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+      // Inter-chunk: (q_c ⊙ e^{b}) S.
+      Value qDecayed = named(bld, MapFn::mul, bn + l.d + "," + gTerm + "->" + bn + l.d, qkType,
+                             ValueRange{qc, named(bld, MapFn::exp, "", gType, ValueRange{cum})});
+      Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + bn + l.e,
+                                       ValueRange{qDecayed, st}, MaskAttr(), Value(), acc);
+      Value sum = named(bld, MapFn::add, "", outType, ValueRange{inter, intra});
+
+      // State: e^{b_last} S + (k_c ⊙ e^{b_last - b})ᵀ v_c.
+      Value toEnd = named(bld, MapFn::sub, lastTerm + "," + gTerm + "->" + gTerm, gType, ValueRange{last, cum});
+      Value kDecayed = named(bld, MapFn::mul, bn + l.d + "," + gTerm + "->" + bn + l.d, qkType,
+                             ValueRange{kc, named(bld, MapFn::exp, "", gType, ValueRange{toEnd})});
+      Value added = ContractOp::create(bld, loc, stateType, bn + l.d + "," + bn + l.e + "->" + b + l.d + l.e,
+                                       ValueRange{kDecayed, vc}, MaskAttr(), Value(), acc);
+      Value kept = named(bld, MapFn::mul, lastTerm + "," + b + l.d + l.e + "->" + b + l.d + l.e, stateType,
+                         ValueRange{named(bld, MapFn::exp, "", lastType, ValueRange{last}), st});
+      Value next = named(bld, MapFn::add, "", stateType, ValueRange{kept, added});
+
+      auto resType = cast<RankedTensorType>(res.getType());
+      SmallVector<OpFoldResult> offsets(resType.getRank(), bld.getIndexAttr(0)), sizes, strides;
+      offsets[nb] = start;
+      for (int64_t s : resType.getShape())
+        sizes.push_back(bld.getIndexAttr(s));
+      sizes[nb] = bld.getIndexAttr(size);
+      strides.assign(resType.getRank(), bld.getIndexAttr(1));
+      Value updated = tensor::InsertSliceOp::create(bld, loc, sum, res, offsets, sizes, strides);
+      return std::make_pair(next, updated);
+    };
+
+    // Full chunks in a loop (none when the sequence fits one chunk), then the partial tail.
+    int64_t fullChunks = length / chunk;
+    int64_t tail = length % chunk;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value end = arith::ConstantIndexOp::create(rewriter, loc, fullChunks * chunk);
+    if (fullChunks > 0) {
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, chunk);
+      auto loop = scf::ForOp::create(rewriter, loc, zero, end, step, ValueRange{state, result},
+                                     [&](OpBuilder &bld, Location, Value start, ValueRange carried) {
+                                       auto [next, updated] = emitChunk(bld, start, chunk, carried[0], carried[1]);
+                                       scf::YieldOp::create(bld, loc, ValueRange{next, updated});
+                                     });
+      state = loop.getResult(0);
+      result = loop.getResult(1);
+    }
+    if (tail > 0)
+      std::tie(state, result) = emitChunk(rewriter, end, tail, state, result);
+
+    for (tensor::ExtractSliceOp finalSlice : finalSlices)
+      rewriter.replaceOp(finalSlice, state);
+    rewriter.replaceOp(reader, result);
+    rewriter.eraseOp(scan);
+    rewriter.eraseOp(outer);
+    return success();
+  }
+
+  int64_t chunk;
+};
+
+} // namespace
+
+void populateChunkDecayScanPatterns(RewritePatternSet &patterns, int64_t chunk) {
+  patterns.add<ChunkDecayScan>(patterns.getContext(), chunk);
+}
+
+} // namespace mlir::la
