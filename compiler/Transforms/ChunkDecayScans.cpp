@@ -89,8 +89,9 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     if (o.inputs[0] != bn + l.d || o.inputs[1] != bn + l.e || r.inputs[0] != bn + l.d || r.inputs[1] != o.result ||
         r.result != bn + l.e)
       return rewriter.notifyMatchFailure(scan, "letters are not Bnd,Bne->Bnde read by Bnd,Bnde->Bne");
-    for (char c = 'a'; c <= 'z' && !l.m; ++c)
-      if (o.result.find(c) == std::string::npos)
+    // The key position's letter: 'm' by convention, else the next unused one.
+    for (char c : StringRef("mpqrsuvwxyzabcfgijklot"))
+      if (!l.m && o.result.find(c) == std::string::npos)
         l.m = c;
     Value gate = scan.getInputs()[1];
     auto gateType = cast<RankedTensorType>(gate.getType());

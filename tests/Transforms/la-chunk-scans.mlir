@@ -72,3 +72,47 @@ func.func @not_causal(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>) -> (tensor<1
   %r = la.map add %d, %e : tensor<1x8xf32>, tensor<1x8xf32> -> tensor<1x8xf32>
   return %r, %w : tensor<1x8xf32>, tensor<1x8x3xf32>
 }
+
+// -----
+
+// A decay scan (simple GLA, one gate per position) read by q, with an initial state and its final state
+// taken: chunks of 4 over N = 10 carry the [K, V] state; each chunk decays q by e^{b} (b the in-chunk
+// cumsum), scores with a decay mask, and updates S ← e^{b_last} S + (k ⊙ e^{b_last - b})ᵀ v. The final slice
+// becomes the state after the tail chunk; no [N, K, V] tensor remains.
+// CHECK-LABEL: func.func @decay_scan
+// CHECK-NOT: tensor<1x10x3x2xf32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[C:.*]] = %c0 to %c8 step %c4 iter_args(%[[S:.*]] = %arg4, %[[O:.*]] = %{{.*}})
+// CHECK:   %[[G:.*]] = tensor.extract_slice %arg3[0, %[[C]]] [1, 4]
+// CHECK:   %[[B:.*]] = la.scan add %[[G]] along 1 inclusive
+// CHECK:   %[[LAST:.*]] = la.reduce add %[[G]] along [1]
+// CHECK:   la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) gate(%[[G]] : tensor<1x4xf32>)
+// CHECK:   la.map exp %[[B]]
+// CHECK:   la.contract "bnd,bde->bne" {{.*}}, %[[S]]
+// CHECK:   la.map sub "b,bn->bn" %[[LAST]], %[[B]]
+// CHECK:   la.map exp %[[LAST]]
+// CHECK:   scf.yield
+// CHECK: la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) {{.*}} -> tensor<1x2x2xf32>
+// CHECK: la.map exp {{.*}} : tensor<1xf32>
+// CHECK: la.map mul "b,bde->bde"
+// CHECK: %[[FINAL:.*]] = la.map add
+// CHECK: return %{{.*}}, %[[FINAL]]
+func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>, %g: tensor<1x10xf32>,
+                      %h0: tensor<1x3x2xf32>) -> (tensor<1x10x2xf32>, tensor<1x3x2xf32>) {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x3x2xf32>
+  %s = la.scan decay %kv, %g init(%h0 : tensor<1x3x2xf32>) along 1 inclusive : tensor<1x10x3x2xf32>, tensor<1x10xf32> -> tensor<1x10x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x10x3xf32>, tensor<1x10x3x2xf32> -> tensor<1x10x2xf32>
+  %final = tensor.extract_slice %s[0, 9, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x3x2xf32>
+  return %o, %final : tensor<1x10x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
+// A decay scan read any other way (here: a slice that is not the last position) keeps its sequential form.
+// CHECK-LABEL: func.func @decay_scan_other_reader
+// CHECK: la.scan decay
+func.func @decay_scan_other_reader(%k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>, %g: tensor<1x10xf32>) -> tensor<1x3x2xf32> {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x3x2xf32>
+  %s = la.scan decay %kv, %g along 1 inclusive : tensor<1x10x3x2xf32>, tensor<1x10xf32> -> tensor<1x10x3x2xf32>
+  %mid = tensor.extract_slice %s[0, 4, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x3x2xf32>
+  return %mid : tensor<1x3x2xf32>
+}
