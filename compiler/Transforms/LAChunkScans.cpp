@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
+#include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
 
 #include "LA/IR/LAOps.h"
@@ -28,10 +29,13 @@ struct CausalLayout {
   char n = 0, m = 0, d = 0, e = 0; // e == 0 for the two-input (normaliser) form.
 };
 
-/// Matches "Bnd,Bmd,Bme->Bne" or "Bnd,Bmd->Bn" with mask tril(n, m).
+/// Matches "Bnd,Bmd,Bme->Bne" or "Bnd,Bmd->Bn" with mask tril(n, m), or "Bnd,Bmd,Bme->Bne" with mask
+/// prior_block(n, m, c) (FLASH's causal linear part: only chunks before n's).
 std::optional<CausalLayout> matchCausalContract(ContractOp op) {
   MaskAttr mask = op.getMaskAttr();
-  if (!mask || mask.getKind() != MaskKind::tril || op.getGate())
+  if (!mask || op.getGate())
+    return std::nullopt;
+  if (mask.getKind() != MaskKind::tril && !(mask.getKind() == MaskKind::prior_block && op.getInputs().size() == 3))
     return std::nullopt;
   Subscripts s = op.getParsedSubscripts();
   CausalLayout layout;
@@ -139,7 +143,12 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       return failure();
     int64_t nb = layout->batch.size();
     int64_t length = qType.getDimSize(nb);
-    if (length <= chunk || kType.getDimSize(nb) != length)
+    // prior_block(n, m, c) is an exclusive scan over chunks of exactly c: each chunk reads only the state
+    // of the chunks before it, and the masked form would cost O(N²) however short N is.
+    MaskAttr causalMask = op.getMaskAttr();
+    bool prior = causalMask.getKind() == MaskKind::prior_block;
+    int64_t chunk = prior ? causalMask.getSize() : this->chunk;
+    if ((!prior && length <= chunk) || kType.getDimSize(nb) != length)
       return failure();
 
     Location loc = op.getLoc();
@@ -192,7 +201,11 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       std::string stateTerm = withValues ? b + l.d + l.e : b + l.d;
 
       Value sum;
-      if (withValues) {
+      if (prior) {
+        // Only the earlier chunks: q_c · S.
+        sum = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + outTerm,
+                                 ValueRange{qc, st}, MaskAttr(), Value(), acc);
+      } else if (withValues) {
         // Inter-chunk q_c · S plus intra-chunk tril(q_c k_cᵀ) v_c, as C×C scores then one more contraction.
         Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + outTerm,
                                          ValueRange{qc, st}, MaskAttr(), Value(), acc);
@@ -231,16 +244,20 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
     int64_t fullChunks = length / chunk;
     int64_t tail = length % chunk;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value step = arith::ConstantIndexOp::create(rewriter, loc, chunk);
     Value end = arith::ConstantIndexOp::create(rewriter, loc, fullChunks * chunk);
-    auto loop = scf::ForOp::create(rewriter, loc, zero, end, step, ValueRange{state, result},
-                                   [&](OpBuilder &bld, Location, Value start, ValueRange carried) {
-                                     auto [next, updated] = emitChunk(bld, start, chunk, carried[0], carried[1]);
-                                     scf::YieldOp::create(bld, loc, ValueRange{next, updated});
-                                   });
-    Value final = loop.getResult(1);
+    Value final = result;
+    if (fullChunks > 0) {
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, chunk);
+      auto loop = scf::ForOp::create(rewriter, loc, zero, end, step, ValueRange{state, result},
+                                     [&](OpBuilder &bld, Location, Value start, ValueRange carried) {
+                                       auto [next, updated] = emitChunk(bld, start, chunk, carried[0], carried[1]);
+                                       scf::YieldOp::create(bld, loc, ValueRange{next, updated});
+                                     });
+      state = loop.getResult(0);
+      final = loop.getResult(1);
+    }
     if (tail > 0)
-      final = emitChunk(rewriter, end, tail, loop.getResult(0), final).second;
+      final = emitChunk(rewriter, end, tail, state, final).second;
     rewriter.replaceOp(op, final);
     return success();
   }
@@ -265,6 +282,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     RewritePatternSet chunking(&getContext());
     chunking.add<ChunkCausalContract>(&getContext(), chunkSize);
     populateChunkDecayScanPatterns(chunking, chunkSize);
+    populateChunkBlockContractionPatterns(chunking);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);

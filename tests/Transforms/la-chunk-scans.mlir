@@ -116,3 +116,44 @@ func.func @decay_scan_other_reader(%k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32
   %mid = tensor.extract_slice %s[0, 4, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x3x2xf32>
   return %mid : tensor<1x3x2xf32>
 }
+
+// -----
+
+// FLASH's quadratic part: scores masked to diagonal blocks of 4, mapped, then contracted with v under the
+// same mask. Each block of rows recomputes its [4, 4] scores from slices of q and k (the block mask becomes
+// tril inside a block for causal_block); the [10, 10] scores are never built. N = 10 is two blocks of 4 in
+// the loop and a tail block of 2.
+// CHECK-LABEL: func.func @block_diagonal
+// CHECK-NOT: tensor<1x10x10xf32>
+// CHECK: scf.for %[[C:.*]] = %c0 to %c8 step %c4 iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0[0, %[[C]], 0] [1, 4, 3]
+// CHECK:   %[[K:.*]] = tensor.extract_slice %arg1[0, %[[C]], 0] [1, 4, 3]
+// CHECK:   %[[S:.*]] = la.contract "bns,bms->bnm" %[[Q]], %[[K]] mask tril(n, m) {{.*}} -> tensor<1x4x4xf32>
+// CHECK:   %[[A:.*]] = la.map relu2 %[[S]] : tensor<1x4x4xf32>
+// CHECK:   %[[V:.*]] = tensor.extract_slice %arg2[0, %[[C]], 0] [1, 4, 2]
+// CHECK:   %[[P:.*]] = la.contract "bnm,bme->bne" %[[A]], %[[V]] mask tril(n, m) {{.*}} -> tensor<1x4x2xf32>
+// CHECK:   tensor.insert_slice %[[P]] into %[[O]][0, %[[C]], 0] [1, 4, 2]
+// CHECK: la.contract "bnm,bme->bne" {{.*}} -> tensor<1x2x2xf32>
+func.func @block_diagonal(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>) -> tensor<1x10x2xf32> {
+  %s = la.contract "bns,bms->bnm" %q, %k mask causal_block(n, m, 4) : tensor<1x10x3xf32>, tensor<1x10x3xf32> -> tensor<1x10x10xf32>
+  %a = la.map relu2 %s : tensor<1x10x10xf32> -> tensor<1x10x10xf32>
+  %o = la.contract "bnm,bme->bne" %a, %v mask causal_block(n, m, 4) : tensor<1x10x10xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32>
+  return %o : tensor<1x10x2xf32>
+}
+
+// -----
+
+// FLASH's causal linear part, prior_block(n, m, 5): an exclusive scan over chunks of exactly the mask's
+// size (not the pass option): each chunk reads the state of the chunks before it, then adds its own k ⊗ v.
+// CHECK-LABEL: func.func @prior_blocks
+// CHECK: scf.for %[[C:.*]] = %c0 to %c10 step %c5 iter_args(%[[S:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}})
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0[0, %[[C]], 0] [1, 5, 3]
+// CHECK:   %[[OUT:.*]] = la.contract "bnd,bde->bne" %[[Q]], %[[S]]
+// CHECK:   tensor.insert_slice %[[OUT]] into %[[O]]
+// CHECK:   la.contract "bmd,bme->bde"
+// CHECK-NOT: mask
+// CHECK: return
+func.func @prior_blocks(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>) -> tensor<1x10x2xf32> {
+  %o = la.contract "bnd,bmd,bme->bne" %q, %k, %v mask prior_block(n, m, 5) : tensor<1x10x3xf32>, tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32>
+  return %o : tensor<1x10x2xf32>
+}
