@@ -40,7 +40,10 @@ func.func private @final_state(%st: !s) -> !h {
   %kd = tensor.dim %st, %c3 : !s
   %vd = tensor.dim %st, %c4 : !s
   %last = arith.subi %t, %c1 : index
-  %final = tensor.extract_slice %st[0, 0, %last, 0, 0] [%b, %h, 1, %kd, %vd] [1, 1, 1, 1, 1] : !s to !h
+  // Not a rank-reducing slice: which unit dimension it drops would be ambiguous once B or H is 1.
+  %slice = tensor.extract_slice %st[0, 0, %last, 0, 0] [%b, %h, 1, %kd, %vd] [1, 1, 1, 1, 1]
+      : !s to tensor<?x?x1x?x?xf32>
+  %final = tensor.collapse_shape %slice [[0], [1], [2, 3], [4]] : tensor<?x?x1x?x?xf32> into !h
   return %final : !h
 }
 

@@ -9,8 +9,8 @@
 //
 // Every exponent is ≤ 0 (log-gates are ≤ 0), so nothing overflows. A per-key gate (GLA) makes L depend on
 // the key dimension, so the decay is applied inside the score contraction instead of on its result. The
-// scan's `init` is the state before the first chunk; slices of the scan at its last position (the final
-// state, a second kernel result) become the state after the last chunk.
+// scan's `init` is the state before the first chunk; the slice of the scan at its last position, collapsed
+// to [.., K, V] (the final state, a second kernel result), becomes the state after the last chunk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,21 +31,31 @@ struct DecayLayout {
   bool perKeyGate = false; // g : [B, n, d] (GLA) instead of [B, n]
 };
 
-/// Slices of `scan` that read its last position along `dim` with full sizes elsewhere (rank-reduced).
-bool isFinalStateSlice(Operation *user, ScanOp scan, int64_t dim) {
+/// The final state taken from `scan`: a slice of its last position along `dim` with full sizes elsewhere,
+/// keeping the unit dimension, collapsed into [B.., K, V] (a rank-reducing slice would be ambiguous about
+/// which unit dimension it drops). Returns the collapse, or null.
+tensor::CollapseShapeOp matchFinalState(Operation *user, ScanOp scan, int64_t dim) {
   auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
   auto scanType = cast<RankedTensorType>(scan.getResult(0).getType());
-  if (!slice || !scanType.hasStaticShape() || !slice.hasUnitStride())
-    return false;
+  if (!slice || !scanType.hasStaticShape() || !slice.hasUnitStride() ||
+      slice.getType().getRank() != scanType.getRank() || !slice->hasOneUse())
+    return nullptr;
   for (int64_t i = 0; i < scanType.getRank(); ++i) {
     std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
     std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
     int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
     int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
     if (offset != expectedOffset || size != expectedSize)
-      return false;
+      return nullptr;
   }
-  return slice.getType().getRank() == scanType.getRank() - 1;
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*slice->user_begin());
+  if (!collapse || collapse.getResultType().getRank() != scanType.getRank() - 1)
+    return nullptr;
+  // Every group is one dimension except the one that merges the sequence's unit dimension with a neighbour.
+  for (ReassociationIndices group : collapse.getReassociationIndices())
+    if (group.size() > 1 && !llvm::is_contained(group, dim))
+      return nullptr;
+  return collapse;
 }
 
 struct ChunkDecayScan : OpRewritePattern<ScanOp> {
@@ -64,10 +74,10 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
 
     // One reader contracting with queries; every other user takes the final state.
     ContractOp reader;
-    SmallVector<tensor::ExtractSliceOp> finalSlices;
+    SmallVector<tensor::CollapseShapeOp> finalStates;
     for (Operation *user : scan.getResult(0).getUsers()) {
-      if (isFinalStateSlice(user, scan, nb))
-        finalSlices.push_back(cast<tensor::ExtractSliceOp>(user));
+      if (tensor::CollapseShapeOp collapse = matchFinalState(user, scan, nb))
+        finalStates.push_back(collapse);
       else if (auto contract = dyn_cast<ContractOp>(user); contract && !reader)
         reader = contract;
       else
@@ -210,8 +220,11 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     if (tail > 0)
       std::tie(state, result) = emitChunk(rewriter, end, tail, state, result);
 
-    for (tensor::ExtractSliceOp finalSlice : finalSlices)
-      rewriter.replaceOp(finalSlice, state);
+    for (tensor::CollapseShapeOp finalState : finalStates) {
+      Operation *slice = finalState.getSrc().getDefiningOp();
+      rewriter.replaceOp(finalState, state);
+      rewriter.eraseOp(slice);
+    }
     rewriter.replaceOp(reader, result);
     rewriter.eraseOp(scan);
     rewriter.eraseOp(outer);

@@ -4,6 +4,7 @@
 
 #include "LA/IR/LAOps.h"
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -101,6 +102,7 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
     if (failed(runPipeline(folding, module)))
       return signalPassFailure();
     refineBody(func);
+    storeResultsInHalf(func);
 
     // Keep only what the entry needs.
     for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
@@ -124,9 +126,18 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
       auto given = dyn_cast_or_null<RankedTensorType>(parsed);
       if (!given || !declared)
         return func.emitError() << "argument #" << i << ": cannot specialise to '" << text << "'";
-      if (given.getElementType() != declared.getElementType())
+      bool halfStorage = isHalfStorageOf(given.getElementType(), declared.getElementType());
+      if (given.getElementType() != declared.getElementType() && !halfStorage)
         return func.emitError() << "argument #" << i << " has element type " << given.getElementType()
-                                << " but '" << entry << "' declares " << declared.getElementType();
+                                << " but '" << entry << "' declares " << declared.getElementType()
+                                << (declared.getElementType().isF32() ? " (f16 and bf16 are accepted too)" : "");
+      if (halfStorage) {
+        if (storageType && storageType != given.getElementType())
+          return func.emitError() << "argument #" << i << " is " << given.getElementType()
+                                  << " but an earlier argument is " << storageType
+                                  << ": half-precision arguments must share one type";
+        storageType = given.getElementType();
+      }
       if (given.getRank() != declared.getRank())
         return func.emitError() << "argument #" << i << " has rank " << given.getRank() << " but '" << entry
                                 << "' declares rank " << declared.getRank() << " (" << declared << ")";
@@ -135,12 +146,67 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
           return func.emitError() << "argument #" << i << " dimension " << d << " has size "
                                   << given.getDimSize(d) << " but '" << entry << "' declares "
                                   << declared.getDimSize(d);
-      body.getArgument(i).setType(given);
+      BlockArgument argument = body.getArgument(i);
+      argument.setType(given);
       newTypes.push_back(given);
+      if (halfStorage) {
+        // The body computes in f32 as written; the argument is widened once, and the widening fuses into
+        // its readers later, so no f32 copy of the input is built.
+        OpBuilder builder = OpBuilder::atBlockBegin(&body);
+        Value wide = convertTensor(builder, func.getLoc(), argument, declared.getElementType());
+        argument.replaceAllUsesExcept(wide, wide.getDefiningOp());
+      }
     }
     func.setType(FunctionType::get(&getContext(), newTypes, func.getResultTypes()));
     return success();
   }
+
+  /// With half-precision arguments, results are stored in their half type, rounded once from the f32
+  /// computation (after refinement, so the conversions see static shapes).
+  void storeResultsInHalf(func::FuncOp func) {
+    if (!storageType)
+      return;
+    func.walk([&](func::ReturnOp ret) {
+      OpBuilder builder(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (type && type.getElementType().isF32())
+          operand.set(convertTensor(builder, ret.getLoc(), operand.get(), storageType));
+      }
+      func.setType(FunctionType::get(&getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
+    });
+  }
+
+  /// Whether arguments of `given` element type are accepted for a declared `declared` one: f16 and bf16
+  /// storage for f32 kernels (the kernel computes and accumulates in f32).
+  static bool isHalfStorageOf(Type given, Type declared) {
+    return declared.isF32() && (given.isF16() || given.isBF16());
+  }
+
+  /// `value` with each element converted to `elementType` (extf/truncf) by one elementwise generic.
+  static Value convertTensor(OpBuilder &builder, Location loc, Value value, Type elementType) {
+    auto type = cast<RankedTensorType>(value.getType());
+    auto resultType = RankedTensorType::get(type.getShape(), elementType);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(tensor::DimOp::create(builder, loc, value, d));
+    Value init = tensor::EmptyOp::create(builder, loc, resultType, dynamicSizes);
+    SmallVector<AffineMap> maps(2, builder.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
+    bool widen = elementType.getIntOrFloatBitWidth() > type.getElementType().getIntOrFloatBitWidth();
+    return linalg::GenericOp::create(builder, loc, resultType, value, init, maps, iterators,
+                                     [&](OpBuilder &b, Location nested, ValueRange args) {
+                                       Value converted =
+                                           widen ? arith::ExtFOp::create(b, nested, elementType, args[0]).getResult()
+                                                 : arith::TruncFOp::create(b, nested, elementType, args[0]).getResult();
+                                       linalg::YieldOp::create(b, nested, converted);
+                                     })
+        .getResult(0);
+  }
+
+  /// The half type of the arguments stored in f16/bf16 (null when none is).
+  Type storageType;
 
   /// Refines la result types in program order; users outside la see their old type through a cast.
   void refineBody(func::FuncOp func) {

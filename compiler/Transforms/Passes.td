@@ -99,12 +99,16 @@ def LASpecialize : Pass<"la-specialize", "mlir::ModuleOp"> {
     `tensor<1x1x4096x64xf32>`; `?` dimensions of the signature may become static, static ones must match),
     then infers each `la` op's result type from its operands, so every later stage sees static loop
     bounds. A mismatch with the signature is reported with the argument index and dimension.
+
+    Half-precision storage: an `f32` argument may be given as `f16` or `bf16` (all such arguments one
+    type). It is widened to f32 where the body starts, so the kernel computes and accumulates in f32 as
+    written, and every f32 result is rounded to that half type at the return.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"\"", "Function to keep and specialise">,
     ListOption<"argTypes", "arg-types", "std::string", "Argument types, one per argument, e.g. tensor<1x1x37x64xf32>">
   ];
-  let dependentDialects = ["mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect"];
 }
 
 def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {

@@ -145,7 +145,9 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
                      llvm::Twine(inputs.size()) + " were given");
   for (auto [i, input] : llvm::enumerate(inputs)) {
     const TensorSpec &want = declared[i];
-    if (input.dtype != want.dtype)
+    // f32 entries also take f16/bf16 tensors: they compute in f32 and return results in that half type.
+    bool halfStorage = want.dtype == DType::F32 && (input.dtype == DType::F16 || input.dtype == DType::BF16);
+    if (input.dtype != want.dtype && !halfStorage)
       return makeError(where + ": argument #" + llvm::Twine(i) + " has dtype " + dtypeName(input.dtype) +
                        " but the signature declares " + dtypeName(want.dtype));
     if (input.shape.size() != want.shape.size())

@@ -101,7 +101,8 @@ func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor
   %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x3x2xf32>
   %s = la.scan decay %kv, %g init(%h0 : tensor<1x3x2xf32>) along 1 inclusive : tensor<1x10x3x2xf32>, tensor<1x10xf32> -> tensor<1x10x3x2xf32>
   %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x10x3xf32>, tensor<1x10x3x2xf32> -> tensor<1x10x2xf32>
-  %final = tensor.extract_slice %s[0, 9, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x3x2xf32>
+  %last = tensor.extract_slice %s[0, 9, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x1x3x2xf32>
+  %final = tensor.collapse_shape %last [[0], [1, 2], [3]] : tensor<1x1x3x2xf32> into tensor<1x3x2xf32>
   return %o, %final : tensor<1x10x2xf32>, tensor<1x3x2xf32>
 }
 
@@ -113,7 +114,8 @@ func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor
 func.func @decay_scan_other_reader(%k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>, %g: tensor<1x10xf32>) -> tensor<1x3x2xf32> {
   %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x3x2xf32>
   %s = la.scan decay %kv, %g along 1 inclusive : tensor<1x10x3x2xf32>, tensor<1x10xf32> -> tensor<1x10x3x2xf32>
-  %mid = tensor.extract_slice %s[0, 4, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x3x2xf32>
+  %slice = tensor.extract_slice %s[0, 4, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x1x3x2xf32>
+  %mid = tensor.collapse_shape %slice [[0], [1, 2], [3]] : tensor<1x1x3x2xf32> into tensor<1x3x2xf32>
   return %mid : tensor<1x3x2xf32>
 }
 

@@ -20,21 +20,39 @@ namespace {
 
 using namespace la::oracle;
 
-/// SPEC §7: relative RMS ≤ 1e-5 for T ≤ 256 and ≤ 1e-4 up to 16K in fp32; max-abs within ten times that,
-/// relative to the largest reference magnitude.
-double relRmsTolerance(int64_t t) { return t <= 256 ? 1e-5 : 1e-4; }
+/// SPEC §7: relative RMS ≤ 1e-5 for T ≤ 256 and ≤ 1e-4 up to 16K in fp32, ≤ 5e-3 for f16/bf16 storage with
+/// fp32 accumulation; max-abs within ten times that, relative to the largest reference magnitude.
+double relRmsTolerance(int64_t t, la::DType dtype = la::DType::F32) {
+  if (dtype != la::DType::F32)
+    return 5e-3;
+  return t <= 256 ? 1e-5 : 1e-4;
+}
 
-/// One kernel argument: fp32 data and its shape.
+/// One kernel argument: its values (exactly representable in `dtype`), its shape and storage type.
 struct Argument {
   std::vector<float> data;
   std::vector<int64_t> shape;
+  la::DType dtype = la::DType::F32;
 };
 
-Argument randomArgument(std::vector<int64_t> shape, uint64_t seed, float lo, float hi) {
+/// Seeded uniform values, rounded to `dtype` so that the oracle sees exactly what the kernel reads.
+Argument randomArgument(std::vector<int64_t> shape, uint64_t seed, float lo, float hi,
+                        la::DType dtype = la::DType::F32) {
   int64_t count = 1;
   for (int64_t size : shape)
     count *= size;
-  return {uniform(count, seed, lo, hi), std::move(shape)};
+  Argument arg{uniform(count, seed, lo, hi), std::move(shape), dtype};
+  if (dtype != la::DType::F32) {
+    la::TensorSpec spec;
+    spec.dtype = dtype;
+    spec.shape.assign(arg.shape.begin(), arg.shape.end());
+    la::HostTensor rounded(spec);
+    for (int64_t i = 0; i < count; ++i) {
+      rounded.set(i, arg.data[i]);
+      arg.data[i] = static_cast<float>(rounded.get(i));
+    }
+  }
+  return arg;
 }
 
 /// Compiles `entry` of kernels/`file` for these arguments and runs it.
@@ -54,12 +72,18 @@ std::vector<la::HostTensor> runKernel(const char *file, const char *entry, const
     ADD_FAILURE() << llvm::toString(program.takeError());
     return {};
   }
-  std::vector<la::TensorRef> refs;
+  std::vector<la::HostTensor> stored;
   for (const Argument &arg : args) {
     la::TensorSpec spec;
+    spec.dtype = arg.dtype;
     spec.shape.assign(arg.shape.begin(), arg.shape.end());
-    refs.push_back({const_cast<float *>(arg.data.data()), spec});
+    stored.emplace_back(spec);
+    for (size_t i = 0; i < arg.data.size(); ++i)
+      stored.back().set(static_cast<int64_t>(i), arg.data[i]);
   }
+  std::vector<la::TensorRef> refs;
+  for (la::HostTensor &tensor : stored)
+    refs.push_back(tensor.ref());
   auto outputs = (*runtime)->run(**program, entry, refs);
   if (!outputs) {
     ADD_FAILURE() << entry << ": " << llvm::toString(outputs.takeError());
@@ -71,20 +95,26 @@ std::vector<la::HostTensor> runKernel(const char *file, const char *entry, const
 
 /// Checks `got` against the fp64 `reference` with the SPEC §7 tolerance for sequence length `t`.
 void expectMatches(const std::vector<double> &reference, const la::HostTensor &got, int64_t t,
-                   const std::string &what) {
+                   const std::string &what, la::DType dtype = la::DType::F32) {
   ASSERT_EQ(got.numElements(), static_cast<int64_t>(reference.size())) << what;
-  ErrorStats error = compare(reference.data(), static_cast<const float *>(got.data()), got.numElements());
+  ASSERT_EQ(got.spec().dtype, dtype) << what << ": results come back in the arguments' storage type";
+  std::vector<double> values(got.numElements());
+  for (int64_t i = 0; i < got.numElements(); ++i)
+    values[i] = got.get(i);
+  ErrorStats error = compare(reference.data(), values.data(), got.numElements());
   double refMax = 0;
   for (double x : reference)
     refMax = std::max(refMax, std::abs(x));
   EXPECT_EQ(error.firstNonFinite, -1) << what << ": first non-finite output at flat index " << error.firstNonFinite;
-  EXPECT_LE(error.relRms, relRmsTolerance(t)) << what << ": max abs error " << error.maxAbs;
-  EXPECT_LE(error.maxAbs, 10 * relRmsTolerance(t) * refMax) << what << ": relative RMS " << error.relRms;
+  EXPECT_LE(error.relRms, relRmsTolerance(t, dtype)) << what << ": max abs error " << error.maxAbs;
+  EXPECT_LE(error.maxAbs, 10 * relRmsTolerance(t, dtype) * refMax) << what << ": relative RMS " << error.relRms;
 }
 
 std::vector<double> widen(const la::HostTensor &tensor) {
-  const float *data = static_cast<const float *>(tensor.data());
-  return std::vector<double>(data, data + tensor.numElements());
+  std::vector<double> values(tensor.numElements());
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    values[i] = tensor.get(i);
+  return values;
 }
 
 //===----------------------------------------------------------------------===//
@@ -95,9 +125,12 @@ struct AftCase {
   const char *entry;
   int64_t t;
   float logitRange; // k (and w for the full forms) uniform in ±logitRange
+  la::DType dtype = la::DType::F32;
 };
 
-void PrintTo(const AftCase &c, std::ostream *os) { *os << c.entry << " T=" << c.t << " logits ±" << c.logitRange; }
+void PrintTo(const AftCase &c, std::ostream *os) {
+  *os << c.entry << " T=" << c.t << " logits ±" << c.logitRange << " " << la::dtypeName(c.dtype).str();
+}
 
 class AftNumerics : public testing::TestWithParam<AftCase> {};
 
@@ -107,13 +140,13 @@ TEST_P(AftNumerics, MatchesFp64Oracle) {
   const int64_t batch = 2, t = c.t;
   // The quadratic forms build [B, T, T, d] logits; a narrower d keeps T = 1000 quick.
   const int64_t d = entry == "aft_causal" || entry == "aft_simple" ? 24 : 12;
-  Argument q = randomArgument({batch, t, d}, 11, -2.0f, 2.0f);
-  Argument k = randomArgument({batch, t, d}, 12, -c.logitRange, c.logitRange);
-  Argument v = randomArgument({batch, t, d}, 13, -1.0f, 1.0f);
+  Argument q = randomArgument({batch, t, d}, 11, -2.0f, 2.0f, c.dtype);
+  Argument k = randomArgument({batch, t, d}, 12, -c.logitRange, c.logitRange, c.dtype);
+  Argument v = randomArgument({batch, t, d}, 13, -1.0f, 1.0f, c.dtype);
   // AFT-local adds (e^w - 1)-weighted band terms to global sums (SPEC §3's formula), which cancels for
   // strongly negative w and overflows for w ≳ 88 (docs/design-notes.md): its bias stays in ±2.
   float biasRange = entry == "aft_local" ? 2.0f : c.logitRange;
-  Argument w = randomArgument({t, t}, 14, -biasRange, biasRange);
+  Argument w = randomArgument({t, t}, 14, -biasRange, biasRange, c.dtype);
 
   std::vector<Argument> args = {q, k, v};
   std::vector<double> reference;
@@ -131,7 +164,7 @@ TEST_P(AftNumerics, MatchesFp64Oracle) {
   }
   std::vector<la::HostTensor> outputs = runKernel("aft.mlir", c.entry, args);
   ASSERT_EQ(outputs.size(), 1u);
-  expectMatches(reference, outputs[0], t, entry);
+  expectMatches(reference, outputs[0], t, entry, c.dtype);
 }
 
 std::vector<AftCase> aftCases() {
@@ -140,8 +173,12 @@ std::vector<AftCase> aftCases() {
     for (int64_t t : {1, 37, 1000}) {
       cases.push_back({entry, t, 1.0f});
       // Large-magnitude logits on every exp path (SPEC §3: finite for ±80 in fp32).
-      if (t == 37)
+      if (t == 37) {
         cases.push_back({entry, t, 80.0f});
+        // Half-precision storage (f32 accumulation).
+        cases.push_back({entry, t, 1.0f, la::DType::F16});
+        cases.push_back({entry, t, 1.0f, la::DType::BF16});
+      }
     }
   return cases;
 }
@@ -149,7 +186,8 @@ std::vector<AftCase> aftCases() {
 INSTANTIATE_TEST_SUITE_P(Kernels, AftNumerics, testing::ValuesIn(aftCases()),
                          [](const testing::TestParamInfo<AftCase> &info) {
                            return std::string(info.param.entry) + "_T" + std::to_string(info.param.t) + "_L" +
-                                  std::to_string(static_cast<int>(info.param.logitRange));
+                                  std::to_string(static_cast<int>(info.param.logitRange)) + "_" +
+                                  la::dtypeName(info.param.dtype).str();
                          });
 
 //===----------------------------------------------------------------------===//
@@ -159,9 +197,12 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AftNumerics, testing::ValuesIn(aftCases()),
 struct FlashCase {
   const char *entry;
   int64_t n;
+  la::DType dtype = la::DType::F32;
 };
 
-void PrintTo(const FlashCase &c, std::ostream *os) { *os << c.entry << " N=" << c.n; }
+void PrintTo(const FlashCase &c, std::ostream *os) {
+  *os << c.entry << " N=" << c.n << " " << la::dtypeName(c.dtype).str();
+}
 
 class FlashNumerics : public testing::TestWithParam<FlashCase> {};
 
@@ -169,12 +210,12 @@ TEST_P(FlashNumerics, MatchesFp64Oracle) {
   const FlashCase &c = GetParam();
   std::string entry = c.entry;
   const int64_t batch = 2, n = c.n, s = 24, e = 40;
-  Argument u = randomArgument({batch, n, e}, 21, -1.0f, 1.0f);
-  Argument v = randomArgument({batch, n, e}, 22, -1.0f, 1.0f);
-  Argument qq = randomArgument({batch, n, s}, 23, -1.0f, 1.0f);
-  Argument kq = randomArgument({batch, n, s}, 24, -1.0f, 1.0f);
-  Argument ql = randomArgument({batch, n, s}, 25, -1.0f, 1.0f);
-  Argument kl = randomArgument({batch, n, s}, 26, -1.0f, 1.0f);
+  Argument u = randomArgument({batch, n, e}, 21, -1.0f, 1.0f, c.dtype);
+  Argument v = randomArgument({batch, n, e}, 22, -1.0f, 1.0f, c.dtype);
+  Argument qq = randomArgument({batch, n, s}, 23, -1.0f, 1.0f, c.dtype);
+  Argument kq = randomArgument({batch, n, s}, 24, -1.0f, 1.0f, c.dtype);
+  Argument ql = randomArgument({batch, n, s}, 25, -1.0f, 1.0f, c.dtype);
+  Argument kl = randomArgument({batch, n, s}, 26, -1.0f, 1.0f, c.dtype);
   std::vector<double> reference;
   std::vector<Argument> args;
   if (entry == "gau") {
@@ -187,14 +228,18 @@ TEST_P(FlashNumerics, MatchesFp64Oracle) {
   }
   std::vector<la::HostTensor> outputs = runKernel("flash.mlir", c.entry, args);
   ASSERT_EQ(outputs.size(), 1u);
-  expectMatches(reference, outputs[0], n, entry);
+  expectMatches(reference, outputs[0], n, entry, c.dtype);
 }
 
 std::vector<FlashCase> flashCases() {
   std::vector<FlashCase> cases;
   for (const char *entry : {"gau", "flash", "flash_causal"})
-    for (int64_t n : {1, 37, 1000})
+    for (int64_t n : {1, 37, 1000}) {
       cases.push_back({entry, n});
+      if (n == 1000)
+        for (la::DType dtype : {la::DType::F16, la::DType::BF16})
+          cases.push_back({entry, n, dtype});
+    }
   // A multiple of the chunk, so the last chunk is full.
   cases.push_back({"flash_causal", 512});
   return cases;
@@ -202,7 +247,8 @@ std::vector<FlashCase> flashCases() {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, FlashNumerics, testing::ValuesIn(flashCases()),
                          [](const testing::TestParamInfo<FlashCase> &info) {
-                           return std::string(info.param.entry) + "_N" + std::to_string(info.param.n);
+                           return std::string(info.param.entry) + "_N" + std::to_string(info.param.n) + "_" +
+                                  la::dtypeName(info.param.dtype).str();
                          });
 
 //===----------------------------------------------------------------------===//
@@ -214,10 +260,12 @@ struct DecayCase {
   int64_t t;
   int64_t chunk;
   float minGate; // log-gates uniform in [minGate, 0]
+  la::DType dtype = la::DType::F32;
 };
 
 void PrintTo(const DecayCase &c, std::ostream *os) {
-  *os << c.entry << " T=" << c.t << " chunk=" << c.chunk << " gates≥" << c.minGate;
+  *os << c.entry << " T=" << c.t << " chunk=" << c.chunk << " gates≥" << c.minGate << " "
+      << la::dtypeName(c.dtype).str();
 }
 
 /// Inputs of one decay problem and the oracle's answer from `h0`.
@@ -226,18 +274,19 @@ struct DecayProblem {
   Argument q, k, v, g;
   bool perKey = false;
 
-  DecayProblem(const std::string &entry, int64_t t, float minGate) {
-    dims.batch = 2;
-    dims.heads = 3;
+  DecayProblem(const std::string &entry, int64_t t, float minGate, la::DType dtype = la::DType::F32,
+               int64_t batch = 2, int64_t heads = 3) {
+    dims.batch = batch;
+    dims.heads = heads;
     dims.t = t;
     dims.k = 24;
     dims.v = 40;
     perKey = entry == "gla";
-    q = randomArgument({dims.batch, dims.heads, t, dims.k}, 31, -1.0f, 1.0f);
-    k = randomArgument({dims.batch, dims.heads, t, dims.k}, 32, -1.0f, 1.0f);
-    v = randomArgument({dims.batch, dims.heads, t, dims.v}, 33, -1.0f, 1.0f);
-    g = perKey ? randomArgument({dims.batch, dims.heads, t, dims.k}, 34, minGate, 0.0f)
-               : randomArgument({dims.batch, dims.heads, t}, 34, minGate, 0.0f);
+    q = randomArgument({dims.batch, dims.heads, t, dims.k}, 31, -1.0f, 1.0f, dtype);
+    k = randomArgument({dims.batch, dims.heads, t, dims.k}, 32, -1.0f, 1.0f, dtype);
+    v = randomArgument({dims.batch, dims.heads, t, dims.v}, 33, -1.0f, 1.0f, dtype);
+    g = perKey ? randomArgument({dims.batch, dims.heads, t, dims.k}, 34, minGate, 0.0f, dtype)
+               : randomArgument({dims.batch, dims.heads, t}, 34, minGate, 0.0f, dtype);
   }
 
   DecayResult oracle(const std::string &entry, const float *h0) const {
@@ -260,26 +309,26 @@ class DecayNumerics : public testing::TestWithParam<DecayCase> {};
 TEST_P(DecayNumerics, MatchesFp64Oracle) {
   const DecayCase &c = GetParam();
   std::string entry = c.entry;
-  DecayProblem problem(entry, c.t, c.minGate);
+  DecayProblem problem(entry, c.t, c.minGate, c.dtype);
   std::vector<la::HostTensor> outputs = runKernel("retention.mlir", c.entry, problem.arguments(entry), c.chunk);
   ASSERT_EQ(outputs.size(), 1u);
-  expectMatches(problem.oracle(entry, nullptr).o, outputs[0], c.t, entry);
+  expectMatches(problem.oracle(entry, nullptr).o, outputs[0], c.t, entry, c.dtype);
 }
 
 TEST_P(DecayNumerics, WithStateMatchesFp64Oracle) {
   const DecayCase &c = GetParam();
   std::string entry = c.entry;
-  DecayProblem problem(entry, c.t, c.minGate);
+  DecayProblem problem(entry, c.t, c.minGate, c.dtype);
   Argument h0 = randomArgument({problem.dims.batch, problem.dims.heads, problem.dims.k, problem.dims.v}, 35,
-                               -1.0f, 1.0f);
+                               -1.0f, 1.0f, c.dtype);
   std::vector<Argument> args = problem.arguments(entry);
   args.push_back(h0);
   std::vector<la::HostTensor> outputs =
       runKernel("retention.mlir", (entry + "_with_state").c_str(), args, c.chunk);
   ASSERT_EQ(outputs.size(), 2u);
   DecayResult reference = problem.oracle(entry, h0.data.data());
-  expectMatches(reference.o, outputs[0], c.t, entry + " output");
-  expectMatches(reference.finalState, outputs[1], c.t, entry + " final state");
+  expectMatches(reference.o, outputs[0], c.t, entry + " output", c.dtype);
+  expectMatches(reference.finalState, outputs[1], c.t, entry + " final state", c.dtype);
 }
 
 std::vector<DecayCase> decayCases() {
@@ -293,6 +342,9 @@ std::vector<DecayCase> decayCases() {
       // Strong decays: e^{g} underflows within a few steps; every exponent must stay ≤ 0.
       if (t == 1000 && std::string(entry) != "retention")
         cases.push_back({entry, t, 64, -30.0f});
+      if (t == 1000)
+        for (la::DType dtype : {la::DType::F16, la::DType::BF16})
+          cases.push_back({entry, t, 64, -1.0f, dtype});
     }
   return cases;
 }
@@ -301,8 +353,26 @@ INSTANTIATE_TEST_SUITE_P(Kernels, DecayNumerics, testing::ValuesIn(decayCases())
                          [](const testing::TestParamInfo<DecayCase> &info) {
                            return std::string(info.param.entry) + "_T" + std::to_string(info.param.t) + "_C" +
                                   std::to_string(info.param.chunk) + "_G" +
-                                  std::to_string(static_cast<int>(-info.param.minGate));
+                                  std::to_string(static_cast<int>(-info.param.minGate)) + "_" +
+                                  la::dtypeName(info.param.dtype).str();
                          });
+
+/// One batch and one head: the final state's [B, H, 1, K, V] slice has several unit dimensions (a
+/// rank-reducing slice there once dropped the wrong one).
+TEST(DecayState, SingleBatchAndHead) {
+  for (const char *name : {"retention", "simple_gla", "gla"}) {
+    std::string entry = name;
+    DecayProblem problem(entry, 150, -1.0f, la::DType::F32, 1, 1);
+    Argument h0 = randomArgument({1, 1, problem.dims.k, problem.dims.v}, 36, -1.0f, 1.0f);
+    std::vector<Argument> args = problem.arguments(entry);
+    args.push_back(h0);
+    std::vector<la::HostTensor> outputs = runKernel("retention.mlir", (entry + "_with_state").c_str(), args);
+    ASSERT_EQ(outputs.size(), 2u) << entry;
+    DecayResult reference = problem.oracle(entry, h0.data.data());
+    expectMatches(reference.o, outputs[0], 150, entry + " output");
+    expectMatches(reference.finalState, outputs[1], 150, entry + " final state");
+  }
+}
 
 /// Running two pieces of a sequence with the state passed between them equals one run (SPEC §5 state
 /// in/out), for split points inside and at the edge of a chunk.
@@ -358,6 +428,36 @@ TEST(DecayStateRoundTrip, TwoPiecesEqualOneRun) {
       expectMatches(widen(b[1]), one[1], t, what + " final state");
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Half-precision storage of the linear-attention and Flow-Attention kernels (their f32 cases are in
+// LinearFlowNumericsTest.cpp).
+//===----------------------------------------------------------------------===//
+
+TEST(HalfPrecision, LinearAndFlowKernels) {
+  struct Kernel {
+    const char *file, *entry;
+    bool flow, causal;
+  };
+  const Kernel kernels[] = {{"linear_attention.mlir", "linear_attention", false, false},
+                            {"linear_attention.mlir", "linear_attention_causal", false, true},
+                            {"flow_attention.mlir", "flow_attention", true, false},
+                            {"flow_attention.mlir", "flow_attention_causal", true, true}};
+  for (la::DType dtype : {la::DType::F16, la::DType::BF16})
+    for (const Kernel &kernel : kernels) {
+      AttnDims dims{2, 3, 300, 300, 48, 40};
+      Argument q = randomArgument({2, 3, 300, 48}, 41, -1.0f, 1.0f, dtype);
+      Argument k = randomArgument({2, 3, 300, 48}, 42, -1.0f, 1.0f, dtype);
+      Argument v = randomArgument({2, 3, 300, 40}, 43, -1.0f, 1.0f, dtype);
+      std::vector<double> reference =
+          kernel.flow ? flowAttention(dims, q.data.data(), k.data.data(), v.data.data(), kernel.causal)
+                      : linearAttention(dims, q.data.data(), k.data.data(), v.data.data(), kernel.causal);
+      std::vector<la::HostTensor> outputs = runKernel(kernel.file, kernel.entry, {q, k, v});
+      ASSERT_EQ(outputs.size(), 1u) << kernel.entry;
+      expectMatches(reference, outputs[0], dims.n, std::string(kernel.entry) + " " + la::dtypeName(dtype).str(),
+                    dtype);
+    }
 }
 
 } // namespace

@@ -66,6 +66,14 @@ static cl::opt<std::string> randomDims("random",
                                                 "dimensions in order"),
                                        cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random"), cl::init(0), cl::sub(runCommand));
+static cl::opt<std::string> randomDType("dtype",
+                                        cl::desc("Element type of --random inputs for f32 arguments: f32, f16 or "
+                                                 "bf16 (half types compute in f32, results come back in that type)"),
+                                        cl::init("f32"), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<std::string> u2As("u2-as",
+                                 cl::desc("Read '<u2' .npy inputs as bf16 or f16 bit patterns (NumPy has no bf16: "
+                                          "save bf16 arrays with .view(np.uint16))"),
+                                 cl::init(""), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up run"), cl::init(0),
                                 cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"),
@@ -269,6 +277,9 @@ int runRun() {
     auto shaped = resolveShapes(info, *source);
     if (!shaped)
       return fail(shaped.takeError());
+    std::optional<la::DType> dtype = la::parseDType(randomDType);
+    if (!dtype || *dtype == la::DType::F64)
+      return fail("--dtype " + randomDType + ": expected f32, f16 or bf16");
     std::mt19937_64 generator(seed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     for (auto [i, declared] : llvm::enumerate(*shaped)) {
@@ -276,6 +287,8 @@ int runRun() {
         return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
                     llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
       la::TensorSpec spec = declared;
+      if (spec.dtype == la::DType::F32)
+        spec.dtype = *dtype;
       for (size_t d = 0; d < spec.shape.size(); ++d)
         spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
       la::HostTensor tensor(spec);
@@ -293,6 +306,11 @@ int runRun() {
       std::optional<la::DType> reinterpret;
       if (signature->arguments[i].dtype == la::DType::BF16)
         reinterpret = la::DType::BF16;
+      if (!u2As.empty()) {
+        reinterpret = la::parseDType(u2As);
+        if (reinterpret != la::DType::BF16 && reinterpret != la::DType::F16)
+          return fail("--u2-as " + u2As + ": expected bf16 or f16");
+      }
       auto tensor = la::readNpy(path, reinterpret);
       if (!tensor)
         return fail("--input #" + llvm::Twine(i) + ": " + llvm::toString(tensor.takeError()));
