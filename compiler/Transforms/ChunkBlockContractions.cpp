@@ -11,10 +11,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/ChunkBlockContractions.h"
+#include "Transforms/ChunkLoops.h"
 
 #include "LA/IR/LAOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::la {
@@ -27,7 +26,7 @@ bool isBlockMask(MaskAttr mask) {
 /// Slices of operands to one diagonal block: positions [start, start + size) along every dimension that
 /// indexes the block's rows or columns.
 struct BlockSlicer {
-  PatternRewriter &rewriter;
+  OpBuilder &rewriter;
   Location loc;
   Value start;
   int64_t size;
@@ -47,18 +46,7 @@ struct BlockSlicer {
     return extract(value, dims);
   }
 
-  Value extract(Value value, ArrayRef<int64_t> dims) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)), sizes, strides;
-    for (int64_t s : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(s));
-    strides.assign(type.getRank(), rewriter.getIndexAttr(1));
-    for (int64_t d : dims) {
-      offsets[d] = start;
-      sizes[d] = rewriter.getIndexAttr(size);
-    }
-    return tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
-  }
+  Value extract(Value value, ArrayRef<int64_t> dims) { return extractChunk(rewriter, loc, value, dims, start, size); }
 
   RankedTensorType slicedType(Value value, ArrayRef<int64_t> dims) {
     auto type = cast<RankedTensorType>(value.getType());
@@ -140,8 +128,8 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
     int64_t block = mask.getSize();
     Location loc = op.getLoc();
 
-    auto emitBlock = [&](Value start, int64_t size, Value result) {
-      BlockSlicer slicer{rewriter, loc, start, size, block};
+    auto emitBlock = [&](OpBuilder &b, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
+      BlockSlicer slicer{b, loc, start, size, block};
       SmallVector<Value> inputs;
       for (auto [input, term] : llvm::zip(op.getInputs(), s.inputs)) {
         SmallVector<int64_t> dims;
@@ -154,32 +142,13 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
       MaskAttr inner = mask.getKind() == MaskKind::causal_block
                            ? MaskAttr::get(getContext(), MaskKind::tril, n, m, 0)
                            : MaskAttr();
-      Value part = ContractOp::create(rewriter, loc, slicer.slicedType(op.getResult(), rowDims), op.getSubscripts(),
+      Value part = ContractOp::create(b, loc, slicer.slicedType(op.getResult(), rowDims), op.getSubscripts(),
                                       inputs, inner, Value(), op.getAccAttr());
-      SmallVector<OpFoldResult> offsets(resultType.getRank(), rewriter.getIndexAttr(0)), sizes, strides;
-      for (int64_t sz : resultType.getShape())
-        sizes.push_back(rewriter.getIndexAttr(sz));
-      sizes[rowDim] = rewriter.getIndexAttr(size);
-      offsets[rowDim] = start;
-      strides.assign(resultType.getRank(), rewriter.getIndexAttr(1));
-      return tensor::InsertSliceOp::create(rewriter, loc, part, result, offsets, sizes, strides).getResult();
+      return {insertChunk(b, loc, part, carried[0], rowDim, start)};
     };
 
-    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
-    int64_t fullBlocks = length / block, tail = length % block;
-    Value end = arith::ConstantIndexOp::create(rewriter, loc, fullBlocks * block);
-    if (fullBlocks > 0) {
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value step = arith::ConstantIndexOp::create(rewriter, loc, block);
-      auto loop = scf::ForOp::create(rewriter, loc, zero, end, step, ValueRange{result});
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(loop.getBody());
-      Value updated = emitBlock(loop.getInductionVar(), block, loop.getRegionIterArgs()[0]);
-      scf::YieldOp::create(rewriter, loc, updated);
-      result = loop.getResult(0);
-    }
-    if (tail > 0)
-      result = emitBlock(end, tail, result);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
+    Value result = buildChunkLoop(rewriter, loc, length, block, {empty}, emitBlock)[0];
     rewriter.replaceOp(op, result);
     return success();
   }

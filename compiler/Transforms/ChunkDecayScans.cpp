@@ -15,10 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/ChunkDecayScans.h"
+#include "Transforms/ChunkLoops.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::la {
@@ -137,18 +137,10 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
                       : scan.getInit().front();
     Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), elementType);
 
-    // One chunk of `size` positions from `start`: returns (state after it, result with its rows written).
-    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, Value st, Value res) {
-      auto slice = [&](Value source) {
-        auto type = cast<RankedTensorType>(source.getType());
-        SmallVector<OpFoldResult> offsets(type.getRank(), bld.getIndexAttr(0)), sizes, strides;
-        offsets[nb] = start;
-        for (int64_t s : type.getShape())
-          sizes.push_back(bld.getIndexAttr(s));
-        sizes[nb] = bld.getIndexAttr(size);
-        strides.assign(type.getRank(), bld.getIndexAttr(1));
-        return tensor::ExtractSliceOp::create(bld, loc, source, offsets, sizes, strides).getResult();
-      };
+    // One chunk of `size` positions from `start`: returns the state after it and the result with its rows written.
+    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
+      Value st = carried[0], res = carried[1];
+      auto slice = [&](Value source) { return extractChunk(bld, loc, source, {nb}, start, size); };
       Value qc = slice(q), kc = slice(k), vc = slice(v), gc = slice(gate);
       // Letters and shapes of the gate: per position ("Bn"), or per position and key ("Bnd").
       std::string gTerm = l.perKeyGate ? bn + l.d : bn;
@@ -191,34 +183,13 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
                          ValueRange{named(bld, MapFn::exp, "", lastType, ValueRange{last}), st});
       Value next = named(bld, MapFn::add, "", stateType, ValueRange{kept, added});
 
-      auto resType = cast<RankedTensorType>(res.getType());
-      SmallVector<OpFoldResult> offsets(resType.getRank(), bld.getIndexAttr(0)), sizes, strides;
-      offsets[nb] = start;
-      for (int64_t s : resType.getShape())
-        sizes.push_back(bld.getIndexAttr(s));
-      sizes[nb] = bld.getIndexAttr(size);
-      strides.assign(resType.getRank(), bld.getIndexAttr(1));
-      Value updated = tensor::InsertSliceOp::create(bld, loc, sum, res, offsets, sizes, strides);
-      return std::make_pair(next, updated);
+      return {next, insertChunk(bld, loc, sum, res, nb, start)};
     };
 
     // Full chunks in a loop (none when the sequence fits one chunk), then the partial tail.
-    int64_t fullChunks = length / chunk;
-    int64_t tail = length % chunk;
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value end = arith::ConstantIndexOp::create(rewriter, loc, fullChunks * chunk);
-    if (fullChunks > 0) {
-      Value step = arith::ConstantIndexOp::create(rewriter, loc, chunk);
-      auto loop = scf::ForOp::create(rewriter, loc, zero, end, step, ValueRange{state, result},
-                                     [&](OpBuilder &bld, Location, Value start, ValueRange carried) {
-                                       auto [next, updated] = emitChunk(bld, start, chunk, carried[0], carried[1]);
-                                       scf::YieldOp::create(bld, loc, ValueRange{next, updated});
-                                     });
-      state = loop.getResult(0);
-      result = loop.getResult(1);
-    }
-    if (tail > 0)
-      std::tie(state, result) = emitChunk(rewriter, end, tail, state, result);
+    SmallVector<Value> out = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk);
+    state = out[0];
+    result = out[1];
 
     for (tensor::CollapseShapeOp finalState : finalStates) {
       Operation *slice = finalState.getSrc().getDefiningOp();

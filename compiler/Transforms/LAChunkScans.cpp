@@ -10,6 +10,7 @@
 #include "Transforms/Passes.h"
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
+#include "Transforms/ChunkLoops.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -173,26 +174,10 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
     std::string bn = b + l.n, bm = b + l.m;
     auto acc = op.getAccAttr();
 
-    // One chunk of `size` positions starting at `start`: returns (new state, new result).
-    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, Value st, Value res) {
-      // Offsets, sizes and strides of the chunk's window into a tensor of `type`.
-      struct Window {
-        SmallVector<OpFoldResult> offsets, sizes, strides;
-      };
-      auto window = [&](RankedTensorType type) {
-        Window w;
-        w.offsets.assign(type.getRank(), bld.getIndexAttr(0));
-        w.offsets[nb] = start;
-        for (int64_t s : type.getShape())
-          w.sizes.push_back(bld.getIndexAttr(s));
-        w.sizes[nb] = bld.getIndexAttr(size);
-        w.strides.assign(type.getRank(), bld.getIndexAttr(1));
-        return w;
-      };
-      auto slice = [&](Value source) {
-        Window w = window(cast<RankedTensorType>(source.getType()));
-        return tensor::ExtractSliceOp::create(bld, loc, source, w.offsets, w.sizes, w.strides).getResult();
-      };
+    // One chunk of `size` positions starting at `start`: returns the new state and the new result.
+    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
+      Value st = carried[0], res = carried[1];
+      auto slice = [&](Value source) { return extractChunk(bld, loc, source, {nb}, start, size); };
       Value qc = slice(op.getInputs()[0]);
       Value kc = slice(op.getInputs()[1]);
       Value vc = withValues ? slice(op.getInputs()[2]) : Value();
@@ -225,8 +210,7 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
         sum = ContractOp::create(bld, loc, outType, bn + l.d + "," + bn + l.d + "->" + outTerm,
                                  ValueRange{qc, prefix}, MaskAttr(), Value(), acc);
       }
-      Window w = window(cast<RankedTensorType>(res.getType()));
-      Value updated = tensor::InsertSliceOp::create(bld, loc, sum, res, w.offsets, w.sizes, w.strides);
+      Value updated = insertChunk(bld, loc, sum, res, nb, start);
 
       // State update: S += k_cᵀ v_c (or Σ k_c).
       Value delta = withValues
@@ -238,26 +222,10 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
                               .getResult(0);
       Value next = MapOp::create(bld, loc, stateType, MapFnAttr::get(getContext(), MapFn::add), ArrayRef<double>{},
                                  StringAttr(), ValueRange{st, delta});
-      return std::make_pair(next, updated);
+      return {next, updated};
     };
 
-    int64_t fullChunks = length / chunk;
-    int64_t tail = length % chunk;
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value end = arith::ConstantIndexOp::create(rewriter, loc, fullChunks * chunk);
-    Value final = result;
-    if (fullChunks > 0) {
-      Value step = arith::ConstantIndexOp::create(rewriter, loc, chunk);
-      auto loop = scf::ForOp::create(rewriter, loc, zero, end, step, ValueRange{state, result},
-                                     [&](OpBuilder &bld, Location, Value start, ValueRange carried) {
-                                       auto [next, updated] = emitChunk(bld, start, chunk, carried[0], carried[1]);
-                                       scf::YieldOp::create(bld, loc, ValueRange{next, updated});
-                                     });
-      state = loop.getResult(0);
-      final = loop.getResult(1);
-    }
-    if (tail > 0)
-      final = emitChunk(rewriter, end, tail, state, final).second;
+    Value final = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk)[1];
     rewriter.replaceOp(op, final);
     return success();
   }

@@ -1,0 +1,52 @@
+//===- ChunkLoops.cpp - loops over chunks of a sequence -------------------===//
+
+#include "Transforms/ChunkLoops.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::la {
+
+Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
+                   int64_t size) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t s : type.getShape())
+    sizes.push_back(b.getIndexAttr(s));
+  for (int64_t d : dims) {
+    offsets[d] = start;
+    sizes[d] = b.getIndexAttr(size);
+  }
+  return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes, strides);
+}
+
+Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start) {
+  auto type = cast<RankedTensorType>(chunk.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t s : type.getShape())
+    sizes.push_back(b.getIndexAttr(s));
+  offsets[dim] = start;
+  return tensor::InsertSliceOp::create(b, loc, chunk, dest, offsets, sizes, strides);
+}
+
+SmallVector<Value> buildChunkLoop(OpBuilder &b, Location loc, int64_t length, int64_t chunk, ValueRange init,
+                                  ChunkBodyFn body) {
+  int64_t fullChunks = length / chunk, tail = length % chunk;
+  SmallVector<Value> carried(init);
+  Value end = arith::ConstantIndexOp::create(b, loc, fullChunks * chunk);
+  if (fullChunks > 0) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value step = arith::ConstantIndexOp::create(b, loc, chunk);
+    auto loop = scf::ForOp::create(b, loc, zero, end, step, carried,
+                                   [&](OpBuilder &nested, Location, Value start, ValueRange iterArgs) {
+                                     scf::YieldOp::create(nested, loc, body(nested, start, chunk, iterArgs));
+                                   });
+    carried.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (tail > 0)
+    carried = body(b, end, tail, carried);
+  return carried;
+}
+
+} // namespace mlir::la

@@ -1,0 +1,34 @@
+//===- ChunkLoops.h - loops over chunks of a sequence -----------*- C++ -*-===//
+//
+// The three chunking rewrites of `la-chunk-scans` (causal contractions, decay scans, block-diagonal
+// contractions) share the same skeleton: slice every operand to a window of the sequence, compute the chunk,
+// write its rows back, and run that over full chunks in an `scf.for` followed by one static partial chunk.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_TRANSFORMS_CHUNKLOOPS_H
+#define LA_TRANSFORMS_CHUNKLOOPS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::la {
+
+/// `source` restricted to positions [start, start + size) along each of `dims` (full extent elsewhere).
+Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
+                   int64_t size);
+
+/// `chunk` written into `dest` from position `start` along `dim`.
+Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start);
+
+/// Builds the chunk of `size` positions from `start`, given the values carried from the previous chunk;
+/// returns the values carried to the next one.
+using ChunkBodyFn = function_ref<SmallVector<Value>(OpBuilder &b, Value start, int64_t size, ValueRange carried)>;
+
+/// Runs `body` over [0, length) in chunks of `chunk` positions: an `scf.for` over the full chunks (omitted when
+/// there are none) carrying `init`, then the partial tail chunk with its own static size. Returns the values
+/// carried out of the last chunk.
+SmallVector<Value> buildChunkLoop(OpBuilder &b, Location loc, int64_t length, int64_t chunk, ValueRange init,
+                                  ChunkBodyFn body);
+
+} // namespace mlir::la
+
+#endif // LA_TRANSFORMS_CHUNKLOOPS_H
