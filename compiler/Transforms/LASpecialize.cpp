@@ -2,6 +2,8 @@
 
 #include "Transforms/Passes.h"
 
+#include "Conversion/LAToLinalg/LoweringUtils.h"
+
 #include "LA/IR/LAOps.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -153,7 +155,7 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
         // The body computes in f32 as written; the argument is widened once, and the widening fuses into
         // its readers later, so no f32 copy of the input is built.
         OpBuilder builder = OpBuilder::atBlockBegin(&body);
-        Value wide = convertTensor(builder, func.getLoc(), argument, declared.getElementType());
+        Value wide = convertElementType(builder, func.getLoc(), argument, declared.getElementType());
         argument.replaceAllUsesExcept(wide, wide.getDefiningOp());
       }
     }
@@ -171,7 +173,7 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
       for (OpOperand &operand : ret->getOpOperands()) {
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
         if (type && type.getElementType().isF32())
-          operand.set(convertTensor(builder, ret.getLoc(), operand.get(), storageType));
+          operand.set(convertElementType(builder, ret.getLoc(), operand.get(), storageType));
       }
       func.setType(FunctionType::get(&getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
     });
@@ -181,28 +183,6 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
   /// storage for f32 kernels (the kernel computes and accumulates in f32).
   static bool isHalfStorageOf(Type given, Type declared) {
     return declared.isF32() && (given.isF16() || given.isBF16());
-  }
-
-  /// `value` with each element converted to `elementType` (extf/truncf) by one elementwise generic.
-  static Value convertTensor(OpBuilder &builder, Location loc, Value value, Type elementType) {
-    auto type = cast<RankedTensorType>(value.getType());
-    auto resultType = RankedTensorType::get(type.getShape(), elementType);
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        dynamicSizes.push_back(tensor::DimOp::create(builder, loc, value, d));
-    Value init = tensor::EmptyOp::create(builder, loc, resultType, dynamicSizes);
-    SmallVector<AffineMap> maps(2, builder.getMultiDimIdentityMap(type.getRank()));
-    SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
-    bool widen = elementType.getIntOrFloatBitWidth() > type.getElementType().getIntOrFloatBitWidth();
-    return linalg::GenericOp::create(builder, loc, resultType, value, init, maps, iterators,
-                                     [&](OpBuilder &b, Location nested, ValueRange args) {
-                                       Value converted =
-                                           widen ? arith::ExtFOp::create(b, nested, elementType, args[0]).getResult()
-                                                 : arith::TruncFOp::create(b, nested, elementType, args[0]).getResult();
-                                       linalg::YieldOp::create(b, nested, converted);
-                                     })
-        .getResult(0);
   }
 
   /// The half type of the arguments stored in f16/bf16 (null when none is).
