@@ -270,19 +270,23 @@ int runRun() {
     auto dims = parseDims(randomDims, ',');
     if (!dims)
       return fail("--random: " + llvm::toString(dims.takeError()));
-    auto source = readSource(inputFile);
-    if (!source)
-      return fail(source.takeError());
-    la::EntryInfo info{entry, *signature, 0};
-    auto shaped = resolveShapes(info, *source);
-    if (!shaped)
-      return fail(shaped.takeError());
+    std::vector<la::TensorSpec> declaredSpecs(signature->arguments.begin(), signature->arguments.end());
+    if (!shapes.empty()) {
+      // Argument names (`--shape %w=..`) come from the source text.
+      auto source = readSource(inputFile);
+      if (!source)
+        return fail(source.takeError());
+      auto shaped = resolveShapes(la::EntryInfo{entry, *signature, 0}, *source);
+      if (!shaped)
+        return fail(shaped.takeError());
+      declaredSpecs = std::move(*shaped);
+    }
     std::optional<la::DType> dtype = la::parseDType(randomDType);
     if (!dtype || *dtype == la::DType::F64)
       return fail("--dtype " + randomDType + ": expected f32, f16 or bf16");
     std::mt19937_64 generator(seed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-    for (auto [i, declared] : llvm::enumerate(*shaped)) {
+    for (auto [i, declared] : llvm::enumerate(declaredSpecs)) {
       if (declared.shape.size() > dims->size())
         return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
                     llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
