@@ -12,6 +12,7 @@
 
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -22,90 +23,6 @@ namespace {
 bool isBlockMask(MaskAttr mask) {
   return mask && (mask.getKind() == MaskKind::block || mask.getKind() == MaskKind::causal_block);
 }
-
-/// Slices of operands to one diagonal block: positions [start, start + size) along every dimension that
-/// indexes the block's rows or columns.
-struct BlockSlicer {
-  OpBuilder &rewriter;
-  Location loc;
-  Value start;
-  int64_t size;
-  int64_t blockSize;
-
-  /// `value` restricted to the block along `dims`, recomputing maps and block-masked contractions on the
-  /// sliced operands instead of slicing their (large) results.
-  Value slice(Value value, ArrayRef<int64_t> dims) {
-    if (dims.empty())
-      return value;
-    Operation *producer = value.getDefiningOp();
-    if (auto map = dyn_cast_or_null<MapOp>(producer); map && !usesIndex(map))
-      return sliceMap(map, dims);
-    if (auto contract = dyn_cast_or_null<ContractOp>(producer))
-      if (Value sliced = sliceBlockContract(contract, dims))
-        return sliced;
-    return extract(value, dims);
-  }
-
-  Value extract(Value value, ArrayRef<int64_t> dims) { return extractChunk(rewriter, loc, value, dims, start, size); }
-
-  RankedTensorType slicedType(Value value, ArrayRef<int64_t> dims) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape = llvm::to_vector(type.getShape());
-    for (int64_t d : dims)
-      shape[d] = size;
-    return RankedTensorType::get(shape, type.getElementType());
-  }
-
-  /// `la.index` reads absolute positions, which slicing would shift.
-  static bool usesIndex(MapOp map) {
-    bool found = false;
-    map.getBody().walk([&](IndexOp) { found = true; });
-    return found;
-  }
-
-  Value sliceMap(MapOp map, ArrayRef<int64_t> dims) {
-    SmallVector<Value> inputs;
-    for (auto [input, toResult] : llvm::zip(map.getInputs(), map.getInputToResultDims())) {
-      SmallVector<int64_t> inputDims;
-      for (auto [inputDim, resultDim] : llvm::enumerate(toResult))
-        if (llvm::is_contained(dims, resultDim))
-          inputDims.push_back(inputDim);
-      inputs.push_back(slice(input, inputDims));
-    }
-    Operation *clone = rewriter.clone(*map);
-    clone->setOperands(inputs);
-    clone->getResult(0).setType(slicedType(map.getResult(), dims));
-    return clone->getResult(0);
-  }
-
-  /// A contraction whose mask is a block mask of the same size on exactly the two sliced result dimensions:
-  /// inside a diagonal block its mask is all-true (block) or tril (causal_block).
-  Value sliceBlockContract(ContractOp contract, ArrayRef<int64_t> dims) {
-    MaskAttr mask = contract.getMaskAttr();
-    if (!isBlockMask(mask) || mask.getSize() != blockSize || dims.size() != 2)
-      return Value();
-    Subscripts s = contract.getParsedSubscripts();
-    std::string sliced = {s.result[dims[0]], s.result[dims[1]]};
-    if (!StringRef(sliced).contains(mask.getRow()) || !StringRef(sliced).contains(mask.getCol()))
-      return Value();
-    SmallVector<Value> inputs;
-    for (auto [input, term] : llvm::zip(contract.getInputs(), s.inputs)) {
-      SmallVector<int64_t> inputDims;
-      for (auto [d, letter] : llvm::enumerate(term))
-        if (letter == mask.getRow() || letter == mask.getCol())
-          inputDims.push_back(d);
-      inputs.push_back(slice(input, inputDims));
-    }
-    auto clone = cast<ContractOp>(rewriter.clone(*contract));
-    clone->setOperands(inputs);
-    clone.getResult().setType(slicedType(contract.getResult(), dims));
-    if (mask.getKind() == MaskKind::causal_block)
-      clone.setMaskAttr(MaskAttr::get(contract.getContext(), MaskKind::tril, mask.getRow(), mask.getCol(), 0));
-    else
-      clone.removeMaskAttr();
-    return clone.getResult();
-  }
-};
 
 /// contract(.., mask block(n, m, c)) with n a result letter and m contracted ⇒ scf.for over diagonal blocks.
 struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
@@ -129,20 +46,21 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
     Location loc = op.getLoc();
 
     auto emitBlock = [&](OpBuilder &b, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
-      BlockSlicer slicer{b, loc, start, size, block};
+      ProducerSlicer slicer(b, loc, block);
+      Window window{start, size};
       SmallVector<Value> inputs;
       for (auto [input, term] : llvm::zip(op.getInputs(), s.inputs)) {
-        SmallVector<int64_t> dims;
+        SmallVector<DimWindow> windows;
         for (auto [d, letter] : llvm::enumerate(term))
           if (letter == n || letter == m)
-            dims.push_back(d);
-        inputs.push_back(slicer.slice(input, dims));
+            windows.push_back({static_cast<int64_t>(d), window});
+        inputs.push_back(slicer.slice(input, windows));
       }
-      SmallVector<int64_t> rowDims = {static_cast<int64_t>(rowDim)};
+      DimWindow rows{static_cast<int64_t>(rowDim), window};
       MaskAttr inner = mask.getKind() == MaskKind::causal_block
                            ? MaskAttr::get(getContext(), MaskKind::tril, n, m, 0)
                            : MaskAttr();
-      Value part = ContractOp::create(b, loc, slicer.slicedType(op.getResult(), rowDims), op.getSubscripts(),
+      Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rows), op.getSubscripts(),
                                       inputs, inner, Value(), op.getAccAttr());
       return {insertChunk(b, loc, part, carried[0], rowDim, start)};
     };

@@ -8,17 +8,24 @@
 
 namespace mlir::la {
 
-Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
-                   int64_t size) {
+Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows) {
   auto type = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t s : type.getShape())
     sizes.push_back(b.getIndexAttr(s));
-  for (int64_t d : dims) {
-    offsets[d] = start;
-    sizes[d] = b.getIndexAttr(size);
+  for (const DimWindow &w : windows) {
+    offsets[w.dim] = w.window.start;
+    sizes[w.dim] = b.getIndexAttr(w.window.size);
   }
   return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes, strides);
+}
+
+Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
+                   int64_t size) {
+  SmallVector<DimWindow> windows;
+  for (int64_t d : dims)
+    windows.push_back({d, {start, size}});
+  return extractWindows(b, loc, source, windows);
 }
 
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start) {

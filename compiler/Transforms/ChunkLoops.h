@@ -12,6 +12,21 @@
 
 namespace mlir::la {
 
+/// Positions [start, start + size) of one dimension.
+struct Window {
+  OpFoldResult start;
+  int64_t size;
+};
+
+/// A dimension of a value together with the window it is restricted to.
+struct DimWindow {
+  int64_t dim;
+  Window window;
+};
+
+/// `source` restricted to each window along its dimension (full extent elsewhere).
+Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows);
+
 /// `source` restricted to positions [start, start + size) along each of `dims` (full extent elsewhere).
 Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
                    int64_t size);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
+#include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
@@ -34,7 +35,7 @@ struct CausalLayout {
 /// prior_block(n, m, c) (FLASH's causal linear part: only chunks before n's).
 std::optional<CausalLayout> matchCausalContract(ContractOp op) {
   MaskAttr mask = op.getMaskAttr();
-  if (!mask || op.getGate())
+  if (!mask || mask.getOffset() != 0 || op.getGate())
     return std::nullopt;
   if (mask.getKind() != MaskKind::tril && !(mask.getKind() == MaskKind::prior_block && op.getInputs().size() == 3))
     return std::nullopt;
@@ -251,6 +252,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     chunking.add<ChunkCausalContract>(&getContext(), chunkSize);
     populateChunkDecayScanPatterns(chunking, chunkSize);
     populateChunkBlockContractionPatterns(chunking);
+    populateChunkBandContractionPatterns(chunking, chunkSize);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);

@@ -129,6 +129,14 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
        cost O(N·C·(D + Dv) + N·D·Dv). Without values, each chunk dots `q_c` with the in-chunk prefix sum of
        `k_c` seeded with `S` (an `la.scan ... init(S)`): cost O(N·D). A last partial chunk is emitted
        separately so every shape stays static. Memory O(C·(D + Dv) + D·Dv).
+    3. A `decay`-gated scan of outer products read by a contraction (retention, GLA) becomes SPEC §5's
+       chunked form with the scan's `init` as the first state (ChunkDecayScans.cpp).
+    4. A contraction with a `block`/`causal_block` mask over a contracted position (FLASH) is evaluated
+       one diagonal block at a time, its masked producers recomputed on the block (ChunkBlockContractions.cpp);
+       a `prior_block` causal contraction is rewrite 2 with chunk = the mask's size.
+    5. A contraction with a `band(n, m, w)` mask over a contracted position m (AFT-local) is evaluated in
+       blocks of `chunk-size` rows, each reading the `chunk-size + 2(w − 1)` columns its band reaches under a
+       shifted mask `band(n, m, w, offset = ..)`: O(N·(C + 2w)) instead of O(N·M) (ChunkBandContractions.cpp).
 
     The batch letters (shared by every operand) stay in front; other layouts are left alone.
   }];

@@ -78,17 +78,40 @@ func.func @contract_tril(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8x8
 
 // -----
 
-// tril(S) v: the input S carries both mask letters, so the mask zeroes that factor before the multiply.
+// tril(S) v: the input S carries both mask letters and is reused for every e, so it is masked once by its
+// own elementwise generic and the contraction stays a plain multiply-accumulate.
 // CHECK-LABEL: func.func @contract_tril_on_input
-// CHECK: linalg.generic
+// CHECK: %[[MASKED:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<8x8xf32>)
 // CHECK:   %[[KEEP:.*]] = arith.cmpi uge
-// CHECK:   %[[S:.*]] = arith.select %[[KEEP]], %in, %cst
-// CHECK:   %[[P:.*]] = arith.mulf %[[S]], %in_{{.*}}
+// CHECK:   arith.select %[[KEEP]], %in, %cst
+// CHECK: linalg.generic {{.*}} ins(%[[MASKED]], %arg1 : tensor<8x8xf32>, tensor<8x4xf32>)
+// CHECK-NOT: arith.select
+// CHECK:   %[[P:.*]] = arith.mulf %in, %in_{{.*}}
 // CHECK:   arith.addf %out, %[[P]]
 // CHECK-NEXT: linalg.yield
 func.func @contract_tril_on_input(%s: tensor<8x8xf32>, %v: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %o = la.contract "nm,me->ne" %s, %v mask tril(n, m) : tensor<8x8xf32>, tensor<8x4xf32> -> tensor<8x4xf32>
   return %o : tensor<8x4xf32>
+}
+
+// -----
+
+// A shifted band (one row block of a chunked band contraction): the row position is moved by the offset and
+// compared signed, since the shifted row may lie before the window's first column.
+// CHECK-LABEL: func.func @contract_band_offset
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>)
+// CHECK:   %[[T:.*]] = linalg.index 0 : index
+// CHECK:   %[[S:.*]] = linalg.index 1 : index
+// CHECK:   %[[ROW:.*]] = arith.addi %[[T]], %c3 : index
+// CHECK:   %[[COLW:.*]] = arith.addi %[[S]], %c2 : index
+// CHECK:   %[[UPPER:.*]] = arith.cmpi slt, %[[ROW]], %[[COLW]] : index
+// CHECK:   %[[ROWW:.*]] = arith.addi %[[ROW]], %c2 : index
+// CHECK:   %[[LOWER:.*]] = arith.cmpi slt, %[[S]], %[[ROWW]] : index
+// CHECK:   %[[KEEP:.*]] = arith.andi %[[UPPER]], %[[LOWER]] : i1
+// CHECK:   arith.select %[[KEEP]], %in, %cst
+func.func @contract_band_offset(%w: tensor<4x8xf32>, %v: tensor<2x8x3xf32>) -> tensor<2x4x3xf32> {
+  %o = la.contract "ts,bsd->btd" %w, %v mask band(t, s, 2, offset = 3) : tensor<4x8xf32>, tensor<2x8x3xf32> -> tensor<2x4x3xf32>
+  return %o : tensor<2x4x3xf32>
 }
 
 // -----

@@ -1188,6 +1188,22 @@ func.func @contract_mask_same_letter(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -
 
 // -----
 
+func.func @contract_mask_offset_on_block(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{mask block takes no offset (only tril, band and causal_band do), got 2}}
+  %0 = la.contract "nd,md->nm" %a, %b mask block(n, m, 2, offset = 2) : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @contract_mask_offset_without_keyword(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{expected `offset = N` after the mask size}}
+  %0 = la.contract "nd,md->nm" %a, %b mask band(n, m, 2, 3) : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
 func.func @contract_mask_missing_size(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x4xf32> {
   // expected-error @+1 {{mask band needs a positive size, got 0}}
   %0 = la.contract "nd,md->nm" %a, %b mask band(n, m) : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>

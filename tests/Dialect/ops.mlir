@@ -326,6 +326,21 @@ func.func @contract_plain(%k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>, %q: 
 
 // -----
 
+// A shifted mask: a window of a larger band whose rows start 15 positions after its columns.
+// CHECK-LABEL: func.func @contract_mask_offsets
+// CHECK: la.contract "nd,md->nm" %{{.*}}, %{{.*}} mask band(n, m, 16, offset = 15)
+// CHECK: la.contract "nd,md->nm" %{{.*}}, %{{.*}} mask tril(n, m, offset = -3)
+// CHECK: la.contract "nd,md->nm" %{{.*}}, %{{.*}} mask causal_band(n, m, 4) :
+func.func @contract_mask_offsets(%a: tensor<4x8xf32>, %b: tensor<6x8xf32>) -> (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x4xf32>) {
+  %0 = la.contract "nd,md->nm" %a, %b mask band(n, m, 16, offset = 15) : tensor<4x8xf32>, tensor<6x8xf32> -> tensor<4x6xf32>
+  %1 = la.contract "nd,md->nm" %a, %b mask tril(n, m, offset = -3) : tensor<4x8xf32>, tensor<6x8xf32> -> tensor<4x6xf32>
+  // A zero offset is the default and is not printed.
+  %2 = la.contract "nd,md->nm" %a, %a mask causal_band(n, m, 4, offset = 0) : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0, %1, %2 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @contract_masks
 // CHECK: la.contract "bhnd,bhmd,bhme->bhne" %{{.*}}, %{{.*}}, %{{.*}} mask tril(n, m) : tensor<2x4x128x64xf32>, tensor<2x4x128x64xf32>, tensor<2x4x128x32xf32> -> tensor<2x4x128x32xf32>
 // CHECK: la.contract "bhnd,bhmd,bhme->bhne" %{{.*}}, %{{.*}}, %{{.*}} mask band(n, m, 16) : tensor<2x4x128x64xf32>, tensor<2x4x128x64xf32>, tensor<2x4x128x32xf32> -> tensor<2x4x128x32xf32>

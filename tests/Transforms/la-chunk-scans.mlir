@@ -159,3 +159,42 @@ func.func @prior_blocks(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tens
   %o = la.contract "bnd,bmd,bme->bne" %q, %k, %v mask prior_block(n, m, 5) : tensor<1x10x3xf32>, tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32>
   return %o : tensor<1x10x2xf32>
 }
+
+// -----
+
+// AFT-local's correction, band(t, s, 2) over T = 18 in row blocks of 4: each block reads the 4 + 2·1 = 6
+// columns its band reaches. Block 0's window clamps to [0, 6) (offset 0); blocks at 4, 8 and 12 run in the
+// loop with windows starting one column before their rows (offset 1); the partial block at 16 clamps to
+// [12, 18) (offset 4). e^w is recomputed on each [rows, 6] slice of w, never on the whole [18, 18].
+// CHECK-LABEL: func.func @band_rows
+// CHECK: %[[W0:.*]] = tensor.extract_slice %arg0[0, 0] [4, 6] [1, 1]
+// CHECK: %[[E0:.*]] = la.map exp %[[W0]] : tensor<4x6xf32>
+// CHECK: %[[V0:.*]] = tensor.extract_slice %arg1[0, 0, 0] [2, 6, 3] [1, 1, 1]
+// CHECK: la.contract "ts,bsd->btd" %[[E0]], %[[V0]] mask band(t, s, 2) : {{.*}} -> tensor<2x4x3xf32>
+// CHECK: scf.for %[[R:.*]] = %c4 to %c16 step %{{.*}} iter_args(%[[O:.*]] = %{{.*}})
+// CHECK:   %[[C:.*]] = arith.subi %[[R]], %c1 : index
+// CHECK:   %[[W:.*]] = tensor.extract_slice %arg0[%[[R]], %[[C]]] [4, 6] [1, 1]
+// CHECK:   %[[E:.*]] = la.map exp %[[W]] : tensor<4x6xf32>
+// CHECK:   %[[V:.*]] = tensor.extract_slice %arg1[0, %[[C]], 0] [2, 6, 3] [1, 1, 1]
+// CHECK:   %[[P:.*]] = la.contract "ts,bsd->btd" %[[E]], %[[V]] mask band(t, s, 2, offset = 1) : {{.*}} -> tensor<2x4x3xf32>
+// CHECK:   tensor.insert_slice %[[P]] into %[[O]][0, %[[R]], 0] [2, 4, 3]
+// CHECK: tensor.extract_slice %arg0[16, 12] [2, 6] [1, 1]
+// CHECK: la.contract "ts,bsd->btd" {{.*}} mask band(t, s, 2, offset = 4) : {{.*}} -> tensor<2x2x3xf32>
+// CHECK-NOT: tensor<18x18xf32> -> tensor<18x18xf32>
+// CHECK: return
+func.func @band_rows(%w: tensor<18x18xf32>, %v: tensor<2x18x3xf32>) -> tensor<2x18x3xf32> {
+  %e = la.map exp %w : tensor<18x18xf32> -> tensor<18x18xf32>
+  %o = la.contract "ts,bsd->btd" %e, %v mask band(t, s, 2) : tensor<18x18xf32>, tensor<2x18x3xf32> -> tensor<2x18x3xf32>
+  return %o : tensor<2x18x3xf32>
+}
+
+// -----
+
+// A band reaching every column of a row block (4 + 2·3 ≥ 8) is left whole: chunking would only add work.
+// CHECK-LABEL: func.func @band_too_wide
+// CHECK-NOT: scf.for
+// CHECK: la.contract "ts,bsd->btd" %arg0, %arg1 mask band(t, s, 4)
+func.func @band_too_wide(%w: tensor<8x8xf32>, %v: tensor<2x8x3xf32>) -> tensor<2x8x3xf32> {
+  %o = la.contract "ts,bsd->btd" %w, %v mask band(t, s, 4) : tensor<8x8xf32>, tensor<2x8x3xf32> -> tensor<2x8x3xf32>
+  return %o : tensor<2x8x3xf32>
+}

@@ -180,6 +180,9 @@ std::vector<AftCase> aftCases() {
         cases.push_back({entry, t, 1.0f, la::DType::BF16});
       }
     }
+  // T = 200 is just past one banded row block's column span (64 + 2·63 = 190 for the kernel's window of
+  // 64), so the band-chunked form runs with clamped windows at both ends, one interior block and a tail.
+  cases.push_back({"aft_local", 200, 1.0f});
   return cases;
 }
 

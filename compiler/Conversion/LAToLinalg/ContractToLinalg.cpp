@@ -20,7 +20,16 @@ namespace {
 
 /// Whether the product at positions (`row`, `col`) of the mask letters is kept.
 Value buildMaskCondition(OpBuilder &b, Location loc, MaskAttr mask, Value row, Value col) {
+  // A nonzero offset (a window of a larger band or causal mask) may make the shifted row negative, so the
+  // comparisons are signed then; positions are far below 2^63 either way.
+  bool shifted = mask.getOffset() != 0;
+  if (shifted)
+    row = arith::AddIOp::create(b, loc, row, arith::ConstantIndexOp::create(b, loc, mask.getOffset()));
   auto cmp = [&](arith::CmpIPredicate predicate, Value lhs, Value rhs) {
+    if (shifted && predicate == arith::CmpIPredicate::uge)
+      predicate = arith::CmpIPredicate::sge;
+    else if (shifted && predicate == arith::CmpIPredicate::ult)
+      predicate = arith::CmpIPredicate::slt;
     return arith::CmpIOp::create(b, loc, predicate, lhs, rhs).getResult();
   };
   Value size = mask.getSize() > 0 ? arith::ConstantIndexOp::create(b, loc, mask.getSize()).getResult() : Value();
@@ -157,6 +166,30 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       inputs.append({cumulative, cumulative});
       maps.insert(maps.end() - 1, getLetterMap(context, loopOrder, gateRowLetters));
       maps.insert(maps.end() - 1, getLetterMap(context, loopOrder, gateColLetters));
+    }
+    // An input reused across other loops (AFT-local's [rows, cols] bias slice, read once per batch and
+    // channel) is masked once, by its own elementwise generic, so the contraction stays a plain
+    // multiply-accumulate that register blocks handle instead of selecting on every step.
+    if (maskedInput && subscripts.inputs[*maskedInput].size() < loopOrder.size()) {
+      const std::string &term = subscripts.inputs[*maskedInput];
+      Value source = inputs[*maskedInput];
+      auto sourceType = cast<RankedTensorType>(source.getType());
+      SmallVector<OpFoldResult> sourceSizes = tensor::getMixedSizes(rewriter, loc, source);
+      auto identity = rewriter.getMultiDimIdentityMap(term.size());
+      SmallVector<utils::IteratorType> parallel(term.size(), utils::IteratorType::parallel);
+      inputs[*maskedInput] =
+          linalg::GenericOp::create(
+              rewriter, loc, sourceType, ValueRange{source},
+              ValueRange{createEmpty(rewriter, loc, sourceSizes, sourceType.getElementType())},
+              ArrayRef<AffineMap>{identity, identity}, parallel,
+              [&](OpBuilder &b, Location nested, ValueRange args) {
+                Value zero = createFloat(b, nested, sourceType.getElementType(), 0.0);
+                Value kept = arith::SelectOp::create(b, nested, buildKeep(b, nested, term), args[0], zero);
+                linalg::YieldOp::create(b, nested, kept);
+              })
+              .getResult(0);
+      maskedInput.reset();
+      mask.reset();
     }
     auto flags = getReassocFlags(context);
     auto generic = linalg::GenericOp::create(

@@ -102,14 +102,27 @@ def LA_MaskAttr : LA_Attr<"Mask", "mask"> {
     Multiplies the contraction's summand by a function of the two positions indexed by `row` and `col`
     (both subscript letters of the contraction). `size` is the band width or block size for the kinds that
     take one. Example: `#la.mask<causal_block(n, m, 256)>`.
+
+    `offset` (tril, band and causal_band only; default 0) shifts the row position before the comparison:
+    the mask keeps or drops (r + offset, c) as its kind says of (r, c). It describes a window of a larger
+    masked problem whose rows start `offset` positions after its columns, which is what chunking a band
+    contraction produces: `#la.mask<band(t, s, 64, offset = 63)>`.
   }];
   let parameters = (ins EnumParameter<LA_MaskKind>:$kind, "char":$row, "char":$col,
-                        DefaultValuedParameter<"int64_t", "0">:$size);
+                        DefaultValuedParameter<"int64_t", "0">:$size,
+                        DefaultValuedParameter<"int64_t", "0">:$offset);
+  let builders = [
+    AttrBuilder<(ins "MaskKind":$kind, "char":$row, "char":$col, "int64_t":$size), [{
+      return $_get($_ctxt, kind, row, col, size, /*offset=*/0);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Whether this kind takes a `size` parameter.
     static bool kindHasSize(MaskKind kind);
+    /// Whether this kind compares positions only (and so takes an `offset`).
+    static bool kindTakesOffset(MaskKind kind);
     /// Parses `kind(r, c[, size])`, the form used inside ops and attributes.
     static ::mlir::Attribute parseBody(::mlir::AsmParser &parser);
     void printBody(::mlir::AsmPrinter &printer) const;

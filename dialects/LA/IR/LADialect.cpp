@@ -64,8 +64,12 @@ bool MaskAttr::kindHasSize(MaskKind kind) {
   llvm_unreachable("unhandled MaskKind");
 }
 
+bool MaskAttr::kindTakesOffset(MaskKind kind) {
+  return kind == MaskKind::tril || kind == MaskKind::band || kind == MaskKind::causal_band;
+}
+
 LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError, MaskKind kind, char row, char col,
-                               int64_t size) {
+                               int64_t size, int64_t offset) {
   if (row == col)
     return emitError() << "mask " << stringifyMaskKind(kind) << " needs two different dimensions, got '" << row
                        << "' twice";
@@ -73,6 +77,9 @@ LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError, Mas
     return emitError() << "mask " << stringifyMaskKind(kind) << " needs a positive size, got " << size;
   if (!kindHasSize(kind) && size != 0)
     return emitError() << "mask " << stringifyMaskKind(kind) << " takes no size, got " << size;
+  if (offset != 0 && !kindTakesOffset(kind))
+    return emitError() << "mask " << stringifyMaskKind(kind)
+                       << " takes no offset (only tril, band and causal_band do), got " << offset;
   return success();
 }
 
@@ -99,21 +106,37 @@ Attribute MaskAttr::parseBody(AsmParser &parser) {
     return {};
   }
   char row = 0, col = 0;
-  int64_t size = 0;
+  int64_t size = 0, offset = 0;
   if (parser.parseLParen() || parseMaskLetter(parser, row) || parser.parseComma() ||
       parseMaskLetter(parser, col))
     return {};
-  if (succeeded(parser.parseOptionalComma()) && parser.parseInteger(size))
-    return {};
+  // Then `, size` and/or `, offset = N`, in that order.
+  bool sawSize = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("offset"))) {
+      if (parser.parseEqual() || parser.parseInteger(offset))
+        return {};
+      break;
+    }
+    if (sawSize) {
+      parser.emitError(parser.getCurrentLocation()) << "expected `offset = N` after the mask size";
+      return {};
+    }
+    if (parser.parseInteger(size))
+      return {};
+    sawSize = true;
+  }
   if (parser.parseRParen())
     return {};
-  return parser.getChecked<MaskAttr>(loc, parser.getContext(), *kind, row, col, size);
+  return parser.getChecked<MaskAttr>(loc, parser.getContext(), *kind, row, col, size, offset);
 }
 
 void MaskAttr::printBody(AsmPrinter &printer) const {
   printer << stringifyMaskKind(getKind()) << "(" << getRow() << ", " << getCol();
   if (kindHasSize(getKind()))
     printer << ", " << getSize();
+  if (getOffset() != 0)
+    printer << ", offset = " << getOffset();
   printer << ")";
 }
 

@@ -656,7 +656,8 @@ LogicalResult ContractOp::verify() {
                 mask.getKind() == MaskKind::causal_block || mask.getKind() == MaskKind::prior_block ||
                 mask.getKind() == MaskKind::decay;
   int64_t rows = sizeOf[mask.getRow()].first, cols = sizeOf[mask.getCol()].first;
-  if (causal && sizesConflict(rows, cols))
+  // A shifted mask is a window of a larger causal problem, whose rows and columns may differ in length.
+  if (causal && mask.getOffset() == 0 && sizesConflict(rows, cols))
     return emitOpError() << "causal mask " << stringifyMaskKind(mask.getKind()) << " needs equal lengths, but '"
                          << mask.getRow() << "' has size " << rows << " and '" << mask.getCol() << "' has "
                          << cols;

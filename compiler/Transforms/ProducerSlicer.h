@@ -1,0 +1,52 @@
+//===- ProducerSlicer.h - slice a value by recomputing its producers -*- C++ -*-===//
+//
+// The chunking rewrites of masked contractions (block-diagonal for FLASH, banded for AFT-local) evaluate a
+// contraction one window of positions at a time. Its operands are often cheap elementwise functions of a
+// large tensor (FLASH's relu(q kᵀ)², AFT-local's e^w − 1 over a [T, T] bias); slicing the materialised
+// operand would still build the whole of it. `ProducerSlicer` instead recomputes such producers on slices of
+// their own operands, so only the window is ever computed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_TRANSFORMS_PRODUCERSLICER_H
+#define LA_TRANSFORMS_PRODUCERSLICER_H
+
+#include "LA/IR/LAOps.h"
+#include "Transforms/ChunkLoops.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::la {
+
+/// Restricts values to windows along some of their dimensions, recomputing producers on sliced operands
+/// where that avoids computing positions outside the window.
+class ProducerSlicer {
+public:
+  /// `diagonalBlock` (0 for none): the windows are diagonal blocks of this size, aligned to multiples of
+  /// it, so a contraction with a block mask of the same size can be recomputed inside one.
+  ProducerSlicer(OpBuilder &builder, Location loc, int64_t diagonalBlock = 0)
+      : builder(builder), loc(loc), diagonalBlock(diagonalBlock) {}
+
+  /// `value` restricted to `windows`. Recomputes an `la.map` (one without `la.index`, which reads absolute
+  /// positions) when it has no other use or when two or more of its dimensions are sliced (a tensor over
+  /// pairs of positions, the very thing chunking avoids building); recomputes a `block`/`causal_block`-masked
+  /// contraction whose two mask dimensions are sliced to the same diagonal block. Extracts a slice of
+  /// anything else.
+  Value slice(Value value, ArrayRef<DimWindow> windows);
+
+  /// The type of `value` restricted to `windows`.
+  static RankedTensorType slicedType(Value value, ArrayRef<DimWindow> windows);
+
+private:
+  Value sliceMap(MapOp map, ArrayRef<DimWindow> windows);
+  Value sliceBlockContract(ContractOp contract, ArrayRef<DimWindow> windows);
+
+  OpBuilder &builder;
+  Location loc;
+  int64_t diagonalBlock;
+};
+
+/// Whether `map`'s body reads its absolute positions (`la.index`), which slicing its operands would shift.
+bool mapUsesIndex(MapOp map);
+
+} // namespace mlir::la
+
+#endif // LA_TRANSFORMS_PRODUCERSLICER_H
