@@ -8,6 +8,10 @@
 !pooled = tensor<?x?xf32>  // [B, d]
 !bias = tensor<?x?xf32>    // [T, T]
 !joint = tensor<?x?x?x?xf32> // [B, T, T, d], joint logits of AFT-full
+!img = tensor<?x?x?x?x?xf32>         // [B, X, Y, h, c]: AFT-conv's 2-D inputs, h heads of c channels
+!img_pooled = tensor<?x?x?xf32>      // [B, h, c]
+!img_win = tensor<?x?x?x?x?x7x7xf32> // [B, X, Y, h, c, u, v]: 7×7 windows around each position
+!conv_kernel = tensor<?x7x7xf32>     // [h, s, s]: one learned 7×7 kernel per head
 
 // Causal AFT-softmax (seed Eq. 4): Y_t = σ(Q_t) ⊙ Σ_{t'≤t} e^{K_t'} V_t' / Σ_{t'≤t} e^{K_t'}.
 // One online-softmax scan (running max, weighted sum, normaliser): finite for any finite logits.
@@ -85,4 +89,37 @@ func.func @aft_local(%q: !x, %k: !x, %v: !x, %w: !bias) -> !x {
   %avg = la.map div %num, %den : !x, !x -> !x
   %y = la.gate sigmoid %q, %avg : !x, !x -> !x
   return %y : !x
+}
+
+// AFT-conv (2-D inputs X×Y, h heads, a learned s×s kernel w^i per head; s = 7, the window size of the
+// la.window ops): the AFT-local decomposition with the band replaced by a convolution,
+//   Y = σ(Q) ⊙ [conv2d(e^K ⊙ V, e^w − 1) + Σ e^K ⊙ V] / [conv2d(e^K, e^w − 1) + Σ e^K]   (SPEC §3),
+// conv2d zero-padded ('same') in correlation orientation: w^i[p + dx, p + dy] weighs the key at offset
+// (dx, dy). The keys are shifted by their per-channel maximum over the image, which cancels in the ratio.
+// O(B·X·Y·h·c·s²); the 49× larger windows are read through shifted indices, not built.
+func.func @aft_conv(%q: !img, %k: !img, %v: !img, %w: !conv_kernel) -> !img {
+  %kmax = la.reduce max %k along [1, 2] : !img -> !img_pooled
+  %ek = la.map "bxyic,bic->bxyic" %k, %kmax : !img, !img_pooled -> !img {
+  ^bb0(%kv: f32, %m: f32):
+    %shifted = arith.subf %kv, %m : f32
+    %e = math.exp %shifted : f32
+    la.yield %e : f32
+  }
+  %ekv = la.map mul %ek, %v : !img, !img -> !img
+  %gnum = la.reduce add %ekv along [1, 2] : !img -> !img_pooled
+  %gden = la.reduce add %ek along [1, 2] : !img -> !img_pooled
+  %wm1 = la.map "iuv->iuv" %w : !conv_kernel -> !conv_kernel {
+  ^bb0(%wv: f32):
+    %e = math.expm1 %wv : f32
+    la.yield %e : f32
+  }
+  %ekv_win = la.window %ekv along [1, 2] size [7, 7] : !img -> !img_win
+  %ek_win = la.window %ek along [1, 2] size [7, 7] : !img -> !img_win
+  %lnum = la.contract "bxyicuv,iuv->bxyic" %ekv_win, %wm1 : !img_win, !conv_kernel -> !img
+  %lden = la.contract "bxyicuv,iuv->bxyic" %ek_win, %wm1 : !img_win, !conv_kernel -> !img
+  %num = la.map add "bxyic,bic->bxyic" %lnum, %gnum : !img, !img_pooled -> !img
+  %den = la.map add "bxyic,bic->bxyic" %lden, %gden : !img, !img_pooled -> !img
+  %avg = la.map div %num, %den : !img, !img -> !img
+  %y = la.gate sigmoid %q, %avg : !img, !img -> !img
+  return %y : !img
 }

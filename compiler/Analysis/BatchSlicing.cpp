@@ -54,6 +54,8 @@ bool keepsBatchDims(Operation *op, int64_t k) {
   if (auto scan = dyn_cast<ScanOp>(op))
     return scan.getDimAttr().getInt() >= k &&
            llvm::all_of(scan.getOperands(), [&](Value v) { return rankOf(v) >= k; });
+  if (auto window = dyn_cast<WindowOp>(op))
+    return allAtLeast(window.getDims(), k);
   if (auto normalize = dyn_cast<NormalizeOp>(op))
     return normalize.getDimAttr().getInt() >= k;
   if (auto gate = dyn_cast<GateOp>(op))

@@ -26,6 +26,7 @@ void populateLAMapToLinalgPatterns(RewritePatternSet &patterns);
 void populateLAReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateLAScanToLinalgPatterns(RewritePatternSet &patterns);
 void populateLAContractToLinalgPatterns(RewritePatternSet &patterns);
+void populateLAWindowToLinalgPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "Conversion/Passes.h.inc"

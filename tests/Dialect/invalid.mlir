@@ -1401,3 +1401,59 @@ func.func @size_dim_negative(%x: tensor<4x8xf32>) -> tensor<f32> {
   %0 = la.size %x along -1 : tensor<4x8xf32> -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @window_even_size(%x: tensor<2x8xf32>) -> tensor<2x8x4xf32> {
+  // expected-error @+1 {{window size of dimension 1 must be odd and positive (a centred window), got 4}}
+  %0 = la.window %x along [1] size [4] : tensor<2x8xf32> -> tensor<2x8x4xf32>
+  return %0 : tensor<2x8x4xf32>
+}
+
+// -----
+
+func.func @window_unsorted_dims(%x: tensor<2x8xf32>) -> tensor<2x8x3x3xf32> {
+  // expected-error @+1 {{windowed dimensions must be strictly increasing, got 1 then 0}}
+  %0 = la.window %x along [1, 0] size [3, 3] : tensor<2x8xf32> -> tensor<2x8x3x3xf32>
+  return %0 : tensor<2x8x3x3xf32>
+}
+
+// -----
+
+func.func @window_dim_out_of_range(%x: tensor<2x8xf32>) -> tensor<2x8x3xf32> {
+  // expected-error @+1 {{windowed dimension 2 is out of range for rank 2}}
+  %0 = la.window %x along [2] size [3] : tensor<2x8xf32> -> tensor<2x8x3xf32>
+  return %0 : tensor<2x8x3xf32>
+}
+
+// -----
+
+func.func @window_size_count(%x: tensor<2x8xf32>) -> tensor<2x8x3xf32> {
+  // expected-error @+1 {{has 1 windowed dimensions but 2 window sizes}}
+  %0 = la.window %x along [1] size [3, 3] : tensor<2x8xf32> -> tensor<2x8x3xf32>
+  return %0 : tensor<2x8x3xf32>
+}
+
+// -----
+
+func.func @window_result_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{result must have rank 3 (the input's 2 plus one per window), got 2}}
+  %0 = la.window %x along [1] size [3] : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @window_result_window_size(%x: tensor<2x8xf32>) -> tensor<2x8x5xf32> {
+  // expected-error @+1 {{result dimension 2 (the window of dimension 1) has size 5 but the window has 3}}
+  %0 = la.window %x along [1] size [3] : tensor<2x8xf32> -> tensor<2x8x5xf32>
+  return %0 : tensor<2x8x5xf32>
+}
+
+// -----
+
+func.func @window_result_input_size(%x: tensor<2x8xf32>) -> tensor<2x7x3xf32> {
+  // expected-error @+1 {{result dimension 1 has size 7 but the input's has 8}}
+  %0 = la.window %x along [1] size [3] : tensor<2x8xf32> -> tensor<2x7x3xf32>
+  return %0 : tensor<2x7x3xf32>
+}

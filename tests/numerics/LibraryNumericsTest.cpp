@@ -194,6 +194,52 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AftNumerics, testing::ValuesIn(aftCases()),
                          });
 
 //===----------------------------------------------------------------------===//
+// AFT-conv (SPEC §3): q, k, v [B, X, Y, h, c]; w [h, 7, 7] (the kernel's window size).
+//===----------------------------------------------------------------------===//
+
+struct AftConvCase {
+  int64_t x, y;
+  float logitRange; // k uniform in ±logitRange
+  la::DType dtype = la::DType::F32;
+};
+
+void PrintTo(const AftConvCase &c, std::ostream *os) {
+  *os << "aft_conv " << c.x << "x" << c.y << " logits ±" << c.logitRange << " " << la::dtypeName(c.dtype).str();
+}
+
+class AftConvNumerics : public testing::TestWithParam<AftConvCase> {};
+
+TEST_P(AftConvNumerics, MatchesFp64Oracle) {
+  const AftConvCase &c = GetParam();
+  const int64_t batch = 2, heads = 3, channels = 5, kernel = 7;
+  std::vector<int64_t> shape = {batch, c.x, c.y, heads, channels};
+  Argument q = randomArgument(shape, 21, -2.0f, 2.0f, c.dtype);
+  Argument k = randomArgument(shape, 22, -c.logitRange, c.logitRange, c.dtype);
+  Argument v = randomArgument(shape, 23, -1.0f, 1.0f, c.dtype);
+  // The (e^w − 1)-weighted local terms cancel against the global sums as for AFT-local: w stays in ±2.
+  Argument w = randomArgument({heads, kernel, kernel}, 24, -2.0f, 2.0f, c.dtype);
+  std::vector<double> reference = aftConv(batch, c.x, c.y, heads, channels, q.data.data(), k.data.data(),
+                                          v.data.data(), w.data.data(), kernel);
+  std::vector<la::HostTensor> outputs = runKernel("aft.mlir", "aft_conv", {q, k, v, w});
+  ASSERT_EQ(outputs.size(), 1u);
+  std::ostringstream what;
+  PrintTo(c, &what);
+  expectMatches(reference, outputs[0], c.x * c.y, what.str(), c.dtype);
+}
+
+// 1×1 (every window is all padding but its centre), a 5×9 image narrower than the kernel along X and wider
+// along Y, and 23×30 (interior windows and every edge case), with logits of ±80 on the exp path.
+INSTANTIATE_TEST_SUITE_P(Kernels, AftConvNumerics,
+                         testing::Values(AftConvCase{1, 1, 1.0f}, AftConvCase{5, 9, 1.0f},
+                                         AftConvCase{5, 9, 80.0f}, AftConvCase{5, 9, 1.0f, la::DType::F16},
+                                         AftConvCase{5, 9, 1.0f, la::DType::BF16}, AftConvCase{23, 30, 1.0f}),
+                         [](const testing::TestParamInfo<AftConvCase> &info) {
+                           return "aft_conv_" + std::to_string(info.param.x) + "x" + std::to_string(info.param.y) +
+                                  "_L" + std::to_string(static_cast<int>(info.param.logitRange)) + "_" +
+                                  la::dtypeName(info.param.dtype).str();
+                         });
+
+//===----------------------------------------------------------------------===//
 // GAU / FLASH (SPEC §4): u, v [B, N, e]; q, k [B, N, s]; FLASH chunk 256 (the kernels' mask size).
 //===----------------------------------------------------------------------===//
 

@@ -25,6 +25,7 @@ struct LAToLinalgPass : impl::LAToLinalgBase<LAToLinalgPass> {
     populateLAReductionToLinalgPatterns(patterns);
     populateLAScanToLinalgPatterns(patterns);
     populateLAContractToLinalgPatterns(patterns);
+    populateLAWindowToLinalgPatterns(patterns);
 
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();

@@ -720,6 +720,44 @@ LogicalResult GateOp::verify() {
 // SizeOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult WindowOp::verify() {
+  ArrayRef<int64_t> dims = getDims(), sizes = getSizes();
+  auto inputType = getInput().getType();
+  auto resultType = getResult().getType();
+  if (dims.empty())
+    return emitOpError() << "needs at least one windowed dimension";
+  if (dims.size() != sizes.size())
+    return emitOpError() << "has " << dims.size() << " windowed dimensions but " << sizes.size() << " window sizes";
+  for (auto [j, dim] : llvm::enumerate(dims)) {
+    if (failed(verifyDimInRange(*this, dim, inputType.getRank(), "windowed dimension")))
+      return failure();
+    if (j > 0 && dim <= dims[j - 1])
+      return emitOpError() << "windowed dimensions must be strictly increasing, got " << dims[j - 1] << " then "
+                           << dim;
+    if (sizes[j] < 1 || sizes[j] % 2 == 0)
+      return emitOpError() << "window size of dimension " << dim << " must be odd and positive (a centred window), got "
+                           << sizes[j];
+  }
+  if (resultType.getRank() != inputType.getRank() + static_cast<int64_t>(dims.size()))
+    return emitOpError() << "result must have rank " << inputType.getRank() + static_cast<int64_t>(dims.size())
+                         << " (the input's " << inputType.getRank() << " plus one per window), got "
+                         << resultType.getRank();
+  if (resultType.getElementType() != inputType.getElementType())
+    return emitOpError() << "result element type " << resultType.getElementType() << " differs from the input's "
+                         << inputType.getElementType();
+  for (int64_t d = 0; d < inputType.getRank(); ++d)
+    if (sizesConflict(inputType.getDimSize(d), resultType.getDimSize(d)))
+      return emitOpError() << "result dimension " << d << " has size " << resultType.getDimSize(d)
+                           << " but the input's has " << inputType.getDimSize(d);
+  for (auto [j, size] : llvm::enumerate(sizes)) {
+    int64_t d = inputType.getRank() + static_cast<int64_t>(j);
+    if (sizesConflict(resultType.getDimSize(d), size))
+      return emitOpError() << "result dimension " << d << " (the window of dimension " << dims[j] << ") has size "
+                           << resultType.getDimSize(d) << " but the window has " << size;
+  }
+  return success();
+}
+
 LogicalResult SizeOp::verify() {
   return verifyDimInRange(*this, getDim(), getInput().getType().getRank(), "dimension");
 }

@@ -307,4 +307,35 @@ def LA_SizeOp : LA_Op<"size", [Pure]> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// la.window
+//===----------------------------------------------------------------------===//
+
+def LA_WindowOp : LA_Op<"window", [Pure]> {
+  let summary = "Centred, zero-padded sliding windows along some dimensions (a stride-1 'same' convolution's view)";
+  let description = [{
+    For each dimension `dims[j]` with odd window size `sizes[j] = 2·p_j + 1`, appends one window-offset
+    dimension of that size to the result, in order:
+
+      result[i_0, .., i_(r-1), u_0, .., u_(k-1)] = input[i with i_dims[j] + u_j − p_j for every j]
+
+    and 0 where a shifted position lies outside the input. A 2-D convolution (AFT-conv's
+    `conv2d(x, kernel)`, correlation orientation) is then a contraction of the window with the kernel over the
+    offset letters:
+
+    ```mlir
+    %win = la.window %x along [1, 2] size [3, 3] : tensor<?x?x?x?xf32> -> tensor<?x?x?x?x3x3xf32>
+    %y = la.contract "bxycuv,cuv->bxyc" %win, %kernel
+        : tensor<?x?x?x?x3x3xf32>, tensor<?x3x3xf32> -> tensor<?x?x?x?xf32>
+    ```
+
+    Lowering pads the input with zeros once and reads it through shifted indexing maps; elementwise fusion
+    folds that read into the consumer, so the window (sizes[0]·…·sizes[k-1] times the input) is not built.
+  }];
+  let arguments = (ins LA_Tensor:$input, DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$sizes);
+  let results = (outs LA_Tensor:$result);
+  let assemblyFormat = "$input `along` $dims `size` $sizes attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // LA_OPS_TD

@@ -1,0 +1,75 @@
+//===- WindowToLinalg.cpp - la.window to a padded copy and a shifted read -===//
+//
+// `la.window` becomes a zero `tensor.pad` of the windowed dimensions by p = (size − 1) / 2 on each side and an
+// all-parallel `linalg.generic` over the result that reads the padded input at i + u (the padding makes the
+// centred offset i + u − p land on padded index i + u). The generic is a plain copy with a shifted indexing
+// map, so elementwise fusion moves that read into the consumer (a convolution's contraction) and the
+// window itself, sizes[0]·… times the input, is never materialised; the padded copy is the input's size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Conversion/LAToLinalg/LoweringUtils.h"
+#include "Conversion/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::la {
+namespace {
+
+struct WindowToGeneric : OpConversionPattern<WindowOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(WindowOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inputType.getRank();
+    ArrayRef<int64_t> dims = op.getDims(), sizes = op.getSizes();
+
+    SmallVector<int64_t> padding(rank, 0);
+    for (auto [dim, size] : llvm::zip(dims, sizes))
+      padding[dim] = (size - 1) / 2;
+    SmallVector<OpFoldResult> low, high;
+    for (int64_t p : padding) {
+      low.push_back(rewriter.getIndexAttr(p));
+      high.push_back(rewriter.getIndexAttr(p));
+    }
+    auto paddedType = tensor::PadOp::inferResultType(inputType, padding, padding);
+    Value zero = createFloat(rewriter, loc, inputType.getElementType(), 0.0);
+    Value padded = tensor::PadOp::create(rewriter, loc, paddedType, input, low, high, zero);
+
+    // Loops: the input's dimensions, then one per window offset. Windowed dimension dims[j] reads d + u_j.
+    MLIRContext *context = rewriter.getContext();
+    int64_t loops = rank + static_cast<int64_t>(dims.size());
+    SmallVector<AffineExpr> reads;
+    for (int64_t d = 0; d < rank; ++d)
+      reads.push_back(getAffineDimExpr(d, context));
+    for (auto [j, dim] : llvm::enumerate(dims))
+      reads[dim] = reads[dim] + getAffineDimExpr(rank + static_cast<int64_t>(j), context);
+    AffineMap readMap = AffineMap::get(loops, 0, reads, context);
+    AffineMap writeMap = rewriter.getMultiDimIdentityMap(loops);
+
+    SmallVector<OpFoldResult> resultSizes = tensor::getMixedSizes(rewriter, loc, input);
+    for (int64_t size : sizes)
+      resultSizes.push_back(rewriter.getIndexAttr(size));
+    Value init = createEmpty(rewriter, loc, resultSizes, inputType.getElementType());
+    SmallVector<utils::IteratorType> parallel(loops, utils::IteratorType::parallel);
+    Value window = linalg::GenericOp::create(rewriter, loc, init.getType(), ValueRange{padded}, ValueRange{init},
+                                             ArrayRef<AffineMap>{readMap, writeMap}, parallel,
+                                             [](OpBuilder &b, Location nested, ValueRange args) {
+                                               linalg::YieldOp::create(b, nested, args[0]);
+                                             })
+                       .getResult(0);
+    rewriter.replaceOp(op, castToType(rewriter, loc, window, op.getResult().getType()));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateLAWindowToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<WindowToGeneric>(patterns.getContext());
+}
+
+} // namespace mlir::la
