@@ -10,7 +10,7 @@
 !joint = tensor<?x?x?x?xf32> // [B, T, T, d], joint logits of AFT-full
 !img = tensor<?x?x?x?x?xf32>         // [B, X, Y, h, c]: AFT-conv's 2-D inputs, h heads of c channels
 !img_pooled = tensor<?x?x?xf32>      // [B, h, c]
-!img_win = tensor<?x?x?x?x?x7x7xf32> // [B, X, Y, h, c, u, v]: 7×7 windows around each position
+!img_win = tensor<?x?x7x?x7x?x?xf32> // [B, X, u, Y, v, h, c]: 7×7 windows around each position
 !conv_kernel = tensor<?x7x7xf32>     // [h, s, s]: one learned 7×7 kernel per head
 
 // Causal AFT-softmax (seed Eq. 4): Y_t = σ(Q_t) ⊙ Σ_{t'≤t} e^{K_t'} V_t' / Σ_{t'≤t} e^{K_t'}.
@@ -115,8 +115,8 @@ func.func @aft_conv(%q: !img, %k: !img, %v: !img, %w: !conv_kernel) -> !img {
   }
   %ekv_win = la.window %ekv along [1, 2] size [7, 7] : !img -> !img_win
   %ek_win = la.window %ek along [1, 2] size [7, 7] : !img -> !img_win
-  %lnum = la.contract "bxyicuv,iuv->bxyic" %ekv_win, %wm1 : !img_win, !conv_kernel -> !img
-  %lden = la.contract "bxyicuv,iuv->bxyic" %ek_win, %wm1 : !img_win, !conv_kernel -> !img
+  %lnum = la.contract "bxuyvic,iuv->bxyic" %ekv_win, %wm1 : !img_win, !conv_kernel -> !img
+  %lden = la.contract "bxuyvic,iuv->bxyic" %ek_win, %wm1 : !img_win, !conv_kernel -> !img
   %num = la.map add "bxyic,bic->bxyic" %lnum, %gnum : !img, !img_pooled -> !img
   %den = la.map add "bxyic,bic->bxyic" %lden, %gden : !img, !img_pooled -> !img
   %avg = la.map div %num, %den : !img, !img -> !img

@@ -75,9 +75,7 @@ SmallVector<Type> inferResultTypes(Operation *op) {
   } else if (auto gate = dyn_cast<GateOp>(op)) {
     sameShapeAs(gate.getBranches().front());
   } else if (auto window = dyn_cast<WindowOp>(op)) {
-    SmallVector<int64_t> shape = llvm::to_vector(shapeOf(window.getInput()));
-    llvm::append_range(shape, window.getSizes());
-    types[0] = withShape(types[0], shape);
+    types[0] = withShape(types[0], WindowOp::inferShape(shapeOf(window.getInput()), window.getDims(), window.getSizes()));
   }
   return types;
 }

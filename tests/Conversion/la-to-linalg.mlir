@@ -244,17 +244,18 @@ func.func @online_softmax_scan(%k: tensor<2x6x3xf32>, %v: tensor<2x6x3xf32>) -> 
 // -----
 
 // A 3×5 window over dimensions 1 and 2: a zero pad of (1, 2) on each side, then a copy reading the padded
-// input at (x + u, y + v), which elementwise fusion later folds into the consumer.
-// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>
+// input at (x + u, y + v), each offset loop right after its position's, which elementwise fusion later folds
+// into the consumer.
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d2, d3 + d4)>
 // CHECK-DAG: #[[WRITE:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @window
 // CHECK: %[[PAD:.*]] = tensor.pad %arg0 low[0, 1, 2] high[0, 1, 2]
 // CHECK:   tensor.yield %{{.*}} : f32
 // CHECK: } : tensor<2x8x9xf32> to tensor<2x10x13xf32>
-// CHECK: linalg.generic {indexing_maps = [#[[READ]], #[[WRITE]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[PAD]] : tensor<2x10x13xf32>) outs(%{{.*}} : tensor<2x8x9x3x5xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[READ]], #[[WRITE]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[PAD]] : tensor<2x10x13xf32>) outs(%{{.*}} : tensor<2x8x3x9x5xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:   linalg.yield %[[IN]] : f32
-func.func @window(%x: tensor<2x8x9xf32>) -> tensor<2x8x9x3x5xf32> {
-  %w = la.window %x along [1, 2] size [3, 5] : tensor<2x8x9xf32> -> tensor<2x8x9x3x5xf32>
-  return %w : tensor<2x8x9x3x5xf32>
+func.func @window(%x: tensor<2x8x9xf32>) -> tensor<2x8x3x9x5xf32> {
+  %w = la.window %x along [1, 2] size [3, 5] : tensor<2x8x9xf32> -> tensor<2x8x3x9x5xf32>
+  return %w : tensor<2x8x3x9x5xf32>
 }

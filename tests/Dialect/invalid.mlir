@@ -1412,10 +1412,10 @@ func.func @window_even_size(%x: tensor<2x8xf32>) -> tensor<2x8x4xf32> {
 
 // -----
 
-func.func @window_unsorted_dims(%x: tensor<2x8xf32>) -> tensor<2x8x3x3xf32> {
+func.func @window_unsorted_dims(%x: tensor<2x8xf32>) -> tensor<2x3x8x3xf32> {
   // expected-error @+1 {{windowed dimensions must be strictly increasing, got 1 then 0}}
-  %0 = la.window %x along [1, 0] size [3, 3] : tensor<2x8xf32> -> tensor<2x8x3x3xf32>
-  return %0 : tensor<2x8x3x3xf32>
+  %0 = la.window %x along [1, 0] size [3, 3] : tensor<2x8xf32> -> tensor<2x3x8x3xf32>
+  return %0 : tensor<2x3x8x3xf32>
 }
 
 // -----
@@ -1445,7 +1445,7 @@ func.func @window_result_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // -----
 
 func.func @window_result_window_size(%x: tensor<2x8xf32>) -> tensor<2x8x5xf32> {
-  // expected-error @+1 {{result dimension 2 (the window of dimension 1) has size 5 but the window has 3}}
+  // expected-error @+1 {{result dimension 2 has size 5 but 3 is expected (each windowed dimension is followed by its window)}}
   %0 = la.window %x along [1] size [3] : tensor<2x8xf32> -> tensor<2x8x5xf32>
   return %0 : tensor<2x8x5xf32>
 }
@@ -1453,7 +1453,7 @@ func.func @window_result_window_size(%x: tensor<2x8xf32>) -> tensor<2x8x5xf32> {
 // -----
 
 func.func @window_result_input_size(%x: tensor<2x8xf32>) -> tensor<2x7x3xf32> {
-  // expected-error @+1 {{result dimension 1 has size 7 but the input's has 8}}
+  // expected-error @+1 {{result dimension 1 has size 7 but 8 is expected (each windowed dimension is followed by its window)}}
   %0 = la.window %x along [1] size [3] : tensor<2x8xf32> -> tensor<2x7x3xf32>
   return %0 : tensor<2x7x3xf32>
 }

@@ -437,10 +437,10 @@ func.func @mask_attr() attributes {mask = #la.mask<causal_band(n, m, 4)>, other 
 // -----
 
 // CHECK-LABEL: func.func @window
-// CHECK: la.window %{{.*}} along [1, 2] size [3, 5] : tensor<2x8x9x4xf32> -> tensor<2x8x9x4x3x5xf32>
-// CHECK: la.window %{{.*}} along [1] size [7] : tensor<?x?x4xf32> -> tensor<?x?x4x7xf32>
-func.func @window(%x: tensor<2x8x9x4xf32>, %y: tensor<?x?x4xf32>) -> (tensor<2x8x9x4x3x5xf32>, tensor<?x?x4x7xf32>) {
-  %0 = la.window %x along [1, 2] size [3, 5] : tensor<2x8x9x4xf32> -> tensor<2x8x9x4x3x5xf32>
-  %1 = la.window %y along [1] size [7] : tensor<?x?x4xf32> -> tensor<?x?x4x7xf32>
-  return %0, %1 : tensor<2x8x9x4x3x5xf32>, tensor<?x?x4x7xf32>
+// CHECK: la.window %{{.*}} along [1, 2] size [3, 5] : tensor<2x8x9x4xf32> -> tensor<2x8x3x9x5x4xf32>
+// CHECK: la.window %{{.*}} along [1] size [7] : tensor<?x?x4xf32> -> tensor<?x?x7x4xf32>
+func.func @window(%x: tensor<2x8x9x4xf32>, %y: tensor<?x?x4xf32>) -> (tensor<2x8x3x9x5x4xf32>, tensor<?x?x7x4xf32>) {
+  %0 = la.window %x along [1, 2] size [3, 5] : tensor<2x8x9x4xf32> -> tensor<2x8x3x9x5x4xf32>
+  %1 = la.window %y along [1] size [7] : tensor<?x?x4xf32> -> tensor<?x?x7x4xf32>
+  return %0, %1 : tensor<2x8x3x9x5x4xf32>, tensor<?x?x7x4xf32>
 }

@@ -2,7 +2,7 @@
 //
 // `la.window` becomes a zero `tensor.pad` of the windowed dimensions by p = (size − 1) / 2 on each side and an
 // all-parallel `linalg.generic` over the result that reads the padded input at i + u (the padding makes the
-// centred offset i + u − p land on padded index i + u). The generic is a plain copy with a shifted indexing
+// centred offset i + u − p land on padded index i + u; u is the loop right after i's). The generic is a plain copy with a shifted indexing
 // map, so elementwise fusion moves that read into the consumer (a convolution's contraction) and the
 // window itself, sizes[0]·… times the input, is never materialised; the padded copy is the input's size.
 //
@@ -39,22 +39,26 @@ struct WindowToGeneric : OpConversionPattern<WindowOp> {
     Value zero = createFloat(rewriter, loc, inputType.getElementType(), 0.0);
     Value padded = tensor::PadOp::create(rewriter, loc, paddedType, input, low, high, zero);
 
-    // Loops: the input's dimensions, then one per window offset. Windowed dimension dims[j] reads d + u_j.
+    // Loops: the result's dimensions, each windowed input dimension followed by its offset; the padded
+    // input is read at (position + offset) there.
     MLIRContext *context = rewriter.getContext();
-    int64_t loops = rank + static_cast<int64_t>(dims.size());
     SmallVector<AffineExpr> reads;
-    for (int64_t d = 0; d < rank; ++d)
-      reads.push_back(getAffineDimExpr(d, context));
-    for (auto [j, dim] : llvm::enumerate(dims))
-      reads[dim] = reads[dim] + getAffineDimExpr(rank + static_cast<int64_t>(j), context);
-    AffineMap readMap = AffineMap::get(loops, 0, reads, context);
-    AffineMap writeMap = rewriter.getMultiDimIdentityMap(loops);
-
-    SmallVector<OpFoldResult> resultSizes = tensor::getMixedSizes(rewriter, loc, input);
-    for (int64_t size : sizes)
-      resultSizes.push_back(rewriter.getIndexAttr(size));
+    SmallVector<OpFoldResult> resultSizes;
+    int64_t loop = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      AffineExpr read = getAffineDimExpr(loop++, context);
+      resultSizes.push_back(tensor::getMixedSize(rewriter, loc, input, d));
+      if (llvm::is_contained(dims, d)) {
+        int64_t size = sizes[llvm::find(dims, d) - dims.begin()];
+        read = read + getAffineDimExpr(loop++, context);
+        resultSizes.push_back(rewriter.getIndexAttr(size));
+      }
+      reads.push_back(read);
+    }
+    AffineMap readMap = AffineMap::get(loop, 0, reads, context);
+    AffineMap writeMap = rewriter.getMultiDimIdentityMap(loop);
     Value init = createEmpty(rewriter, loc, resultSizes, inputType.getElementType());
-    SmallVector<utils::IteratorType> parallel(loops, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> parallel(loop, utils::IteratorType::parallel);
     Value window = linalg::GenericOp::create(rewriter, loc, init.getType(), ValueRange{padded}, ValueRange{init},
                                              ArrayRef<AffineMap>{readMap, writeMap}, parallel,
                                              [](OpBuilder &b, Location nested, ValueRange args) {

@@ -745,17 +745,25 @@ LogicalResult WindowOp::verify() {
   if (resultType.getElementType() != inputType.getElementType())
     return emitOpError() << "result element type " << resultType.getElementType() << " differs from the input's "
                          << inputType.getElementType();
-  for (int64_t d = 0; d < inputType.getRank(); ++d)
-    if (sizesConflict(inputType.getDimSize(d), resultType.getDimSize(d)))
-      return emitOpError() << "result dimension " << d << " has size " << resultType.getDimSize(d)
-                           << " but the input's has " << inputType.getDimSize(d);
-  for (auto [j, size] : llvm::enumerate(sizes)) {
-    int64_t d = inputType.getRank() + static_cast<int64_t>(j);
+  SmallVector<int64_t> expected = inferShape(inputType.getShape(), dims, sizes);
+  for (auto [d, size] : llvm::enumerate(expected))
     if (sizesConflict(resultType.getDimSize(d), size))
-      return emitOpError() << "result dimension " << d << " (the window of dimension " << dims[j] << ") has size "
-                           << resultType.getDimSize(d) << " but the window has " << size;
-  }
+      return emitOpError() << "result dimension " << d << " has size " << resultType.getDimSize(d) << " but "
+                           << (ShapedType::isDynamic(size) ? "?" : std::to_string(size))
+                           << " is expected (each windowed dimension is followed by its window)";
   return success();
+}
+
+SmallVector<int64_t> WindowOp::inferShape(ArrayRef<int64_t> inputShape, ArrayRef<int64_t> dims,
+                                          ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> shape;
+  for (auto [d, size] : llvm::enumerate(inputShape)) {
+    shape.push_back(size);
+    for (auto [dim, window] : llvm::zip(dims, sizes))
+      if (dim == static_cast<int64_t>(d))
+        shape.push_back(window);
+  }
+  return shape;
 }
 
 LogicalResult SizeOp::verify() {

@@ -314,28 +314,34 @@ def LA_SizeOp : LA_Op<"size", [Pure]> {
 def LA_WindowOp : LA_Op<"window", [Pure]> {
   let summary = "Centred, zero-padded sliding windows along some dimensions (a stride-1 'same' convolution's view)";
   let description = [{
-    For each dimension `dims[j]` with odd window size `sizes[j] = 2·p_j + 1`, appends one window-offset
-    dimension of that size to the result, in order:
+    For each dimension `dims[j]` with odd window size `sizes[j] = 2·p_j + 1`, inserts a window-offset
+    dimension u_j of that size right after it:
 
-      result[i_0, .., i_(r-1), u_0, .., u_(k-1)] = input[i with i_dims[j] + u_j − p_j for every j]
+      result[.., i_dims[j], u_j, ..] = input[.., i_dims[j] + u_j − p_j, ..]
 
-    and 0 where a shifted position lies outside the input. A 2-D convolution (AFT-conv's
-    `conv2d(x, kernel)`, correlation orientation) is then a contraction of the window with the kernel over the
-    offset letters:
+    and 0 where a shifted position lies outside the input. A 2-D convolution (AFT-conv's `conv2d(x, kernel)`,
+    correlation orientation) is then a contraction of the window with the kernel over the offset letters:
 
     ```mlir
-    %win = la.window %x along [1, 2] size [3, 3] : tensor<?x?x?x?xf32> -> tensor<?x?x?x?x3x3xf32>
-    %y = la.contract "bxycuv,cuv->bxyc" %win, %kernel
-        : tensor<?x?x?x?x3x3xf32>, tensor<?x3x3xf32> -> tensor<?x?x?x?xf32>
+    %win = la.window %x along [1, 2] size [3, 3] : tensor<?x?x?x?xf32> -> tensor<?x?x3x?x3x?xf32>
+    %y = la.contract "bxuyvc,cuv->bxyc" %win, %kernel
+        : tensor<?x?x3x?x3x?xf32>, tensor<?x3x3xf32> -> tensor<?x?x?x?xf32>
     ```
 
-    Lowering pads the input with zeros once and reads it through shifted indexing maps; elementwise fusion
-    folds that read into the consumer, so the window (sizes[0]·…·sizes[k-1] times the input) is not built.
+    Offsets sit next to their dimension (not at the end) so that the input's contiguous dimension stays the
+    window's last one, which is what the contraction's loop order and the vectoriser key on. Lowering pads
+    the input with zeros once and reads it through shifted indexing maps; elementwise fusion folds that read
+    into the consumer, so the window (sizes[0]·…·sizes[k-1] times the input) is not built.
   }];
   let arguments = (ins LA_Tensor:$input, DenseI64ArrayAttr:$dims, DenseI64ArrayAttr:$sizes);
   let results = (outs LA_Tensor:$result);
   let assemblyFormat = "$input `along` $dims `size` $sizes attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The result shape for an input of shape `inputShape`: each windowed dimension followed by its window.
+    static SmallVector<int64_t> inferShape(ArrayRef<int64_t> inputShape, ArrayRef<int64_t> dims,
+                                           ArrayRef<int64_t> sizes);
+  }];
 }
 
 #endif // LA_OPS_TD
