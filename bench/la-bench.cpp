@@ -2,16 +2,23 @@
 //
 // A benchmark program, not a test: for B=2, H=8, D=Dv=64 and N in {1024, 4096, 16384} (all flags) it runs
 // each compiled kernel of kernels/flow_attention.mlir and kernels/linear_attention.mlir through the public
-// runtime API and prints, per kernel and N, the median time next to
+// runtime API, then the AFT, GAU/FLASH and decay-scan kernels of kernels/aft.mlir, flash.mlir and
+// retention.mlir at the shapes of `libraryCases` below (T = N), and prints, per kernel and N, the median
+// time next to
 //   - the unfused eager-style reference of the same SPEC formulas (bench/Reference.h), same thread count,
 //   - PyTorch eager on the CPU (bench/torch_baseline.py, run in a child process) when torch is installed,
 //   - this machine's roofline bound, from a bandwidth and a peak-FLOP microbenchmark run before and after
 //     the kernels (the better of the two runs is used).
 // Every figure is measured in this run. Each generated output is also checked, against the unfused reference
-// and against a float64 oracle on two (b, h) slices, so that a wrong kernel cannot post a good time; the exit
-// status is non-zero when a kernel fails or is wrong.
+// and against a float64 oracle on two (b, h) slices (the library kernels: on the subset LibraryOracleCheck.h
+// describes), so that a wrong kernel cannot post a good time; the exit status is non-zero when a kernel fails
+// or is wrong.
 //
 //===----------------------------------------------------------------------===//
+#include "LibraryCost.h"
+#include "LibraryKernels.h"
+#include "LibraryOracleCheck.h"
+#include "LibraryReference.h"
 #include "Reference.h"
 #include "Roofline.h"
 #include "Stats.h"
@@ -34,6 +41,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,11 +58,50 @@
 
 using namespace llvm;
 using la::bench::KernelKind;
+using la::bench::LibraryFamily;
+using la::bench::LibraryKernel;
+using la::bench::LibraryShape;
 using la::bench::median;
 
 namespace {
 
-enum class Family { All, Flow, Linear };
+/// What `--only` selects: every family, or one (the names are the JSON `family` values).
+enum class Family { All, Flow, Linear, Aft, Flash, Decay };
+
+Family familyOf(LibraryFamily family) {
+  switch (family) {
+  case LibraryFamily::Aft:
+    return Family::Aft;
+  case LibraryFamily::Flash:
+    return Family::Flash;
+  case LibraryFamily::Decay:
+    return Family::Decay;
+  }
+  return Family::All;
+}
+
+const char *familyName(Family family) {
+  switch (family) {
+  case Family::All:
+    return "all";
+  case Family::Flow:
+    return "flow";
+  case Family::Linear:
+    return "linear";
+  case Family::Aft:
+    return "aft";
+  case Family::Flash:
+    return "flash";
+  case Family::Decay:
+    return "decay";
+  }
+  return "?";
+}
+
+/// Whether `--only` (empty: every family) selects `family`.
+bool selected(const std::vector<Family> &only, Family family) {
+  return only.empty() || std::find(only.begin(), only.end(), family) != only.end();
+}
 
 /// The command line. Parsed by hand rather than with llvm::cl: the options live in the process-wide
 /// llvm::cl registry, which libLLVM/libMLIR (linked through LARuntime) already fill with names like
@@ -65,7 +112,7 @@ struct BenchOptions {
   unsigned repeat = 10;
   unsigned referenceRepeat = 3;
   std::string kernelsDir = LA_KERNELS_DIR;
-  Family only = Family::All;
+  std::vector<Family> only; // empty: all
   std::string jsonPath;
   bool noReference = false;
   double referenceLimitGiB = 2.0;
@@ -84,15 +131,16 @@ struct BenchOptions {
 
 const char *const usageText = R"(usage: la-bench [options]
 
-Times the generated kernels of kernels/flow_attention.mlir and kernels/linear_attention.mlir against an
-unfused eager-style reference, PyTorch eager (when installed) and this machine's roofline.
+Times the generated kernels of kernels/flow_attention.mlir, linear_attention.mlir, aft.mlir, flash.mlir and
+retention.mlir against an unfused eager-style reference, PyTorch eager (when installed) and this machine's
+roofline. The AFT, FLASH and decay kernels run at fixed shapes (see the table printed), T = each size.
 
   --sizes N1,N2,...          sequence lengths N (= M)                        [1024,4096,16384]
   --threads T                threads for the kernels and every baseline     [2]
   --repeat R                 timed runs of each generated kernel            [10]
   --reference-repeat R       timed runs of each unfused reference           [3]
   --kernels DIR              directory of the .mlir kernels                 [source tree's kernels/]
-  --only flow|linear         one kernel family
+  --only F1,F2,...           kernel families: flow, linear, aft, flash, decay (alias --family)   [all]
   --json FILE                write every figure as a JSON array
   --no-reference             do not run the unfused reference
   --reference-limit-gib X    skip the reference when one materialised tensor exceeds X GiB   [2]
@@ -106,7 +154,7 @@ unfused eager-style reference, PyTorch eager (when installed) and this machine's
   --group-sweeps             group the ops that read the sequence into shared loops (la-group-sweeps)
   --no-register-tile         leave contractions to LLVM's loop vectoriser (no register blocks)
   --chunk-size C             chunk length of the causal scans               [64]
-  --batch B --heads H --dim D --dim-v Dv                                    [2 8 64 64]
+  --batch B --heads H --dim D --dim-v Dv    flow/linear shapes               [2 8 64 64]
   --tolerance X              largest relative RMS error accepted            [1e-4, SPEC.md §7]
 )";
 
@@ -189,16 +237,23 @@ bool parseOptions(int argc, char **argv, BenchOptions &options) {
       ok = number(options.referenceRepeat);
     } else if (name == "kernels") {
       ok = string(options.kernelsDir);
-    } else if (name == "only") {
-      std::string family;
-      ok = string(family);
-      if (family == "flow")
-        options.only = Family::Flow;
-      else if (family == "linear")
-        options.only = Family::Linear;
-      else if (ok) {
-        errs() << "la-bench: --only takes flow or linear, not '" << family << "'\n";
-        return false;
+    } else if (name == "only" || name == "family") {
+      StringRef text;
+      ok = value(text);
+      SmallVector<StringRef> parts;
+      text.split(parts, ',', -1, /*KeepEmpty=*/false);
+      for (StringRef family : parts) {
+        bool known = false;
+        for (Family f : {Family::Flow, Family::Linear, Family::Aft, Family::Flash, Family::Decay})
+          if (family.trim() == familyName(f)) {
+            options.only.push_back(f);
+            known = true;
+          }
+        if (!known) {
+          errs() << "la-bench: --" << name << " takes flow, linear, aft, flash or decay, not '" << family
+                 << "'\n";
+          return false;
+        }
       }
     } else if (name == "json") {
       ok = string(options.jsonPath);
@@ -289,7 +344,7 @@ struct Inputs {
   Buffer q, k, v;
 };
 
-la::TensorRef tensorRef(float *data, std::initializer_list<int64_t> shape) {
+la::TensorRef tensorRef(float *data, ArrayRef<int64_t> shape) {
   la::TensorRef ref;
   ref.data = data;
   ref.spec.dtype = la::DType::F32;
@@ -299,8 +354,16 @@ la::TensorRef tensorRef(float *data, std::initializer_list<int64_t> shape) {
 
 /// Everything measured for one (kernel, N).
 struct Row {
-  KernelKind kind;
-  la::bench::Shape shape;
+  std::string entry;
+  Family family = Family::All;
+  bool causal = false;
+  int64_t n = 0;
+  /// The other dimensions, for the table ("B=2 d=512") and the JSON (merged into the row's object).
+  std::string shapeText;
+  json::Object shapeJson;
+  /// Why the kernel was not run at this N (a quadratic kernel above its size cap); not a failure.
+  std::string skipped;
+  std::string oracleCoverage; // what the fp64 check covered, when not everything
   std::optional<std::string> error;
   double compileMs = 0;
   std::string cacheSource;
@@ -319,6 +382,8 @@ struct Row {
 struct TorchResults {
   std::map<std::pair<std::string, int64_t>, double> medianMs;
   std::map<std::pair<std::string, int64_t>, std::string> skipped;
+  /// The shape torch_baseline.py ran a library kernel at (its LIBRARY table mirrors `libraryCases`).
+  std::map<std::pair<std::string, int64_t>, std::string> shapes;
   std::string note = "n/a";
 };
 
@@ -359,10 +424,12 @@ TorchResults runTorchBaseline(const BenchOptions &opts) {
               shellQuote(opts.python), shellQuote(opts.torchScript), opts.threads, sizeList, opts.batch,
               opts.heads, opts.dim, opts.dimV, opts.repeat, opts.referenceLimitGiB)
           .str();
-  if (opts.only == Family::Flow)
-    command += " --only flow";
-  else if (opts.only == Family::Linear)
-    command += " --only linear";
+  if (!opts.only.empty()) {
+    std::string families;
+    for (Family family : opts.only)
+      families += (families.empty() ? "" : ",") + std::string(familyName(family));
+    command += " --only " + families;
+  }
   errs() << "[torch] " << command << "\n";
   FILE *pipe = popen(command.c_str(), "r");
   if (!pipe) {
@@ -399,6 +466,8 @@ TorchResults runTorchBaseline(const BenchOptions &opts) {
     std::optional<int64_t> n = object->getInteger("N");
     if (!kernel || !n)
       continue;
+    if (std::optional<StringRef> shape = object->getString("shape"))
+      results.shapes[{kernel->str(), *n}] = shape->str();
     if (std::optional<double> ms = object->getNumber("median_ms"))
       results.medianMs[{kernel->str(), *n}] = *ms;
     else if (std::optional<StringRef> why = object->getString("skipped"))
@@ -431,6 +500,207 @@ json::Value optionalNumber(std::optional<double> value) {
   return value ? json::Value(*value) : json::Value(nullptr);
 }
 
+/// One warm-up call compiles (or loads) `row.entry`, then `repeat` timed calls; fills the row's compile
+/// figures and times, or its error.
+void timeGenerated(la::Runtime &runtime, const la::Program &program, ArrayRef<la::TensorRef> inputs,
+                   ArrayRef<la::TensorRef> outputs, unsigned repeat, Row &row) {
+  la::CallStats stats;
+  auto warmStart = Clock::now();
+  Error err = runtime.call(program, row.entry, inputs, outputs, &stats);
+  double warmMs = msSince(warmStart);
+  if (err) {
+    row.error = toString(std::move(err));
+    row.ok = false;
+    errs() << formatv("[N={0}] {1}: error: {2}\n", row.n, row.entry, *row.error);
+    return;
+  }
+  row.compileMs = stats.compileMs;
+  row.cacheSource = la::cacheSourceName(stats.cache).str();
+  errs() << formatv("[N={0}] {1}: first call {2:f1} ms (code from {3} in {4:f1} ms)\n", row.n, row.entry, warmMs,
+                    row.cacheSource, row.compileMs);
+  for (unsigned r = 0; r < repeat; ++r) {
+    auto start = Clock::now();
+    if (Error callErr = runtime.call(program, row.entry, inputs, outputs)) {
+      row.error = toString(std::move(callErr));
+      row.ok = false;
+      return;
+    }
+    row.generatedMs.push_back(msSince(start));
+  }
+  errs() << formatv("[N={0}] {1}: median {2:f3} ms, min {3:f3} ms over {4} runs\n", row.n, row.entry,
+                    median(row.generatedMs), minimum(row.generatedMs), row.generatedMs.size());
+}
+
+/// Runs an unfused reference once as a warm-up (so that the cached allocator holds its blocks; with fresh
+/// memory it only warms the code), then `repeat` timed runs; frees the cached blocks afterwards.
+void timeReference(const std::function<void()> &run, unsigned repeat, Row &row) {
+  errs() << formatv("[N={0}] {1}: unfused reference...\n", row.n, row.entry);
+  run();
+  std::vector<double> times;
+  for (unsigned r = 0; r < repeat; ++r) {
+    auto start = Clock::now();
+    run();
+    times.push_back(msSince(start));
+  }
+  la::bench::releaseReferenceMemory();
+  row.referenceMs = median(times);
+  row.referenceMinMs = minimum(times);
+  errs() << formatv("[N={0}] {1}: reference median {2:f3} ms\n", row.n, row.entry, *row.referenceMs);
+}
+
+/// The PyTorch figure of `row`, or why there is none.
+void attachTorch(const TorchResults &torch, bool wantTorch, Row &row) {
+  auto key = std::make_pair(row.entry, row.n);
+  if (auto it = torch.shapes.find(key); it != torch.shapes.end() && it->second != row.shapeText) {
+    row.torchNote = "n/a (torch_baseline.py ran " + it->second + ")";
+    return;
+  }
+  if (auto it = torch.medianMs.find(key); it != torch.medianMs.end())
+    row.torchMs = it->second;
+  else if (auto it = torch.skipped.find(key); it != torch.skipped.end())
+    row.torchNote = it->second;
+  else
+    row.torchNote = wantTorch ? torch.note : "n/a";
+}
+
+/// A library kernel at the benchmark's shape. `maxT` caps the sizes of the kernels that are quadratic by
+/// definition (0: no cap), with the reason printed for the sizes it skips. Shapes are those of
+/// docs/BENCHMARKS.md's first `lac run` figures; aft_full and gau use the narrower shapes their [B,T,T,·]
+/// work allows.
+struct LibraryCase {
+  LibraryKernel kernel;
+  LibraryShape shape; // t is set per size
+  int64_t maxT = 0;
+  const char *capReason = "";
+};
+
+const LibraryCase libraryCases[] = {
+    {LibraryKernel::AftCausal, {2, 1, 0, 512, 512}},
+    {LibraryKernel::AftSimple, {2, 1, 0, 512, 512}},
+    {LibraryKernel::AftLocal, {2, 1, 0, 64, 64}},
+    {LibraryKernel::AftFull, {2, 1, 0, 64, 64}, 4096,
+     "quadratic by definition: B*T*T*d joint logits (8.6 G at T=16384, d=64), beyond a benchmark run"},
+    {LibraryKernel::Gau, {2, 1, 0, 128, 256}, 4096,
+     "quadratic by definition: B*N*N scores, and its fp64 oracle is O(N^2 (s+e))"},
+    {LibraryKernel::Flash, {2, 1, 0, 128, 256}},
+    {LibraryKernel::FlashCausal, {2, 1, 0, 128, 256}},
+    {LibraryKernel::Retention, {2, 8, 0, 64, 64}},
+    {LibraryKernel::SimpleGla, {2, 8, 0, 64, 64}},
+    {LibraryKernel::Gla, {2, 8, 0, 64, 64}},
+};
+
+/// Fills `count` floats as `fill` says, from a seed fixed per (argument, kernel, T) so that runs compare.
+void fillArgument(float *data, size_t count, la::bench::Fill fill, uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (size_t i = 0; i < count; ++i) {
+    float x = normal(generator);
+    // log σ(x) = −log(1 + e^{−x}), written to stay finite for large |x|.
+    data[i] = fill == la::bench::Fill::Normal ? x : std::min(x, 0.0f) - std::log1p(std::exp(-std::abs(x)));
+  }
+}
+
+/// Times, checks and measures the baselines of every selected library kernel at every size.
+void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
+                     const std::map<Family, std::shared_ptr<la::Program>> &programs, la::bench::ThreadPool &pool,
+                     la::bench::ReferenceMemory referenceMemory, const TorchResults &torch, bool wantTorch,
+                     std::vector<Row> &rows) {
+  for (unsigned n : opts.sizes) {
+    for (const LibraryCase &c : libraryCases) {
+      Family family = familyOf(la::bench::libraryFamily(c.kernel));
+      if (!selected(opts.only, family))
+        continue;
+      LibraryShape shape = c.shape;
+      shape.t = n;
+      Row row;
+      row.entry = la::bench::libraryEntryName(c.kernel);
+      row.family = family;
+      row.causal = la::bench::libraryIsCausal(c.kernel);
+      row.n = n;
+      row.shapeText = la::bench::describeLibraryShape(c.kernel, shape);
+      row.shapeJson = json::Object{{"B", shape.b}, {"T", shape.t}};
+      if (family == Family::Decay)
+        row.shapeJson.insert({"H", shape.h});
+      row.shapeJson.insert({family == Family::Decay ? "K" : (family == Family::Flash ? "s" : "d"), shape.d});
+      if (family != Family::Aft)
+        row.shapeJson.insert({family == Family::Decay ? "V" : "e", shape.e});
+      row.cost = la::bench::libraryCost(c.kernel, shape);
+      if (c.maxT && n > c.maxT) {
+        row.skipped = formatv("skipped above T={0}: {1}", c.maxT, c.capReason).str();
+        errs() << formatv("[N={0}] {1}: {2}\n", n, row.entry, row.skipped);
+        attachTorch(torch, wantTorch, row);
+        rows.push_back(std::move(row));
+        continue;
+      }
+
+      // Inputs, seeded per kernel and size.
+      std::vector<la::bench::LibraryArgument> arguments = la::bench::libraryArguments(c.kernel, shape);
+      std::vector<std::unique_ptr<Buffer>> buffers;
+      std::vector<la::TensorRef> inputs;
+      std::vector<const float *> pointers;
+      errs() << formatv("[N={0}] {1}: generating inputs {2}\n", n, row.entry, row.shapeText);
+      for (size_t i = 0; i < arguments.size(); ++i) {
+        buffers.push_back(std::make_unique<Buffer>(arguments[i].count()));
+        fillArgument(buffers.back()->data, buffers.back()->count, arguments[i].fill,
+                     20240611 + n * 31 + static_cast<uint64_t>(c.kernel) * 1009 + i);
+        inputs.push_back(tensorRef(buffers.back()->data, arguments[i].shape));
+        pointers.push_back(buffers.back()->data);
+      }
+      std::vector<int64_t> outShape = la::bench::libraryOutputShape(c.kernel, shape);
+      size_t outCount = 1;
+      for (int64_t size : outShape)
+        outCount *= size;
+      Buffer generated(outCount);
+      std::fill(generated.data, generated.data + generated.count, std::nanf(""));
+      la::TensorRef out = tensorRef(generated.data, outShape);
+
+      timeGenerated(runtime, *programs.at(family), inputs, {out}, opts.repeat, row);
+
+      // Unfused reference, unless one of its materialised tensors would not fit the limit.
+      std::unique_ptr<Buffer> reference;
+      double largest = la::bench::libraryReferenceLargestTensorBytes(c.kernel, shape);
+      std::string unsupported = la::bench::libraryReferenceUnsupported(c.kernel, shape);
+      if (opts.noReference) {
+        row.referenceNote = "not run";
+      } else if (!unsupported.empty()) {
+        row.referenceNote = "skipped: " + unsupported;
+      } else if (largest > opts.referenceLimitGiB * double(1ull << 30)) {
+        row.referenceNote = formatv("skipped: needs {0:f1} GiB",
+                                    la::bench::libraryReferencePeakBytes(c.kernel, shape) / double(1ull << 30))
+                                .str();
+        errs() << formatv("[N={0}] {1}: reference {2} (its largest tensor is {3:f1} GiB > "
+                          "--reference-limit-gib={4})\n",
+                          n, row.entry, row.referenceNote, largest / double(1ull << 30), opts.referenceLimitGiB);
+      } else {
+        reference = std::make_unique<Buffer>(outCount);
+        timeReference(
+            [&] {
+              la::bench::runLibraryReference(c.kernel, shape, pointers, reference->data, pool, referenceMemory);
+            },
+            opts.referenceRepeat, row);
+      }
+
+      // Checks: against the unfused reference, and against the fp64 oracle on a subset.
+      if (!row.error) {
+        if (row.referenceMs)
+          row.errVsReference = la::bench::relativeRms(generated.data, reference->data, generated.count);
+        la::bench::OracleCheck check = la::bench::checkLibraryOracle(c.kernel, shape, pointers, generated.data);
+        row.errVsOracle = check.relRms;
+        row.oracleCoverage = check.coverage;
+        for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
+          if (e && !(*e <= opts.tolerance)) // NaN fails too
+            row.ok = false;
+        errs() << formatv("[N={0}] {1}: rel RMS vs reference {2}, vs fp64 {3} ({4})\n", n, row.entry,
+                          formatErr(row.errVsReference), formatErr(row.errVsOracle), check.coverage);
+        if (!row.ok)
+          errs() << formatv("[N={0}] {1}: WRONG OUTPUT (tolerance {2})\n", n, row.entry, opts.tolerance);
+      }
+      attachTorch(torch, wantTorch, row);
+      rows.push_back(std::move(row));
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -442,9 +712,9 @@ int main(int argc, char **argv) {
   unsigned threads = opts.threads;
   unsigned repeat = opts.repeat;
   std::vector<KernelKind> kinds;
-  if (opts.only != Family::Linear)
+  if (selected(opts.only, Family::Flow))
     kinds.insert(kinds.end(), {KernelKind::FlowNormal, KernelKind::FlowCausal});
-  if (opts.only != Family::Flow)
+  if (selected(opts.only, Family::Linear))
     kinds.insert(kinds.end(), {KernelKind::LinearNormal, KernelKind::LinearCausal});
 
   // 1. This machine's roofline, measured with the same thread count now and again after the kernels; the
@@ -477,11 +747,16 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::map<Family, std::shared_ptr<la::Program>> programs;
-  for (Family family : {Family::Flow, Family::Linear}) {
-    if (opts.only != Family::All && opts.only != family)
+  for (Family family : {Family::Flow, Family::Linear, Family::Aft, Family::Flash, Family::Decay}) {
+    if (!selected(opts.only, family))
       continue;
     SmallString<256> path(opts.kernelsDir);
-    sys::path::append(path, family == Family::Flow ? "flow_attention.mlir" : "linear_attention.mlir");
+    const char *file = family == Family::Flow     ? "flow_attention.mlir"
+                       : family == Family::Linear ? "linear_attention.mlir"
+                       : family == Family::Aft    ? la::bench::libraryKernelFile(LibraryFamily::Aft)
+                       : family == Family::Flash  ? la::bench::libraryKernelFile(LibraryFamily::Flash)
+                                                  : la::bench::libraryKernelFile(LibraryFamily::Decay);
+    sys::path::append(path, file);
     Expected<std::shared_ptr<la::Program>> program = (*runtime)->loadFile(path);
     if (!program) {
       errs() << "la-bench: " << toString(program.takeError()) << "\n";
@@ -495,8 +770,8 @@ int main(int argc, char **argv) {
       opts.referenceFreshMemory ? la::bench::ReferenceMemory::Fresh : la::bench::ReferenceMemory::Cached;
   std::vector<Row> rows;
 
-  // 4. Each N, each kernel: generated, reference, checks.
-  for (unsigned n : sizes) {
+  // 4. Each N, each flow/linear kernel: generated, reference, checks; then the library kernels.
+  for (unsigned n : kinds.empty() ? std::vector<unsigned>{} : sizes) {
     la::bench::Shape shape;
     shape.b = opts.batch;
     shape.h = opts.heads;
@@ -515,42 +790,17 @@ int main(int argc, char **argv) {
 
     for (KernelKind kind : kinds) {
       Row row;
-      row.kind = kind;
-      row.shape = shape;
+      row.entry = la::bench::kernelEntryName(kind);
+      bool isFlow = kind == KernelKind::FlowNormal || kind == KernelKind::FlowCausal;
+      row.family = isFlow ? Family::Flow : Family::Linear;
+      row.causal = la::bench::isCausal(kind);
+      row.n = n;
+      row.shapeText = formatv("B={0} H={1} D={2} Dv={3}", shape.b, shape.h, shape.d, shape.dv).str();
+      row.shapeJson = json::Object{{"M", shape.m}, {"B", shape.b}, {"H", shape.h}, {"D", shape.d},
+                                   {"Dv", shape.dv}};
       row.cost = la::bench::kernelCost(kind, shape);
-      const char *entry = la::bench::kernelEntryName(kind);
-      const la::Program &program =
-          *programs[kind == KernelKind::FlowNormal || kind == KernelKind::FlowCausal ? Family::Flow
-                                                                                     : Family::Linear];
-
-      // Generated kernel: one warm-up call compiles (or loads) it, then `repeat` timed calls.
       std::fill(generated.data, generated.data + generated.count, std::nanf(""));
-      la::CallStats stats;
-      auto warmStart = Clock::now();
-      Error err = (*runtime)->call(program, entry, {q, k, v}, {out}, &stats);
-      double warmMs = msSince(warmStart);
-      if (err) {
-        row.error = toString(std::move(err));
-        row.ok = false;
-        errs() << formatv("[N={0}] {1}: error: {2}\n", n, entry, *row.error);
-      } else {
-        row.compileMs = stats.compileMs;
-        row.cacheSource = la::cacheSourceName(stats.cache).str();
-        errs() << formatv("[N={0}] {1}: first call {2:f1} ms (code from {3} in {4:f1} ms)\n", n, entry,
-                          warmMs, row.cacheSource, row.compileMs);
-        for (unsigned r = 0; r < repeat && !row.error; ++r) {
-          auto start = Clock::now();
-          if (Error callErr = (*runtime)->call(program, entry, {q, k, v}, {out})) {
-            row.error = toString(std::move(callErr));
-            row.ok = false;
-            break;
-          }
-          row.generatedMs.push_back(msSince(start));
-        }
-        if (!row.generatedMs.empty())
-          errs() << formatv("[N={0}] {1}: median {2:f3} ms, min {3:f3} ms over {4} runs\n", n, entry,
-                            median(row.generatedMs), minimum(row.generatedMs), row.generatedMs.size());
-      }
+      timeGenerated(**runtime, *programs[row.family], {q, k, v}, {out}, repeat, row);
 
       // Unfused reference, unless its materialised k ⊗ v cumsum would not fit the limit.
       double largest = la::bench::referenceLargestTensorBytes(kind, shape);
@@ -562,24 +812,14 @@ int main(int argc, char **argv) {
                                 .str();
         errs() << formatv("[N={0}] {1}: reference {2} (one [B,H,N,D,Dv] tensor is {3:f1} GiB > "
                           "--reference-limit-gib={4})\n",
-                          n, entry, row.referenceNote, largest / double(1ull << 30), opts.referenceLimitGiB);
+                          n, row.entry, row.referenceNote, largest / double(1ull << 30), opts.referenceLimitGiB);
       } else {
-        errs() << formatv("[N={0}] {1}: unfused reference...\n", n, entry);
-        // A warm-up call first, so that the cached allocator holds its blocks; with fresh memory it only
-        // warms the code.
-        la::bench::runReference(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data, reference.data,
-                                pool, referenceMemory);
-        std::vector<double> times;
-        for (unsigned r = 0; r < opts.referenceRepeat; ++r) {
-          auto start = Clock::now();
-          la::bench::runReference(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data, reference.data,
-                                  pool, referenceMemory);
-          times.push_back(msSince(start));
-        }
-        la::bench::releaseReferenceMemory();
-        row.referenceMs = median(times);
-        row.referenceMinMs = minimum(times);
-        errs() << formatv("[N={0}] {1}: reference median {2:f3} ms\n", n, entry, *row.referenceMs);
+        timeReference(
+            [&] {
+              la::bench::runReference(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data, reference.data,
+                                      pool, referenceMemory);
+            },
+            opts.referenceRepeat, row);
       }
 
       // Checks: against the unfused reference, and against the fp64 oracle on the first and last slice.
@@ -594,20 +834,14 @@ int main(int argc, char **argv) {
             row.ok = false;
         if (!row.ok)
           errs() << formatv(
-              "[N={0}] {1}: WRONG OUTPUT: rel RMS vs reference {2}, vs fp64 {3} (tolerance {4})\n", n, entry,
-              formatErr(row.errVsReference), formatErr(row.errVsOracle), opts.tolerance);
+              "[N={0}] {1}: WRONG OUTPUT: rel RMS vs reference {2}, vs fp64 {3} (tolerance {4})\n", n,
+              row.entry, formatErr(row.errVsReference), formatErr(row.errVsOracle), opts.tolerance);
       }
-
-      auto key = std::make_pair(std::string(entry), int64_t(n));
-      if (auto it = torch.medianMs.find(key); it != torch.medianMs.end())
-        row.torchMs = it->second;
-      else if (auto it = torch.skipped.find(key); it != torch.skipped.end())
-        row.torchNote = it->second;
-      else
-        row.torchNote = wantTorch ? torch.note : "n/a";
+      attachTorch(torch, wantTorch, row);
       rows.push_back(std::move(row));
     }
   }
+  runLibraryCases(opts, **runtime, programs, pool, referenceMemory, torch, wantTorch, rows);
 
   // 5. The roofline again, then the table.
   errs() << "[roofline] measuring again...\n";
@@ -621,14 +855,15 @@ int main(int argc, char **argv) {
       "machine: {0} threads, triad bandwidth {1:f1} GB/s (start {2:f1}, end {3:f1}), fp32 FMA peak "
       "{4:f1} GFLOP/s (start {5:f1}, end {6:f1})\n",
       threads, bandwidth, bandwidthStart, bandwidthEnd, peak, peakStart, peakEnd);
-  outs() << formatv("B={0} H={1} D={2} Dv={3}, M=N, f32; times in ms: median of {4} runs (generated), of {5} "
-                    "(reference, {6} memory); roofline = max(bytes/bandwidth, flops/peak)\n",
+  outs() << formatv("f32, M=N (T=N); flow/linear B={0} H={1} D={2} Dv={3}, the others as in the shape column; "
+                    "times in ms: median of {4} runs (generated), of {5} (reference, {6} memory); roofline = "
+                    "max(bytes/bandwidth, flops/peak)\n",
                     opts.batch, opts.heads, opts.dim, opts.dimV, repeat, opts.referenceRepeat,
                     opts.referenceFreshMemory ? "fresh" : "cached");
-  outs() << formatv(
-      "{0,-24} {1,6} {2,10} {3,10} {4,12} {5,10} {6,10} {7,10} {8,9} {9,9} {10,8} {11,8} {12}\n", "kernel",
-      "N", "gen med", "gen min", "compile", "reference", "torch", "roofline", "gen/roof", "ref/gen",
-      "err ref", "err f64", "");
+  const char *rowFormat =
+      "{0,-24} {1,6} {2,10} {3,10} {4,12} {5,10} {6,10} {7,10} {8,9} {9,9} {10,8} {11,8} {12,-5} {13}\n";
+  outs() << formatv(rowFormat, "kernel", "N", "gen med", "gen min", "compile", "reference", "torch", "roofline",
+                    "gen/roof", "ref/gen", "err ref", "err f64", "", "shape");
   bool allOk = true;
   for (const Row &row : rows) {
     allOk &= row.ok;
@@ -640,27 +875,31 @@ int main(int argc, char **argv) {
       if (row.referenceMs)
         refOverGen = *row.referenceMs / *gen;
     }
-    std::string compile = row.error ? "error" : formatv("{0:f0} {1}", row.compileMs, row.cacheSource).str();
+    std::string compile = row.error             ? "error"
+                          : !row.skipped.empty() ? "skipped"
+                                                 : formatv("{0:f0} {1}", row.compileMs, row.cacheSource).str();
     std::string ref = row.referenceMs ? formatMs(row.referenceMs)
                                       : (row.referenceNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
     std::string torchCell =
         row.torchMs ? formatMs(row.torchMs) : (row.torchNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
     std::string status = row.error ? "ERROR" : (row.ok ? "" : "WRONG");
-    outs() << formatv(
-        "{0,-24} {1,6} {2,10} {3,10} {4,12} {5,10} {6,10} {7,10} {8,9} {9,9} {10,8} {11,8} {12}\n",
-        la::bench::kernelEntryName(row.kind), row.shape.n, formatMs(gen), formatMs(genMin), compile, ref,
-        torchCell, formatMs(row.rooflineMs), formatRatio(genOverRoof), formatRatio(refOverGen),
-        formatErr(row.errVsReference), formatErr(row.errVsOracle), status);
+    outs() << formatv(rowFormat, row.entry, row.n, formatMs(gen), formatMs(genMin), compile, ref, torchCell,
+                      formatMs(row.rooflineMs), formatRatio(genOverRoof), formatRatio(refOverGen),
+                      formatErr(row.errVsReference), formatErr(row.errVsOracle), status, row.shapeText);
   }
-  // Notes for the cells that say only "skipped" or "error".
+  // Notes for the cells that say only "skipped" or "error", and what the library checks covered.
   for (const Row &row : rows) {
-    const char *entry = la::bench::kernelEntryName(row.kind);
+    const std::string &entry = row.entry;
     if (row.error)
-      outs() << formatv("note: {0} N={1}: {2}\n", entry, row.shape.n, *row.error);
+      outs() << formatv("note: {0} N={1}: {2}\n", entry, row.n, *row.error);
+    if (!row.skipped.empty())
+      outs() << formatv("note: {0} N={1}: {2}\n", entry, row.n, row.skipped);
     if (!row.referenceMs && row.referenceNote.rfind("skipped", 0) == 0)
-      outs() << formatv("note: {0} N={1}: reference {2}\n", entry, row.shape.n, row.referenceNote);
+      outs() << formatv("note: {0} N={1}: reference {2}\n", entry, row.n, row.referenceNote);
     if (!row.torchMs && row.torchNote.rfind("skipped", 0) == 0)
-      outs() << formatv("note: {0} N={1}: torch {2}\n", entry, row.shape.n, row.torchNote);
+      outs() << formatv("note: {0} N={1}: torch {2}\n", entry, row.n, row.torchNote);
+    if (!row.oracleCoverage.empty())
+      outs() << formatv("note: {0} N={1}: fp64 check on {2}\n", entry, row.n, row.oracleCoverage);
   }
   outs().flush();
 
@@ -678,14 +917,13 @@ int main(int argc, char **argv) {
       for (double t : row.generatedMs)
         times.push_back(t);
       json::Object object{
-          {"kernel", la::bench::kernelEntryName(row.kind)},
-          {"causal", la::bench::isCausal(row.kind)},
-          {"N", row.shape.n},
-          {"M", row.shape.m},
-          {"B", row.shape.b},
-          {"H", row.shape.h},
-          {"D", row.shape.d},
-          {"Dv", row.shape.dv},
+          {"kernel", row.entry},
+          {"family", familyName(row.family)},
+          {"causal", row.causal},
+          {"N", row.n},
+          {"shape", row.shapeText},
+          {"skipped", row.skipped.empty() ? json::Value(nullptr) : json::Value(row.skipped)},
+          {"oracle_coverage", row.oracleCoverage.empty() ? json::Value(nullptr) : json::Value(row.oracleCoverage)},
           {"threads", threads},
           {"repeat", repeat},
           {"fuse", !opts.noFuse},
@@ -723,6 +961,8 @@ int main(int argc, char **argv) {
           {"rel_rms_vs_fp64", optionalNumber(row.errVsOracle)},
           {"ok", row.ok},
       };
+      for (const auto &field : row.shapeJson)
+        object.insert({field.first, field.second});
       array.push_back(std::move(object));
     }
     std::error_code ec;

@@ -5,11 +5,23 @@
 #
 # One panel per kernel: the generated kernel's median time (with its min as a thin band), the unfused
 # reference, PyTorch eager and the roofline bound, against N on log-log axes. Baselines that were skipped
-# or not run are left out of that panel. Needs matplotlib (`pip install matplotlib`).
+# or not run are left out of that panel. One figure per family group (flow/linear attention, aft, flash,
+# decay): written to out.png when the JSON holds one group, else to out-<group>.png for each. Needs
+# matplotlib (`pip install matplotlib`).
 #
 # ===----------------------------------------------------------------------------------------------=== #
 import json
+import os
 import sys
+
+# la-bench's families; JSON written before the library kernels has no "family" field (flow/linear only).
+GROUPS = [("flow-linear", ("flow", "linear")), ("aft", ("aft",)), ("flash", ("flash",)), ("decay", ("decay",))]
+
+
+def family(row):
+    if "family" in row:
+        return row["family"]
+    return "flow" if row["kernel"].startswith("flow") else "linear"
 
 
 def series(rows, key):
@@ -33,6 +45,16 @@ def main(argv):
     matplotlib.use("Agg")  # files only, no display needed
     import matplotlib.pyplot as plt
 
+    groups = [(name, [row for row in rows if family(row) in members]) for name, members in GROUPS]
+    groups = [(name, mine) for name, mine in groups if mine]
+    stem, ext = os.path.splitext(out)
+    for name, mine in groups:
+        plot_group(plt, mine, out if len(groups) == 1 else "%s-%s%s" % (stem, name, ext or ".png"))
+    return 0
+
+
+def plot_group(plt, rows, out):
+    """One figure: a panel per kernel of `rows`."""
     kernels = []
     for row in rows:
         if row["kernel"] not in kernels:
@@ -64,8 +86,10 @@ def main(argv):
                 ax.annotate("WRONG" if row.get("error") is None else "ERROR", (row["N"], y), color="red")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(kernel)
-        ax.set_xlabel("N (= M)")
+        shape = mine[0].get("shape")
+        ax.set_title(kernel + (" (%s)" % shape if shape and "family" in mine[0] and
+                               mine[0]["family"] not in ("flow", "linear") else ""))
+        ax.set_xlabel("N (= M = T)")
         ax.set_ylabel("time per call [ms]")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize="small")
@@ -73,14 +97,14 @@ def main(argv):
         axes[index // columns][index % columns].axis("off")
 
     first = rows[0]
-    title = "B=%d H=%d D=%d Dv=%d, %d threads; roofline from %.1f GB/s and %.0f GFLOP/s, measured in-run" % (
-        first["B"], first["H"], first["D"], first["Dv"], first["threads"], first["bandwidth_gbs"],
-        first["peak_gflops"])
+    dims = ("B=%d H=%d D=%d Dv=%d, " % (first["B"], first["H"], first["D"], first["Dv"])
+            if family(first) in ("flow", "linear") else "")
+    title = "%s%d threads; roofline from %.1f GB/s and %.0f GFLOP/s, measured in-run" % (
+        dims, first["threads"], first["bandwidth_gbs"], first["peak_gflops"])
     fig.suptitle(title, fontsize="medium")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     print("plot.py: wrote %s" % out)
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 # ===- torch_baseline.py - PyTorch eager baselines for la-bench --------------=== #
 #
-# Times PyTorch eager implementations of the four kernels la-bench measures, written the way the official
+# Times PyTorch eager implementations of the kernels la-bench measures, written the way the official
 # code runs them (thuml/Flowformer `Flow_Attention.py` for Flow-Attention, causal form included with its
 # cumsum of per-position einsum outer products; idiap/fast-transformers `linear_attention.py` for linear
-# attention, and the same cumsum construction for causal linear attention), on [B, H, N, D] inputs.
+# attention, and the same cumsum construction for causal linear attention), on [B, H, N, D] inputs; and the
+# AFT, GAU/FLASH and decay-scan kernels (SPEC.md sections 3-5) the way bench/LibraryReference.cpp runs them:
+# the AFT paper's equations, lucidrains/FLASH-pytorch's GAU and FLASH after the projections, and fla's
+# chunked torch form of retention / simple GLA / GLA, at the shapes of LIBRARY below (which mirror
+# `libraryCases` in la-bench.cpp; every row carries its shape, and la-bench ignores rows whose shape differs).
 #
 # Prints one JSON line per (kernel, N): {"kernel", "N", "median_ms", "min_ms", "threads", "torch_version"},
 # or {"kernel", "N", "skipped": "needs X GiB"} when the materialised [B,H,N,D,Dv] tensor of a causal form
@@ -86,6 +90,258 @@ def linear_attention_causal(torch, queries, keys, values, eps=EPS):
     return num / den[:, :, :, None]
 
 
+# ---------------------------------------------------------------------------------------------------------
+# AFT (SPEC.md section 3): q, k, v [B, T, d]; w [T, T]
+# ---------------------------------------------------------------------------------------------------------
+
+AFT_LOCAL_WINDOW = 64
+FLASH_CHUNK = 256
+DECAY_CHUNK = 64
+
+
+def aft_causal(torch, q, k, v):
+    ek = torch.exp(k - k.amax(dim=1, keepdim=True))
+    return torch.sigmoid(q) * torch.cumsum(ek * v, dim=1) / torch.cumsum(ek, dim=1)
+
+
+def aft_simple(torch, q, k, v):
+    return torch.sigmoid(q) * (torch.softmax(k, dim=1) * v).sum(dim=1, keepdim=True)
+
+
+def band_mask(torch, t, window=AFT_LOCAL_WINDOW):
+    """The 0/1 band |t - t'| < window: a module buffer, built once outside the timed call."""
+    idx = torch.arange(t)
+    return ((idx[:, None] - idx[None, :]).abs() < window).float()
+
+
+def aft_local(torch, q, k, v, w, band):
+    """SPEC section 3: global sums plus the band of e^w - 1 as a dense matrix product."""
+    ek = torch.exp(k - k.amax(dim=1, keepdim=True))
+    ekv = ek * v
+    wm1 = torch.expm1(w) * band
+    num = wm1 @ ekv + ekv.sum(dim=1, keepdim=True)
+    den = wm1 @ ek + ek.sum(dim=1, keepdim=True)
+    return torch.sigmoid(q) * num / den
+
+
+def aft_full(torch, q, k, v, w):
+    """SPEC section 7's form: softmax over t' of the [B, T, T, d] joint logits."""
+    weights = torch.softmax(w[None, :, :, None] + k[:, None, :, :], dim=2)
+    return torch.sigmoid(q) * (weights * v[:, None, :, :]).sum(dim=2)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# GAU / FLASH (SPEC.md section 4): u, v [B, N, e]; q/k pairs [B, N, s]
+# ---------------------------------------------------------------------------------------------------------
+
+def gau(torch, u, v, q, k):
+    n, s = q.shape[1], q.shape[2]
+    attn = torch.relu(q @ k.transpose(-1, -2)) ** 2 / (n * s)
+    return u * (attn @ v)
+
+
+def flash_common(torch, u, v, qq, kq, ql, kl, causal, c=FLASH_CHUNK):
+    """lucidrains FLASH after the projections: pad N to whole groups, quadratic part per group, linear part
+    global (non-causal, / N) or as an exclusive cumsum of group states (causal, / tokens before the group)."""
+    b, n, s = qq.shape
+    e = v.shape[-1]
+    pad = (-n) % c
+    if pad:  # padded keys and values are zero: they add nothing to either part
+        u, v, qq, kq, ql, kl = (torch.nn.functional.pad(x, (0, 0, 0, pad)) for x in (u, v, qq, kq, ql, kl))
+    g = (n + pad) // c
+    qg, kg, vg = qq.view(b, g, c, s), kq.view(b, g, c, s), v.view(b, g, c, e)
+    attn = torch.relu(qg @ kg.transpose(-1, -2)) ** 2 / (c * s)
+    if causal:
+        attn = attn.masked_fill(~torch.ones(c, c, dtype=torch.bool).tril(), 0.0)
+    quad = attn @ vg
+    if not causal:
+        lin_kv = torch.einsum("bnd,bne->bde", kl, v) / n
+        lin = (ql @ lin_kv).view(b, g, c, e)
+    else:
+        lin_kv = torch.einsum("bgnd,bgne->bgde", kl.view(b, g, c, s), vg)
+        lin_kv = torch.nn.functional.pad(lin_kv.cumsum(dim=1), (0, 0, 0, 0, 1, -1))
+        count = (torch.arange(g) * c).clamp(min=1).to(qq.dtype)
+        lin = (ql.view(b, g, c, s) @ lin_kv) / count[None, :, None, None]
+    return (u.view(b, g, c, e) * (quad + lin)).reshape(b, g * c, e)[:, :n]
+
+
+def flash(torch, u, v, qq, kq, ql, kl):
+    return flash_common(torch, u, v, qq, kq, ql, kl, False)
+
+
+def flash_causal(torch, u, v, qq, kq, ql, kl):
+    return flash_common(torch, u, v, qq, kq, ql, kl, True)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Decay scans (SPEC.md section 5): q, k [B, H, T, K]; v [B, H, T, V]; g [B, H, T] or [B, H, T, K]
+# ---------------------------------------------------------------------------------------------------------
+
+def retention_gates(torch, b, h, t):
+    """log(1 - 2^(-5-h)) per head, broadcast to [B, H, T] (fla's retention)."""
+    heads = torch.arange(h, dtype=torch.float64)
+    return torch.log1p(-torch.exp2(-5.0 - heads)).float()[None, :, None].expand(b, h, t)
+
+
+def decay_chunked(torch, q, k, v, g, per_key, c=DECAY_CHUNK):
+    """fla's chunked torch form: decay-masked score tiles per chunk, chunk states by a loop over chunks."""
+    b, h, t, kd = q.shape
+    vd = v.shape[-1]
+    pad = (-t) % c
+    if pad:  # padded positions have zero q, k, v and gate 0 (no decay)
+        q, k, v = (torch.nn.functional.pad(x, (0, 0, 0, pad)) for x in (q, k, v))
+        g = torch.nn.functional.pad(g, (0, 0, 0, pad) if per_key else (0, pad))
+    n = (t + pad) // c
+    q = (q * kd ** -0.5).view(b, h, n, c, kd)
+    k = k.view(b, h, n, c, kd)
+    v = v.view(b, h, n, c, vd)
+    mask = torch.ones(c, c, dtype=torch.bool).tril()
+    if not per_key:
+        bc = g.reshape(b, h, n, c).cumsum(-1)
+        decay = (bc[..., :, None] - bc[..., None, :]).masked_fill(~mask, float("-inf")).exp()
+        scores = (q @ k.transpose(-1, -2)) * decay
+        qe = q * bc.exp()[..., None]
+        kdec = k * (bc[..., -1:] - bc).exp()[..., None]
+        chunk_decay = bc[..., -1].exp()[..., None, None]  # [B, H, n, 1, 1]
+    else:
+        bc = g.reshape(b, h, n, c, kd).cumsum(-2)
+        qe = q * bc.exp()
+        scores = (qe @ (k * (-bc).exp()).transpose(-1, -2)).masked_fill(~mask, 0.0)
+        kdec = k * (bc[..., -1:, :] - bc).exp()
+        chunk_decay = bc[..., -1, :].exp()[..., :, None]  # [B, H, n, K, 1]
+    intra = scores @ v
+    kv = kdec.transpose(-1, -2) @ v
+    state = q.new_zeros(b, h, kd, vd)
+    inter = []
+    for i in range(n):
+        inter.append(qe[:, :, i] @ state)
+        state = state * chunk_decay[:, :, i] + kv[:, :, i]
+    out = (intra + torch.stack(inter, dim=2)).reshape(b, h, n * c, vd)
+    return out[:, :, :t]
+
+
+def retention(torch, q, k, v):
+    b, h, t, _ = q.shape
+    return decay_chunked(torch, q, k, v, retention_gates(torch, b, h, t), False)
+
+
+def simple_gla(torch, q, k, v, g):
+    return decay_chunked(torch, q, k, v, g, False)
+
+
+def gla(torch, q, k, v, g):
+    return decay_chunked(torch, q, k, v, g, True)
+
+
+# name: (function, family, shape dict, argument names, T cap or None). Mirrors la-bench.cpp's libraryCases.
+LIBRARY = {
+    "aft_causal": (aft_causal, "aft", dict(B=2, d=512), "q k v", None),
+    "aft_simple": (aft_simple, "aft", dict(B=2, d=512), "q k v", None),
+    "aft_local": (aft_local, "aft", dict(B=2, d=64), "q k v w", None),
+    "aft_full": (aft_full, "aft", dict(B=2, d=64), "q k v w", 4096),
+    "gau": (gau, "flash", dict(B=2, s=128, e=256), "u v q k", 4096),
+    "flash": (flash, "flash", dict(B=2, s=128, e=256), "u v qq kq ql kl", None),
+    "flash_causal": (flash_causal, "flash", dict(B=2, s=128, e=256), "u v qq kq ql kl", None),
+    "retention": (retention, "decay", dict(B=2, H=8, K=64, V=64), "q k v", None),
+    "simple_gla": (simple_gla, "decay", dict(B=2, H=8, K=64, V=64), "q k v g", None),
+    "gla": (gla, "decay", dict(B=2, H=8, K=64, V=64), "q k v g", None),
+}
+
+
+def library_shape_text(name, dims):
+    """The shape column of la-bench (describeLibraryShape)."""
+    family = LIBRARY[name][1]
+    if family == "aft":
+        return "B=%d d=%d" % (dims["B"], dims["d"]) + (" s=%d" % AFT_LOCAL_WINDOW if name == "aft_local" else "")
+    if family == "flash":
+        return "B=%d s=%d e=%d" % (dims["B"], dims["s"], dims["e"]) + ("" if name == "gau" else " c=%d" % FLASH_CHUNK)
+    return "B=%d H=%d K=%d V=%d" % (dims["B"], dims["H"], dims["K"], dims["V"])
+
+
+def library_inputs(torch, name, t, dims, generator):
+    """The arguments of `name` in signature order: torch.randn, log-gates F.logsigmoid(torch.randn)."""
+    family = LIBRARY[name][1]
+    shapes = {}
+    if family == "aft":
+        b, d = dims["B"], dims["d"]
+        shapes = dict(q=(b, t, d), k=(b, t, d), v=(b, t, d), w=(t, t))
+    elif family == "flash":
+        b, s, e = dims["B"], dims["s"], dims["e"]
+        shapes = dict(u=(b, t, e), v=(b, t, e), q=(b, t, s), k=(b, t, s), qq=(b, t, s), kq=(b, t, s),
+                      ql=(b, t, s), kl=(b, t, s))
+    else:
+        b, h, kd, vd = dims["B"], dims["H"], dims["K"], dims["V"]
+        shapes = dict(q=(b, h, t, kd), k=(b, h, t, kd), v=(b, h, t, vd),
+                      g=(b, h, t, kd) if name == "gla" else (b, h, t))
+    args = []
+    for arg in LIBRARY[name][3].split():
+        x = torch.randn(*shapes[arg], generator=generator)
+        args.append(torch.nn.functional.logsigmoid(x) if arg == "g" else x)
+    if name == "aft_local":
+        args.append(band_mask(torch, t))
+    return args
+
+
+def library_largest_bytes(name, t, dims):
+    """The largest tensor the eager form materialises (as la-bench's libraryReferenceLargestTensorBytes)."""
+    if name == "aft_full":
+        return 4.0 * dims["B"] * t * t * dims["d"]
+    if name == "aft_local":
+        return 4.0 * t * t
+    if name == "gau":
+        return 4.0 * dims["B"] * t * t
+    return 0.0
+
+
+def naive_library(torch, name, args):
+    """Quadratic float64 oracles per SPEC.md section 7, written from the formulas, not from the code above."""
+    a = [x.double() for x in args]
+    if LIBRARY[name][1] == "aft":
+        q, k, v = a[0], a[1], a[2]
+        t = q.shape[1]
+        idx = torch.arange(t)
+        if name == "aft_causal":
+            w = torch.zeros(t, t, dtype=torch.float64).masked_fill(idx[None, :] > idx[:, None], float("-inf"))
+        elif name == "aft_simple":
+            w = torch.zeros(t, t, dtype=torch.float64)
+        elif name == "aft_local":
+            w = torch.where((idx[:, None] - idx[None, :]).abs() < AFT_LOCAL_WINDOW, a[3], torch.zeros_like(a[3]))
+        else:
+            w = a[3]
+        weights = torch.softmax(w[None, :, :, None] + k[:, None, :, :], dim=2)
+        return torch.sigmoid(q) * (weights * v[:, None]).sum(2)
+    if LIBRARY[name][1] == "flash":
+        u, v = a[0], a[1]
+        n, s = a[2].shape[1], a[2].shape[2]
+        relu2 = lambda x: torch.clamp(x, min=0) ** 2
+        if name == "gau":
+            return u * ((relu2(a[2] @ a[3].transpose(-1, -2)) / (n * s)) @ v)
+        idx = torch.arange(n)
+        group = idx // FLASH_CHUNK
+        block = (group[:, None] == group[None, :]).double()
+        prior = (idx[None, :] < (group * FLASH_CHUNK)[:, None]).double()
+        if name == "flash_causal":
+            block = block * (idx[None, :] <= idx[:, None]).double()
+        quad = (relu2(a[2] @ a[3].transpose(-1, -2)) / (FLASH_CHUNK * s) * block) @ v
+        scores = a[4] @ a[5].transpose(-1, -2)
+        if name == "flash":
+            lin = scores @ v / n
+        else:
+            lin = (scores * prior) @ v / (group * FLASH_CHUNK).clamp(min=1).double()[:, None]
+        return u * (quad + lin)
+    q, k, v = a[0], a[1], a[2]
+    b, h, t, kd = q.shape
+    g = retention_gates(torch, b, h, t).double() if name == "retention" else a[3]
+    if g.dim() == 3:
+        g = g[..., None].expand(b, h, t, kd)
+    cum = g.cumsum(2)  # [B, H, T, K]; small T only, so the differences stay accurate
+    idx = torch.arange(t)
+    causal = (idx[None, :] <= idx[:, None]).double()[..., None]
+    decay = torch.exp((cum[:, :, :, None, :] - cum[:, :, None, :, :]) * causal) * causal  # [B,H,T,T,K]
+    scores = torch.einsum("bhtk,bhsk,bhtsk->bhts", q * kd ** -0.5, k, decay)
+    return scores @ v
+
+
 KERNELS = {
     "flow_attention": (flow_attention, False),
     "flow_attention_causal": (flow_attention_causal, True),
@@ -139,7 +395,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--limit-gib", type=float, default=2.0,
                         help="skip a causal form whose [B,H,N,D,Dv] tensor exceeds this")
-    parser.add_argument("--only", choices=["flow", "linear"])
+    parser.add_argument("--only", help="comma-separated families: flow, linear, aft, flash, decay")
     parser.add_argument("--check", action="store_true", help="compare with the naive fp64 oracle and exit")
     args = parser.parse_args()
 
@@ -150,7 +406,9 @@ def main():
         return 0
 
     torch.set_num_threads(args.threads)
-    names = [name for name in KERNELS if args.only is None or name.startswith(args.only)]
+    families = None if args.only is None else args.only.split(",")
+    names = [name for name in KERNELS if families is None or name.split("_")[0] in families]
+    library = [name for name in LIBRARY if families is None or LIBRARY[name][1] in families]
     b, h, d, dv = args.batch, args.heads, args.dim, args.dim_v
 
     if args.check:
@@ -168,13 +426,25 @@ def main():
                 rel = float((got - want).norm() / want.norm())
                 worst = max(worst, rel)
                 print(json.dumps({"check": name, "N": n, "M": m, "rel_rms": rel}), flush=True)
+        # The library kernels at small, narrow shapes; T not a multiple of either chunk, and several chunks.
+        small = dict(B=2, H=3, d=6, s=5, e=4, K=5, V=4)
+        for name in library:
+            for n in (1, 37, 300, 512):
+                with torch.inference_mode():
+                    inputs = library_inputs(torch, name, n, small, generator)
+                    got = LIBRARY[name][0](torch, *inputs).double()
+                want = naive_library(torch, name, inputs[:len(LIBRARY[name][3].split())])
+                rel = float((got - want).norm() / want.norm())
+                worst = max(worst, rel)
+                print(json.dumps({"check": name, "N": n, "rel_rms": rel}), flush=True)
         return 0 if worst < 1e-5 else 1
 
     generator = torch.Generator().manual_seed(20240611)
     for n in [int(x) for x in args.sizes.split(",") if x]:
-        q = torch.randn(b, h, n, d, generator=generator)
-        k = torch.randn(b, h, n, d, generator=generator)
-        v = torch.randn(b, h, n, dv, generator=generator)
+        if names:
+            q = torch.randn(b, h, n, d, generator=generator)
+            k = torch.randn(b, h, n, d, generator=generator)
+            v = torch.randn(b, h, n, dv, generator=generator)
         for name in names:
             fn, causal = KERNELS[name]
             # Flowformer's causal code also materialises a second tensor of this size (the cumsum).
@@ -191,6 +461,30 @@ def main():
                     fn(torch, q, k, v)
                     times.append((time.perf_counter() - start) * 1e3)
             print(json.dumps({"kernel": name, "N": n, "median_ms": statistics.median(times),
+                              "min_ms": min(times), "threads": torch.get_num_threads(),
+                              "torch_version": torch.__version__}), flush=True)
+            print("[torch] %s N=%d: median %.3f ms" % (name, n, statistics.median(times)), file=sys.stderr)
+        for name in library:
+            fn, _, dims, _, cap = LIBRARY[name]
+            shape = library_shape_text(name, dims)
+            if cap is not None and n > cap:
+                print(json.dumps({"kernel": name, "N": n, "shape": shape,
+                                  "skipped": "above T=%d (quadratic)" % cap}), flush=True)
+                continue
+            big = library_largest_bytes(name, n, dims)
+            if big > args.limit_gib * 2**30:
+                print(json.dumps({"kernel": name, "N": n, "shape": shape,
+                                  "skipped": "needs %.1f GiB" % (2 * big / 2**30)}), flush=True)
+                continue
+            inputs = library_inputs(torch, name, n, dims, generator)
+            times = []
+            with torch.inference_mode():
+                fn(torch, *inputs)
+                for _ in range(max(1, args.repeat)):
+                    start = time.perf_counter()
+                    fn(torch, *inputs)
+                    times.append((time.perf_counter() - start) * 1e3)
+            print(json.dumps({"kernel": name, "N": n, "shape": shape, "median_ms": statistics.median(times),
                               "min_ms": min(times), "threads": torch.get_num_threads(),
                               "torch_version": torch.__version__}), flush=True)
             print("[torch] %s N=%d: median %.3f ms" % (name, n, statistics.median(times)), file=sys.stderr)
