@@ -5,6 +5,7 @@
 // included, which keeps the model a lower bound. Bytes are the inputs read once and the output written once
 // (4-byte floats); intermediates are not counted. Where a kernel receives more than the minimal algorithm
 // needs (aft_local's whole [T, T] bias of which only the band is used), only what is needed is counted.
+// aft_conv's conv taps that fall in the zero padding are not counted either.
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCost.h"
@@ -62,6 +63,22 @@ KernelCost la::bench::libraryCost(LibraryKernel kernel, const LibraryShape &s) {
     double band = bandPairs(s.t, kAftLocalWindow);
     cost.flops = 11 * elems + 4 * b * band * d + band;
     cost.bytes = 4.0 * (4 * elems + band);
+    break;
+  }
+  case LibraryKernel::AftConv: {
+    // SPEC §3's conv form on E = B·X·Y·h·c elements (X·Y = T): per element the same 11 as aft_local (max,
+    // e^{k−max}, e·v, the two global sums over the image, adding them to the conv terms, divide, σ(q), gate);
+    // the two depthwise 7×7 convolutions (of e^K ⊙ V and of e^K with e^{w} − 1) cost two multiply-adds = 4
+    // per (output position, kernel tap inside the image) and channel: zero padding, so taps that fall outside
+    // the image are not counted, which is bandPairs along X times along Y with window p + 1 = 4; e^{w} − 1
+    // once per kernel entry (h·49, shared by batches and channels). Bytes: q, k, v, out and w.
+    AftConvImage img = aftConvImage(s.t);
+    const double channels = double(s.h) * d, convElems = b * t * channels;
+    const double kernelEntries = double(s.h) * kAftConvKernel * kAftConvKernel;
+    const int64_t reach = (kAftConvKernel - 1) / 2 + 1;
+    double taps = bandPairs(img.x, reach) * bandPairs(img.y, reach); // (position, tap) pairs of one image
+    cost.flops = 11 * convElems + 4 * b * taps * channels + kernelEntries;
+    cost.bytes = 4.0 * (4 * convElems + kernelEntries);
     break;
   }
   case LibraryKernel::AftFull:

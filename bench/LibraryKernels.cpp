@@ -1,6 +1,8 @@
 //===- LibraryKernels.cpp - Arguments of the AFT, GAU/FLASH and decay kernels ----===//
 #include "LibraryKernels.h"
 
+#include <algorithm>
+
 using namespace la::bench;
 
 int64_t LibraryArgument::count() const {
@@ -8,6 +10,13 @@ int64_t LibraryArgument::count() const {
   for (int64_t size : shape)
     n *= size;
   return n;
+}
+
+AftConvImage la::bench::aftConvImage(int64_t t) {
+  int64_t x = std::max<int64_t>(1, std::min(t, kAftConvMaxX));
+  while (x > 1 && t % x != 0)
+    --x;
+  return {x, t / x};
 }
 
 const char *la::bench::libraryEntryName(LibraryKernel kernel) {
@@ -20,6 +29,8 @@ const char *la::bench::libraryEntryName(LibraryKernel kernel) {
     return "aft_local";
   case LibraryKernel::AftFull:
     return "aft_full";
+  case LibraryKernel::AftConv:
+    return "aft_conv";
   case LibraryKernel::Gau:
     return "gau";
   case LibraryKernel::Flash:
@@ -42,6 +53,7 @@ LibraryFamily la::bench::libraryFamily(LibraryKernel kernel) {
   case LibraryKernel::AftSimple:
   case LibraryKernel::AftLocal:
   case LibraryKernel::AftFull:
+  case LibraryKernel::AftConv:
     return LibraryFamily::Aft;
   case LibraryKernel::Gau:
   case LibraryKernel::Flash:
@@ -105,6 +117,12 @@ std::vector<LibraryArgument> la::bench::libraryArguments(LibraryKernel kernel, c
     // w is the learned [T, T] position bias; N(0, 1) keeps aft_local's e^w − 1 decomposition (SPEC §3)
     // away from the cancellation it suffers for strongly negative w.
     return {{"q", aft}, {"k", aft}, {"v", aft}, {"w", {s.t, s.t}}};
+  case LibraryKernel::AftConv: {
+    // w is the learned 7×7 kernel per head, N(0, 1) like aft_local's bias (the e^w − 1 form, SPEC §3).
+    AftConvImage img = aftConvImage(s.t);
+    const std::vector<int64_t> x = {s.b, img.x, img.y, s.h, s.d};
+    return {{"q", x}, {"k", x}, {"v", x}, {"w", {s.h, kAftConvKernel, kAftConvKernel}}};
+  }
   case LibraryKernel::Gau:
     return {{"u", uv}, {"v", uv}, {"q", qk}, {"k", qk}};
   case LibraryKernel::Flash:
@@ -121,6 +139,10 @@ std::vector<LibraryArgument> la::bench::libraryArguments(LibraryKernel kernel, c
 }
 
 std::vector<int64_t> la::bench::libraryOutputShape(LibraryKernel kernel, const LibraryShape &s) {
+  if (kernel == LibraryKernel::AftConv) {
+    AftConvImage img = aftConvImage(s.t);
+    return {s.b, img.x, img.y, s.h, s.d};
+  }
   switch (libraryFamily(kernel)) {
   case LibraryFamily::Aft:
     return {s.b, s.t, s.d};
@@ -134,6 +156,12 @@ std::vector<int64_t> la::bench::libraryOutputShape(LibraryKernel kernel, const L
 
 std::string la::bench::describeLibraryShape(LibraryKernel kernel, const LibraryShape &s) {
   auto n = [](int64_t x) { return std::to_string(x); };
+  if (kernel == LibraryKernel::AftConv) {
+    // T positions as an X×Y image: "X=32 Y=128" at T = 4096.
+    AftConvImage img = aftConvImage(s.t);
+    return "B=" + n(s.b) + " h=" + n(s.h) + " c=" + n(s.d) + " X=" + n(img.x) + " Y=" + n(img.y) +
+           " s=" + n(kAftConvKernel);
+  }
   switch (libraryFamily(kernel)) {
   case LibraryFamily::Aft:
     return "B=" + n(s.b) + " d=" + n(s.d) + (kernel == LibraryKernel::AftLocal ? " s=" + n(kAftLocalWindow) : "");

@@ -26,6 +26,7 @@ enum class LibraryKernel {
   AftSimple,
   AftLocal,
   AftFull,
+  AftConv,
   Gau,
   Flash,
   FlashCausal,
@@ -37,17 +38,30 @@ enum class LibraryKernel {
 /// The window of `aft_local` and the chunk of `flash`/`flash_causal`: the sizes of the kernels' masks
 /// (`band(t, s, 64)`, `block(n, m, 256)`), which the references and the cost model must use too.
 constexpr int64_t kAftLocalWindow = 64;
+/// The s×s kernel of `aft_conv` (its `la.window ... size [7, 7]` and `!conv_kernel`), and the widest image
+/// row `aftConvImage` picks.
+constexpr int64_t kAftConvKernel = 7;
+constexpr int64_t kAftConvMaxX = 32;
 constexpr int64_t kFlashChunk = 256;
 /// The chunk of the eager decay references (fla's `chunk_size = 64`) and of the decay cost model.
 constexpr int64_t kDecayChunk = 64;
 
 /// One problem size. What the fields mean depends on the family:
-///   AFT:   q, k, v, out [b, t, d] (no heads; `e` unused);
+///   AFT:   q, k, v, out [b, t, d] (no heads; `e` unused); aft_conv: q, k, v, out [b, X, Y, h, d] with
+///          X·Y = t (aftConvImage), w [h, 7, 7] (d = the paper's c, channels per head);
 ///   FLASH: u, v, out [b, t, e]; the query/key pairs [b, t, d] (d = the paper's s);
 ///   decay: q, k [b, h, t, d]; v, out [b, h, t, e] (d = K, e = V).
 struct LibraryShape {
   int64_t b = 2, h = 1, t = 1024, d = 64, e = 64;
 };
+
+/// The X×Y image aft_conv runs at for T = X·Y positions: X the largest divisor of T not above 32 (32 for
+/// every T the benchmark uses, so X = 32, Y = T/32), Y = T / X. torch_baseline.py's `aft_conv_image` is the
+/// same rule.
+struct AftConvImage {
+  int64_t x, y;
+};
+AftConvImage aftConvImage(int64_t t);
 
 /// How the benchmark fills an argument.
 enum class Fill {

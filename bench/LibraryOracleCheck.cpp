@@ -88,6 +88,33 @@ OracleCheck checkAft(LibraryKernel kernel, const LibraryShape &sh, const std::ve
                             " channels"};
 }
 
+/// aft_conv: every (head, channel) of [B, X, Y, h, c] is an independent X×Y image with its head's kernel, so
+/// the picked channels go to the oracle as heads of one channel each, with their heads' kernels. The oracle
+/// visits all (position, position) pairs per channel: T² steps.
+OracleCheck checkAftConv(const LibraryShape &sh, const std::vector<const float *> &a, const float *out,
+                         double budget) {
+  const AftConvImage img = aftConvImage(sh.t);
+  const int64_t t = sh.t, c = sh.d, hc = sh.h * sh.d, taps = kAftConvKernel * kAftConvKernel;
+  std::vector<int64_t> cols = spread(hc, int64_t(budget / (double(t) * double(t)))), batches = firstAndLast(sh.b);
+  const int64_t nc = cols.size();
+  std::vector<float> w(nc * taps);
+  for (int64_t j = 0; j < nc; ++j)
+    std::copy(a[3] + (cols[j] / c) * taps, a[3] + (cols[j] / c + 1) * taps, w.begin() + j * taps);
+  ErrorSum sum;
+  for (int64_t b : batches) {
+    std::vector<float> q = gatherColumns(a[0] + b * t * hc, t, hc, cols);
+    std::vector<float> k = gatherColumns(a[1] + b * t * hc, t, hc, cols);
+    std::vector<float> v = gatherColumns(a[2] + b * t * hc, t, hc, cols);
+    std::vector<double> want =
+        oracle::aftConv(1, img.x, img.y, nc, 1, q.data(), k.data(), v.data(), w.data(), kAftConvKernel);
+    for (int64_t i = 0; i < t; ++i)
+      for (int64_t j = 0; j < nc; ++j)
+        sum.add(out[(b * t + i) * hc + cols[j]], want[i * nc + j]);
+  }
+  return {sum.relRms(), "b " + joinIndices(batches) + "; " + std::to_string(nc) + "/" + std::to_string(hc) +
+                            " (head, channel) pairs"};
+}
+
 OracleCheck checkFlash(LibraryKernel kernel, const LibraryShape &sh, const std::vector<const float *> &a,
                        const float *out, double budget) {
   const int64_t t = sh.t, s = sh.d, e = sh.e;
@@ -152,6 +179,8 @@ OracleCheck la::bench::checkLibraryOracle(LibraryKernel kernel, const LibrarySha
                                           double workBudget) {
   switch (libraryFamily(kernel)) {
   case LibraryFamily::Aft:
+    if (kernel == LibraryKernel::AftConv)
+      return checkAftConv(shape, args, out, workBudget);
     return checkAft(kernel, shape, args, out, workBudget);
   case LibraryFamily::Flash:
     return checkFlash(kernel, shape, args, out, workBudget);

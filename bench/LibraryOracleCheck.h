@@ -2,7 +2,8 @@
 //
 // Checks a generated output against the fp64 oracles of tests/numerics/LibraryOracles.h (written from the
 // SPEC, not from the kernels), on a subset that keeps the naive O(T²) oracles affordable at T = 16K: the
-// first and last batch (or (b, h) slice); for AFT a spread of channels (channels are independent), for
+// first and last batch (or (b, h) slice); for AFT a spread of channels (channels are independent; for
+// aft_conv a spread of the h·c (head, channel) pairs, each an X×Y image with its head's kernel), for
 // GAU/FLASH a spread of value columns (columns of U and V are independent); for the causal FLASH oracle,
 // whose linear term is quadratic, a prefix of whole chunks (causal outputs depend on earlier positions
 // only). The subset shrinks with T so that each check does about `workBudget` inner-loop steps.

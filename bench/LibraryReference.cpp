@@ -233,6 +233,48 @@ Tensor chunkStates(ThreadPool &pool, const float *kv, const float *bLast, int64_
   return out;
 }
 
+/// F.conv2d(x, weight, padding=p, groups=C) with weight [C, 1, s, s], on an image held channels-last: x is
+/// [B, X, Y, C] (the [B, C, X, Y] view `x.permute(0, 3, 1, 2)` of an [B, X, Y, C] tensor has channels_last
+/// strides, so PyTorch runs its channels-last depthwise kernel and returns a channels_last [B, C, X, Y],
+/// which permutes back to [B, X, Y, C] as a view). Zero padding, cross-correlation orientation:
+/// out[b, x, y, c] = Σ_{u,v} weight[c, u, v] · x[b, x + u − p, y + v − p, c]. The weight is packed to
+/// [s·s, C] first (what the depthwise kernel does per call), so the inner loop runs over the channels.
+/// Parallel over the B·X output rows.
+Tensor depthwiseConv2d(ThreadPool &pool, const float *x, const float *weight, int64_t batch, int64_t xLen,
+                       int64_t yLen, int64_t channels, int64_t size) {
+  const int64_t taps = size * size, p = (size - 1) / 2;
+  std::vector<float> packed(taps * channels);
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t tap = 0; tap < taps; ++tap)
+      packed[tap * channels + c] = weight[c * taps + tap];
+  Tensor out = allocate(static_cast<size_t>(batch) * xLen * yLen * channels);
+  float *__restrict o = out.data();
+  pool.parallelFor(batch * xLen, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t b = row / xLen, xi = row % xLen;
+      for (int64_t yi = 0; yi < yLen; ++yi) {
+        float *__restrict acc = o + (row * yLen + yi) * channels;
+        std::fill(acc, acc + channels, 0.0f);
+        for (int64_t u = 0; u < size; ++u) {
+          const int64_t xs = xi + u - p;
+          if (xs < 0 || xs >= xLen)
+            continue;
+          for (int64_t v = 0; v < size; ++v) {
+            const int64_t ys = yi + v - p;
+            if (ys < 0 || ys >= yLen)
+              continue;
+            const float *src = x + ((b * xLen + xs) * yLen + ys) * channels;
+            const float *kw = packed.data() + (u * size + v) * channels;
+            for (int64_t c = 0; c < channels; ++c)
+              acc[c] += src[c] * kw[c];
+          }
+        }
+      }
+    }
+  });
+  return out;
+}
+
 const auto add = [](float x, float y) { return x + y; };
 const auto sub = [](float x, float y) { return x - y; };
 const auto expOp = [](float x) { return expApprox(x); };
@@ -290,6 +332,35 @@ void aftLocal(const LibraryShape &sh, const float *q, const float *k, const floa
   Tensor avg = zip(pool, num.data(), den.data(), b, t * d, divide);
   Tensor sq = map(pool, q, b, t * d, sigmoid);
   zip(pool, sq.data(), avg.data(), b, t * d, mul, out);
+}
+
+/// SPEC §3's conv form on [B, X, Y, h, c] (X·Y = T, viewed as [B, T, h·c]): global sums over the image plus
+/// two depthwise F.conv2d's (groups = h·c, padding 3) with the per-head kernel e^{w} − 1 repeated over the
+/// head's channels.
+void aftConv(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w, float *out,
+             ThreadPool &pool) {
+  const AftConvImage img = aftConvImage(sh.t);
+  const int64_t b = sh.b, t = sh.t, h = sh.h, c = sh.d, hc = h * c, s = kAftConvKernel, taps = s * s;
+  Tensor kMax = maxSeq(pool, k, b, t, hc);                            // k.amax(dim=(1, 2), keepdim=True)
+  Tensor shifted = broadcastCols(pool, k, kMax.data(), b, t, hc, sub); // k - kmax
+  Tensor ek = map(pool, shifted.data(), b, t * hc, expOp);            // torch.exp(.)
+  Tensor ekv = zip(pool, ek.data(), v, b, t * hc, mul);               // ek * v
+  Tensor gNum = sumSeq(pool, ekv.data(), b, t, hc);                   // ekv.sum(dim=(1, 2), keepdim=True)
+  Tensor gDen = sumSeq(pool, ek.data(), b, t, hc);
+  // torch.expm1(w).repeat_interleave(c, dim=0)[:, None]: the [h·c, 1, 7, 7] depthwise weight.
+  Tensor wm1 = map(pool, w, 1, h * taps, [](float x) { return std::expm1(x); });
+  Tensor weight = allocate(hc * taps);
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      std::copy(wm1.data() + i * taps, wm1.data() + (i + 1) * taps, weight.data() + (i * c + ch) * taps);
+  // F.conv2d(ekv.view(B, X, Y, h·c).permute(0, 3, 1, 2), weight, padding=3, groups=h·c), and of ek.
+  Tensor lNum = depthwiseConv2d(pool, ekv.data(), weight.data(), b, img.x, img.y, hc, s);
+  Tensor lDen = depthwiseConv2d(pool, ek.data(), weight.data(), b, img.x, img.y, hc, s);
+  Tensor num = broadcastCols(pool, lNum.data(), gNum.data(), b, t, hc, add); // + gnum
+  Tensor den = broadcastCols(pool, lDen.data(), gDen.data(), b, t, hc, add);
+  Tensor avg = zip(pool, num.data(), den.data(), b, t * hc, divide);
+  Tensor sq = map(pool, q, b, t * hc, sigmoid);
+  zip(pool, sq.data(), avg.data(), b, t * hc, mul, out);
 }
 
 /// SPEC §7's form: softmax over t' of the [B, T, T, d] joint logits k + w, times v, summed over t'.
@@ -445,6 +516,8 @@ double la::bench::libraryReferenceLargestTensorBytes(LibraryKernel kernel, const
     return 4.0 * std::max(t * t, b * t * d); // e^{w} − 1 and its banded copy
   case LibraryKernel::AftFull:
     return 4.0 * b * t * t * d; // the joint logits, their softmax, times v
+  case LibraryKernel::AftConv:
+    return 4.0 * b * t * sh.h * d; // every intermediate is [B, X, Y, h, c]
   case LibraryKernel::Gau:
     return 4.0 * b * t * t; // the scores
   case LibraryKernel::Flash:
@@ -494,6 +567,8 @@ void la::bench::runLibraryReference(LibraryKernel kernel, const LibraryShape &sh
     return aftLocal(sh, a[0], a[1], a[2], a[3], out, pool);
   case LibraryKernel::AftFull:
     return aftFull(sh, a[0], a[1], a[2], a[3], out, pool);
+  case LibraryKernel::AftConv:
+    return aftConv(sh, a[0], a[1], a[2], a[3], out, pool);
   case LibraryKernel::Gau:
     return gau(sh, a[0], a[1], a[2], a[3], out, pool);
   case LibraryKernel::Flash:

@@ -580,6 +580,7 @@ const LibraryCase libraryCases[] = {
     {LibraryKernel::AftLocal, {2, 1, 0, 64, 64}},
     {LibraryKernel::AftFull, {2, 1, 0, 64, 64}, 4096,
      "quadratic by definition: B*T*T*d joint logits (8.6 G at T=16384, d=64), beyond a benchmark run"},
+    {LibraryKernel::AftConv, {2, 8, 0, 64, 64}}, // T as an X×Y = 32×(T/32) image, h=8 heads of c=64
     {LibraryKernel::Gau, {2, 1, 0, 128, 256}, 4096,
      "quadratic by definition: B*N*N scores, and its fp64 oracle is O(N^2 (s+e))"},
     {LibraryKernel::Flash, {2, 1, 0, 128, 256}},
@@ -619,8 +620,13 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
       row.n = n;
       row.shapeText = la::bench::describeLibraryShape(c.kernel, shape);
       row.shapeJson = json::Object{{"B", shape.b}, {"T", shape.t}};
-      if (family == Family::Decay)
+      if (family == Family::Decay || c.kernel == LibraryKernel::AftConv)
         row.shapeJson.insert({"H", shape.h});
+      if (c.kernel == LibraryKernel::AftConv) {
+        la::bench::AftConvImage img = la::bench::aftConvImage(shape.t);
+        row.shapeJson.insert({"X", img.x});
+        row.shapeJson.insert({"Y", img.y});
+      }
       row.shapeJson.insert({family == Family::Decay ? "K" : (family == Family::Flash ? "s" : "d"), shape.d});
       if (family != Family::Aft)
         row.shapeJson.insert({family == Family::Decay ? "V" : "e", shape.e});

@@ -91,7 +91,7 @@ def linear_attention_causal(torch, queries, keys, values, eps=EPS):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# AFT (SPEC.md section 3): q, k, v [B, T, d]; w [T, T]
+# AFT (SPEC.md section 3): q, k, v [B, T, d]; w [T, T] (aft_conv: q, k, v [B, X, Y, h, c], X*Y = T; w [h, 7, 7])
 # ---------------------------------------------------------------------------------------------------------
 
 AFT_LOCAL_WINDOW = 64
@@ -121,6 +121,36 @@ def aft_local(torch, q, k, v, w, band):
     wm1 = torch.expm1(w) * band
     num = wm1 @ ekv + ekv.sum(dim=1, keepdim=True)
     den = wm1 @ ek + ek.sum(dim=1, keepdim=True)
+    return torch.sigmoid(q) * num / den
+
+
+AFT_CONV_KERNEL = 7
+AFT_CONV_MAX_X = 32
+
+
+def aft_conv_image(t):
+    """T positions as an X x Y image: X the largest divisor of T not above 32, Y = T / X (aftConvImage)."""
+    x = max(1, min(t, AFT_CONV_MAX_X))
+    while x > 1 and t % x:
+        x -= 1
+    return x, t // x
+
+
+def aft_conv(torch, q, k, v, w):
+    """SPEC section 3's conv form on [B, X, Y, h, c]: global sums plus two depthwise F.conv2d's (groups = h*c,
+    padding 3, cross-correlation: w[i, p + dx, p + dy] weighs the key at offset (dx, dy)) with e^w - 1."""
+    b, x, y, h, c = q.shape
+    ek = torch.exp(k - k.amax(dim=(1, 2), keepdim=True))
+    ekv = ek * v
+    weight = torch.expm1(w).repeat_interleave(c, dim=0)[:, None]  # [h*c, 1, 7, 7]
+
+    def conv(t):  # [B, X, Y, h, c] -> channels_last [B, h*c, X, Y] view, conv, and back
+        nchw = t.reshape(b, x, y, h * c).permute(0, 3, 1, 2)
+        out = torch.nn.functional.conv2d(nchw, weight, padding=AFT_CONV_KERNEL // 2, groups=h * c)
+        return out.permute(0, 2, 3, 1).reshape(b, x, y, h, c)
+
+    num = conv(ekv) + ekv.sum(dim=(1, 2), keepdim=True)
+    den = conv(ek) + ek.sum(dim=(1, 2), keepdim=True)
     return torch.sigmoid(q) * num / den
 
 
@@ -239,6 +269,7 @@ LIBRARY = {
     "aft_simple": (aft_simple, "aft", dict(B=2, d=512), "q k v", None),
     "aft_local": (aft_local, "aft", dict(B=2, d=64), "q k v w", None),
     "aft_full": (aft_full, "aft", dict(B=2, d=64), "q k v w", 4096),
+    "aft_conv": (aft_conv, "aft", dict(B=2, h=8, c=64), "q k v w", None),
     "gau": (gau, "flash", dict(B=2, s=128, e=256), "u v q k", 4096),
     "flash": (flash, "flash", dict(B=2, s=128, e=256), "u v qq kq ql kl", None),
     "flash_causal": (flash_causal, "flash", dict(B=2, s=128, e=256), "u v qq kq ql kl", None),
@@ -248,9 +279,12 @@ LIBRARY = {
 }
 
 
-def library_shape_text(name, dims):
+def library_shape_text(name, dims, t):
     """The shape column of la-bench (describeLibraryShape)."""
     family = LIBRARY[name][1]
+    if name == "aft_conv":
+        x, y = aft_conv_image(t)
+        return "B=%d h=%d c=%d X=%d Y=%d s=%d" % (dims["B"], dims["h"], dims["c"], x, y, AFT_CONV_KERNEL)
     if family == "aft":
         return "B=%d d=%d" % (dims["B"], dims["d"]) + (" s=%d" % AFT_LOCAL_WINDOW if name == "aft_local" else "")
     if family == "flash":
@@ -262,7 +296,12 @@ def library_inputs(torch, name, t, dims, generator):
     """The arguments of `name` in signature order: torch.randn, log-gates F.logsigmoid(torch.randn)."""
     family = LIBRARY[name][1]
     shapes = {}
-    if family == "aft":
+    if name == "aft_conv":
+        b, h, c = dims["B"], dims["h"], dims["c"]
+        x, y = aft_conv_image(t)
+        shapes = dict(q=(b, x, y, h, c), k=(b, x, y, h, c), v=(b, x, y, h, c),
+                      w=(h, AFT_CONV_KERNEL, AFT_CONV_KERNEL))
+    elif family == "aft":
         b, d = dims["B"], dims["d"]
         shapes = dict(q=(b, t, d), k=(b, t, d), v=(b, t, d), w=(t, t))
     elif family == "flash":
@@ -288,6 +327,8 @@ def library_largest_bytes(name, t, dims):
         return 4.0 * dims["B"] * t * t * dims["d"]
     if name == "aft_local":
         return 4.0 * t * t
+    if name == "aft_conv":
+        return 4.0 * dims["B"] * t * dims["h"] * dims["c"]
     if name == "gau":
         return 4.0 * dims["B"] * t * t
     return 0.0
@@ -296,6 +337,23 @@ def library_largest_bytes(name, t, dims):
 def naive_library(torch, name, args):
     """Quadratic float64 oracles per SPEC.md section 7, written from the formulas, not from the code above."""
     a = [x.double() for x in args]
+    if name == "aft_conv":
+        # Every (head, channel) image over all positions with the effective bias w_eff = w[i, p + dx, p + dy]
+        # inside the kernel's reach and 0 (not -inf) outside.
+        q, k, v, w = a
+        b, x, y, h, c = q.shape
+        p = AFT_CONV_KERNEL // 2
+        xs = torch.arange(x)[:, None].expand(x, y).reshape(-1)
+        ys = torch.arange(y)[None, :].expand(x, y).reshape(-1)
+        dx = xs[None, :] - xs[:, None]  # [P, P']: offset of key P' from query P
+        dy = ys[None, :] - ys[:, None]
+        inside = (dx.abs() <= p) & (dy.abs() <= p)
+        bias = torch.where(inside[None], w[:, (dx + p).clamp(0, 2 * p), (dy + p).clamp(0, 2 * p)],
+                           torch.zeros(h, x * y, x * y, dtype=torch.float64))  # [h, P, P']
+        kf, vf = k.reshape(b, x * y, h, c), v.reshape(b, x * y, h, c)
+        logits = bias.permute(1, 2, 0)[None, :, :, :, None] + kf[:, None]  # [B, P, P', h, c]
+        avg = (torch.softmax(logits, dim=2) * vf[:, None]).sum(2)
+        return torch.sigmoid(q) * avg.reshape(b, x, y, h, c)
     if LIBRARY[name][1] == "aft":
         q, k, v = a[0], a[1], a[2]
         t = q.shape[1]
@@ -427,7 +485,7 @@ def main():
                 worst = max(worst, rel)
                 print(json.dumps({"check": name, "N": n, "M": m, "rel_rms": rel}), flush=True)
         # The library kernels at small, narrow shapes; T not a multiple of either chunk, and several chunks.
-        small = dict(B=2, H=3, d=6, s=5, e=4, K=5, V=4)
+        small = dict(B=2, H=3, d=6, s=5, e=4, K=5, V=4, h=3, c=4)
         for name in library:
             for n in (1, 37, 300, 512):
                 with torch.inference_mode():
@@ -466,7 +524,7 @@ def main():
             print("[torch] %s N=%d: median %.3f ms" % (name, n, statistics.median(times)), file=sys.stderr)
         for name in library:
             fn, _, dims, _, cap = LIBRARY[name]
-            shape = library_shape_text(name, dims)
+            shape = library_shape_text(name, dims, n)
             if cap is not None and n > cap:
                 print(json.dumps({"kernel": name, "N": n, "shape": shape,
                                   "skipped": "above T=%d (quadratic)" % cap}), flush=True)
