@@ -2,9 +2,10 @@
 //
 // `la.window` becomes a zero `tensor.pad` of the windowed dimensions by p = (size − 1) / 2 on each side and an
 // all-parallel `linalg.generic` over the result that reads the padded input at i + u (the padding makes the
-// centred offset i + u − p land on padded index i + u; u is the loop right after i's). The generic is a plain copy with a shifted indexing
-// map, so elementwise fusion moves that read into the consumer (a convolution's contraction) and the
-// window itself, sizes[0]·… times the input, is never materialised; the padded copy is the input's size.
+// centred offset i + u − p land on padded index i + u; u is the loop right after i's). The generic is a
+// plain copy with a shifted indexing map, so elementwise fusion moves that read into the consumer (a
+// convolution's contraction) and the window itself, sizes[0]·… times the input, is never materialised; the
+// padded copy is the input's size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "Conversion/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::la {
@@ -30,14 +32,10 @@ struct WindowToGeneric : OpConversionPattern<WindowOp> {
     SmallVector<int64_t> padding(rank, 0);
     for (auto [dim, size] : llvm::zip(dims, sizes))
       padding[dim] = (size - 1) / 2;
-    SmallVector<OpFoldResult> low, high;
-    for (int64_t p : padding) {
-      low.push_back(rewriter.getIndexAttr(p));
-      high.push_back(rewriter.getIndexAttr(p));
-    }
+    SmallVector<OpFoldResult> pad = getAsIndexOpFoldResult(rewriter.getContext(), padding);
     auto paddedType = tensor::PadOp::inferResultType(inputType, padding, padding);
     Value zero = createFloat(rewriter, loc, inputType.getElementType(), 0.0);
-    Value padded = tensor::PadOp::create(rewriter, loc, paddedType, input, low, high, zero);
+    Value padded = tensor::PadOp::create(rewriter, loc, paddedType, input, pad, pad, zero);
 
     // Loops: the result's dimensions, each windowed input dimension followed by its offset; the padded
     // input is read at (position + offset) there.
@@ -48,10 +46,9 @@ struct WindowToGeneric : OpConversionPattern<WindowOp> {
     for (int64_t d = 0; d < rank; ++d) {
       AffineExpr read = getAffineDimExpr(loop++, context);
       resultSizes.push_back(tensor::getMixedSize(rewriter, loc, input, d));
-      if (llvm::is_contained(dims, d)) {
-        int64_t size = sizes[llvm::find(dims, d) - dims.begin()];
+      if (const int64_t *windowed = llvm::find(dims, d); windowed != dims.end()) {
         read = read + getAffineDimExpr(loop++, context);
-        resultSizes.push_back(rewriter.getIndexAttr(size));
+        resultSizes.push_back(rewriter.getIndexAttr(sizes[windowed - dims.begin()]));
       }
       reads.push_back(read);
     }
