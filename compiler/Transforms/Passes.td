@@ -37,6 +37,21 @@ def LARefineResultTypes : Pass<"la-refine-result-types", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def LAPromoteToF64 : Pass<"la-promote-to-f64", "mlir::ModuleOp"> {
+  let summary = "Retypes every f16, bf16 and f32 value, constant and accumulator type to f64: "
+                "tensor<?x?xf32> => tensor<?x?xf64>";
+  let description = [{
+    Builds the fp64 reference of a kernel for the numerics guard (`lac run --check`,
+    `RuntimeOptions::checkNumerics`): the same program, every floating-point type widened to f64, function
+    signatures, block arguments, `arith.constant` values and `acc = ...` types included. Dense constants are
+    converted value by value. The result is compiled like any kernel, without fusion, register tiling or
+    approximate math, so it shares only the `la`-level algebra with the kernel it checks.
+
+    A program whose meaning depends on a narrow type (an explicit `arith.truncf`, say) no longer verifies
+    after widening; the pass then fails with the verifier's message rather than produce a wrong reference.
+  }];
+}
+
 def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuses elementwise linalg.generics into their consumers, recomputing cheap ones: "
                 "generic(map(x)) => generic'(x)";

@@ -351,6 +351,32 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   return kernel;
 }
 
+llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry) {
+  auto parsed = parseProgram(source, bufferName);
+  if (!parsed)
+    return parsed.takeError();
+  ParsedProgram &program = **parsed;
+  // Only `entry` and what it calls are widened: another entry that cannot be (say, one with an explicit
+  // truncation) must not stop this one from being checked.
+  for (auto func : llvm::make_early_inc_range(program.module->getOps<func::FuncOp>()))
+    if (func.isPublic() && func.getSymName() != entry)
+      func.erase();
+  PassManager pm(program.context.get());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(mlir::la::createLAPromoteToF64());
+  if (failed(pm.run(*program.module))) {
+    llvm::Error diagnostics = program.diagnostics.error("");
+    return llvm::createStringError(llvm::formatv("{0}\n{1}: cannot build the fp64 reference of '{2}': it does not "
+                                                 "verify once every float type is f64",
+                                                 llvm::toString(std::move(diagnostics)), bufferName, entry)
+                                       .str());
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  program.module->print(os);
+  return text;
+}
+
 llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
                                       llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
                                       Stage stage) {

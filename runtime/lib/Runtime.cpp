@@ -11,6 +11,7 @@
 
 #include "CpuJit.h"
 #include "DiskCache.h"
+#include "ReferenceRunner.h"
 #include "la/runtime/Compiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -66,8 +67,11 @@ llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &progra
     outputs.emplace_back(spec);
   for (HostTensor &output : outputs)
     refs.push_back(output.ref());
-  if (llvm::Error err = call(program, entry, inputs, refs))
+  CallStats callStats;
+  if (llvm::Error err = call(program, entry, inputs, refs, &callStats))
     return std::move(err);
+  if (stats)
+    stats->numerics = std::move(callStats.numerics);
   return std::move(outputs);
 }
 
@@ -79,9 +83,9 @@ llvm::Error makeError(const llvm::Twine &message) {
 
 class ProgramImpl : public Program {
 public:
-  ProgramImpl(std::string source, std::string programName, std::vector<EntryInfo> infos)
-      : source(std::move(source)), programName(std::move(programName)), infos(std::move(infos)) {
-    llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(this->source));
+  ProgramImpl(std::string text, std::string programName, std::vector<EntryInfo> infos)
+      : text(std::move(text)), programName(std::move(programName)), infos(std::move(infos)) {
+    llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(this->text));
     hashText = llvm::formatv("{0:x-16}{1:x-16}", hash.high64, hash.low64).str();
   }
 
@@ -90,6 +94,7 @@ public:
   }
   llvm::StringRef contentHash() const override { return hashText; }
   llvm::StringRef name() const override { return programName; }
+  llvm::StringRef source() const override { return text; }
 
   const EntryInfo *lookup(llvm::StringRef entry) const {
     for (const EntryInfo &info : infos)
@@ -104,7 +109,7 @@ public:
     return makeError(programName + ": no entry named '" + entry + "' (entries: " + known + ")");
   }
 
-  std::string source;
+  std::string text;
   std::string programName;
   std::string hashText;
   std::vector<EntryInfo> infos;
@@ -173,8 +178,8 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
 class RuntimeImpl : public Runtime {
 public:
   explicit RuntimeImpl(RuntimeOptions opts)
-      : runtimeOptions(std::move(opts)),
-        disk(resolveCacheDirectory(runtimeOptions.cacheDir)) {
+      : runtimeOptions(std::move(opts)), disk(resolveCacheDirectory(runtimeOptions.cacheDir)),
+        reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)
@@ -254,7 +259,38 @@ public:
       }
     }
     execute(**kernel, inputs, outputs);
+    if (!runtimeOptions.checkNumerics)
+      return llvm::Error::success();
+    auto report = checkNumerics(program, entry, inputs, outputs);
+    if (!report)
+      return report.takeError();
+    bool passed = report->passed();
+    std::string text = report->str();
+    if (stats)
+      stats->numerics = std::move(*report);
+    if (!passed)
+      return makeError(program.name() + ": entry '" + entry + "': numerics check failed:\n" + text);
     return llvm::Error::success();
+  }
+
+  llvm::Expected<NumericsReport> checkNumerics(const Program &program, llvm::StringRef entry,
+                                               llvm::ArrayRef<TensorRef> inputs,
+                                               llvm::ArrayRef<TensorRef> outputs) override {
+    auto references = reference.run(program, entry, inputs);
+    if (!references)
+      return references.takeError();
+    if (references->size() != outputs.size())
+      return makeError(program.name() + ": entry '" + entry + "' has " + llvm::Twine(references->size()) +
+                       " results but " + llvm::Twine(outputs.size()) + " outputs were given to check");
+    NumericsReport report;
+    for (auto [i, output] : llvm::enumerate(outputs)) {
+      HostTensor &expected = (*references)[i];
+      if (output.spec.shape != expected.spec().shape)
+        return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) + " is " +
+                         output.spec.str() + " but the reference produces " + expected.spec().str());
+      report.outputs.push_back(compareWithReference(i, output, expected.ref()));
+    }
+    return report;
   }
 
   const RuntimeOptions &options() const override { return runtimeOptions; }
@@ -359,7 +395,7 @@ private:
     source = CacheSource::Disk;
     if (!compiled) {
       source = CacheSource::Miss;
-      auto fresh = compileKernel(program.source, program.name(), entry, compiledArgs, runtimeOptions.compile,
+      auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile,
                                  slicedDims);
       if (!fresh)
         return fresh.takeError();
@@ -445,6 +481,7 @@ private:
   std::string optionsText;
   DiskCache disk;
   std::unique_ptr<llvm::StdThreadPool> pool;
+  ReferenceRunner reference;
   std::shared_mutex memoryMutex;
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
   std::once_flag diskWarning;

@@ -147,10 +147,10 @@ float roundToOddFloat(double value) {
 }
 } // namespace
 
-double HostTensor::get(int64_t i) const {
-  assert(i >= 0 && i < numElements() && "flat index out of range");
-  const std::byte *p = storage.data() + static_cast<size_t>(i) * dtypeSize(dtype());
-  switch (dtype()) {
+double la::elementAt(const TensorRef &tensor, int64_t i) {
+  assert(i >= 0 && i < tensor.spec.numElements() && "flat index out of range");
+  const std::byte *p = static_cast<const std::byte *>(tensor.data) + static_cast<size_t>(i) * dtypeSize(tensor.spec.dtype);
+  switch (tensor.spec.dtype) {
   case DType::F16:
     return halfToFloat(load<uint16_t>(p));
   case DType::BF16:
@@ -161,6 +161,10 @@ double HostTensor::get(int64_t i) const {
     return load<double>(p);
   }
   llvm_unreachable("unknown DType");
+}
+
+double HostTensor::get(int64_t i) const {
+  return elementAt(TensorRef{const_cast<std::byte *>(storage.data()), tensorSpec}, i);
 }
 
 void HostTensor::set(int64_t i, double value) {

@@ -2,7 +2,7 @@
 //
 //   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] --emit=la|fused|linalg|llvm|asm|obj [-o OUT]
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
-//           [--repeat N] [--threads T] [--json]
+//           [--repeat N] [--threads T] [--check] [--json]
 //
 // Option parsing and printing only: compilation is la/runtime/Compiler.h, execution la/runtime/Runtime.h.
 //
@@ -80,6 +80,10 @@ static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per
                                  cl::init(0), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
                           cl::cat(commonCategory));
+static cl::opt<bool> check("check",
+                           cl::desc("Also run the entry's fp64 reference and report each output's max and "
+                                    "relative-RMS error and its first NaN/Inf; exit 1 if an output is off"),
+                           cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> cacheDir("cache-dir", cl::desc("Kernel cache directory ('none': memory only)"),
                                      cl::sub(runCommand), cl::cat(commonCategory));
 
@@ -347,6 +351,16 @@ int runRun() {
       times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
   }
+  std::optional<la::NumericsReport> report;
+  if (check) {
+    std::vector<la::TensorRef> outRefs;
+    for (la::HostTensor &tensor : *results)
+      outRefs.push_back(tensor.ref());
+    auto checked = (*runtime)->checkNumerics(**program, entry, refs, outRefs);
+    if (!checked)
+      return fail(checked.takeError());
+    report = std::move(*checked);
+  }
   for (auto [i, path] : llvm::enumerate(outputs))
     if (llvm::Error err = la::writeNpy(path, (*results)[i]))
       return fail("--output #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
@@ -374,8 +388,10 @@ int runRun() {
       object["median_ms"] = nullptr;
       object["min_ms"] = nullptr;
     }
+    if (report)
+      object["check"] = report->toJSON();
     llvm::outs() << llvm::json::Value(std::move(object)) << "\n";
-    return 0;
+    return report && !report->passed() ? fail("numerics check failed") : 0;
   }
   llvm::outs() << entry << ": " << (*results).size() << " result(s)";
   for (const la::HostTensor &tensor : *results)
@@ -384,6 +400,13 @@ int runRun() {
   if (!times.empty())
     llvm::outs() << llvm::formatv("time over {0} runs, {1} threads: median {2:f3} ms, min {3:f3} ms\n", repeat,
                                   usedThreads, median, min);
+  if (report) {
+    llvm::outs() << "check against the fp64 reference:\n";
+    for (const la::OutputCheck &output : report->outputs)
+      llvm::outs() << "  " << output.str() << "\n";
+    if (!report->passed())
+      return fail("numerics check failed");
+  }
   return 0;
 }
 
@@ -395,7 +418,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "lac: compile and run la kernels\n\n"
                               "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
-                              "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N]\n");
+                              "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N] "
+                              "[--check]\n");
   if (compileCommand)
     return runCompile();
   if (runCommand)

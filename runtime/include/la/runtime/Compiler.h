@@ -73,6 +73,11 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
                                       llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
                                       Stage stage);
 
+/// `entry` and the functions it calls, every f16/bf16/f32 type, constant and accumulator widened to f64
+/// (`la-promote-to-f64`), as program text: the fp64 reference of the numerics guard (la/runtime/NumericsCheck.h).
+llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef bufferName,
+                                         llvm::StringRef entry);
+
 /// "tensor<1x1x4096x64xf32>".
 std::string toMLIRTypeString(const TensorSpec &spec);
 

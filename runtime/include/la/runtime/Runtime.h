@@ -15,6 +15,7 @@
 #ifndef LA_RUNTIME_RUNTIME_H
 #define LA_RUNTIME_RUNTIME_H
 
+#include "la/runtime/NumericsCheck.h"
 #include "la/runtime/Tensor.h"
 
 #include "llvm/Support/Error.h"
@@ -57,6 +58,10 @@ struct RuntimeOptions {
   /// Worker threads for batch×head slices; 0 means one per hardware thread.
   unsigned numThreads = 0;
   CompileOptions compile;
+  /// The numerics guard: every `call` also runs the entry's fp64 reference (la/runtime/NumericsCheck.h),
+  /// puts the comparison in `CallStats::numerics`, and fails with an error naming the output, the first
+  /// NaN/Inf index and the errors when an output is off. Several times the cost of a call; for debugging.
+  bool checkNumerics = false;
 };
 
 /// Where the native code of a call came from.
@@ -69,6 +74,8 @@ struct CallStats {
   CacheSource cache = CacheSource::Miss;
   /// Time to obtain the native code: compile (miss), load (disk) or look up (memory), in milliseconds.
   double compileMs = 0;
+  /// With `RuntimeOptions::checkNumerics`: each output against the fp64 reference.
+  std::optional<NumericsReport> numerics;
 };
 
 /// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.
@@ -81,6 +88,8 @@ public:
   virtual llvm::StringRef contentHash() const = 0;
   /// The file name or buffer name it was loaded from (used in error messages).
   virtual llvm::StringRef name() const = 0;
+  /// The program text (for a module built with the C++ API, as printed when it was loaded).
+  virtual llvm::StringRef source() const = 0;
 };
 
 /// The argument and result types of an entry, `?` dimensions as -1.
@@ -116,6 +125,13 @@ public:
   /// first use for these shapes and dtypes; later calls hit the memory cache, later processes the disk cache.
   virtual llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
                            llvm::ArrayRef<TensorRef> outputs, CallStats *stats = nullptr) = 0;
+
+  /// Runs the fp64 reference of `entry` on `inputs` and compares each of `outputs` (the kernel's results for
+  /// those inputs) with it; la/runtime/NumericsCheck.h says how. The reference is compiled on first use and
+  /// cached like any kernel. Fails when no reference can be built (a program that relies on a narrow type).
+  virtual llvm::Expected<NumericsReport> checkNumerics(const Program &program, llvm::StringRef entry,
+                                                       llvm::ArrayRef<TensorRef> inputs,
+                                                       llvm::ArrayRef<TensorRef> outputs) = 0;
 
   /// Allocates the outputs, runs, and returns them.
   llvm::Expected<llvm::SmallVector<HostTensor>> run(const Program &program, llvm::StringRef entry,

@@ -86,6 +86,9 @@ private:
   llvm::MutableArrayRef<std::byte> storage;
 };
 
+/// Element `i` (flat index) of a view, converted to double, for any dtype.
+double elementAt(const TensorRef &tensor, int64_t i);
+
 /// IEEE half and bfloat16 conversions (round to nearest even), used by `HostTensor` and the `.npy` I/O.
 uint16_t floatToHalf(float value);
 float halfToFloat(uint16_t bits);
