@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -27,6 +28,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <shared_mutex>
 
@@ -159,10 +161,19 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
       return makeError(where + ": argument #" + llvm::Twine(i) + " has rank " + llvm::Twine(input.shape.size()) +
                        " (" + input.str() + ") but the signature declares rank " +
                        llvm::Twine(want.shape.size()) + " (" + want.str() + ")");
+    int64_t elements = 1;
     for (auto [d, size] : llvm::enumerate(input.shape)) {
       if (size < 0)
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) +
                          " has negative size " + llvm::Twine(size));
+      // Byte offsets of the kernels are 64-bit: a shape whose byte size overflows them cannot be addressed.
+      if (size > 0 && elements > 0 &&
+          (llvm::MulOverflow(elements, size, elements) ||
+           elements > std::numeric_limits<int64_t>::max() / int64_t(dtypeSize(input.dtype))))
+        return makeError(where + ": argument #" + llvm::Twine(i) + " " + input.str() +
+                         " has more bytes than a 64-bit offset can address (at dimension " + llvm::Twine(d) + ")");
+      if (size == 0)
+        elements = 0;
       if (want.shape[d] >= 0 && want.shape[d] != size)
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) + " is " +
                          llvm::Twine(size) + " but the signature declares " + llvm::Twine(want.shape[d]));
@@ -393,6 +404,16 @@ private:
                               .str();
     std::optional<CompiledKernel> compiled = disk.load(diskKey);
     source = CacheSource::Disk;
+    if (compiled) {
+      // An entry that passed its checksum but does not link (written by a different LLVM under the same
+      // version string, say) is discarded like a corrupt one and compiled afresh.
+      auto loaded = LoadedKernel::load(std::move(*compiled));
+      if (loaded)
+        return loaded;
+      llvm::consumeError(loaded.takeError());
+      llvm::sys::fs::remove(disk.entryPath(diskKey));
+      compiled.reset();
+    }
     if (!compiled) {
       source = CacheSource::Miss;
       auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile,

@@ -67,7 +67,9 @@ int64_t TensorSpec::numElements() const {
 std::string TensorSpec::str() const {
   std::string result = dtypeName(dtype).str();
   result += '[';
-  result += llvm::join(llvm::map_range(shape, [](int64_t dim) { return std::to_string(dim); }), "x");
+  // -1 is how signatures spell a dynamic size (EntrySignature); any other negative size is shown as it is.
+  result += llvm::join(
+      llvm::map_range(shape, [](int64_t dim) { return dim == -1 ? std::string("?") : std::to_string(dim); }), "x");
   result += ']';
   return result;
 }

@@ -17,6 +17,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -25,6 +26,8 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 
@@ -196,6 +199,25 @@ std::string listEntries(const std::vector<la::EntryInfo> &entries) {
   return llvm::join(names, ", ");
 }
 
+/// Refuses a tensor this machine cannot hold, before trying to allocate it (an allocation failure aborts).
+llvm::Error checkAllocatable(const la::TensorSpec &spec) {
+  uint64_t bytes = la::dtypeSize(spec.dtype);
+  bool overflow = false;
+  if (!llvm::is_contained(spec.shape, 0))
+    for (int64_t size : spec.shape) {
+      bool stepOverflowed = false;
+      bytes = llvm::SaturatingMultiply(bytes, uint64_t(size), &stepOverflowed);
+      overflow |= stepOverflowed;
+    }
+  uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+  if (overflow || bytes > memory)
+    return llvm::createStringError(llvm::formatv("{0} needs {1} bytes, more than this machine's {2:f1} GiB of memory",
+                                                 spec.str(), overflow ? std::string("over 2^64") : std::to_string(bytes),
+                                                 memory / double(1 << 30))
+                                       .str());
+  return llvm::Error::success();
+}
+
 la::CompileOptions compileOptions() {
   la::CompileOptions options;
   options.chunkSize = chunkSize;
@@ -299,6 +321,9 @@ int runRun() {
         spec.dtype = *dtype;
       for (size_t d = 0; d < spec.shape.size(); ++d)
         spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
+      if (llvm::Error err = checkAllocatable(spec))
+        return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " +
+                    llvm::toString(std::move(err)));
       la::HostTensor tensor(spec);
       for (int64_t e = 0; e < tensor.numElements(); ++e)
         tensor.set(e, uniform(generator));

@@ -36,7 +36,7 @@ struct TensorSpec {
 
   int64_t numElements() const;
   size_t numBytes() const { return static_cast<size_t>(numElements()) * dtypeSize(dtype); }
-  /// "f32[2x8x4096x64]".
+  /// "f32[2x8x4096x64]"; a -1 (dynamic) size prints as "?".
   std::string str() const;
   bool operator==(const TensorSpec &other) const {
     return dtype == other.dtype && shape == other.shape;
