@@ -340,7 +340,7 @@ llvm::Expected<HostTensor> la::parseNpy(llvm::StringRef bytes, llvm::StringRef n
   // Magic and version.
   if (!bytes.starts_with(kMagic)) {
     return npyError(name, "not a .npy file: bad magic " + quote(bytes.take_front(kMagic.size())) +
-                              " (expected \"\\x93NUMPY\")");
+                              " (expected \"\\93NUMPY\")");
   }
   if (bytes.size() < kMagic.size() + 2)
     return npyError(name, "truncated header: the file ends inside the format version");

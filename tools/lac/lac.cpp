@@ -359,8 +359,17 @@ int runRun() {
     refs.push_back(tensor.ref());
   la::CallStats stats;
   auto results = (*runtime)->run(**program, entry, refs, &stats);
-  if (!results)
-    return fail(results.takeError());
+  if (!results) {
+    // The runtime counts arguments; say which file each one came from.
+    std::string message = llvm::toString(results.takeError());
+    if (!inputs.empty()) {
+      message += "\n  (arguments:";
+      for (auto [i, path] : llvm::enumerate(inputs))
+        message += (i ? ", #" : " #") + std::to_string(i) + " = " + path;
+      message += ")";
+    }
+    return fail(message);
+  }
 
   std::vector<double> times;
   if (repeat > 0) {
