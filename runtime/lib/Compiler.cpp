@@ -8,6 +8,8 @@
 
 #include "la/runtime/Compiler.h"
 
+#include "NativeTarget.h"
+
 #include "Analysis/BatchSlicing.h"
 #include "LA/IR/LADialect.h"
 #include "Pipelines/Pipelines.h"
@@ -32,11 +34,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
-#include <mutex>
 
 using namespace mlir;
 
@@ -57,14 +57,6 @@ struct DiagnosticCapture {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   }
 };
-
-void initializeLLVMTargets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
 
 std::unique_ptr<MLIRContext> createContext() {
   DialectRegistry registry;
@@ -105,7 +97,7 @@ void setPipelineOptions(const CompileOptions &options, mlir::la::CPUPipelineOpti
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
-  initializeLLVMTargets();
+  initializeNativeTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder)
     return builder.takeError();

@@ -2,24 +2,19 @@
 
 #include "CpuJit.h"
 
+#include "NativeTarget.h"
+
 #include "la/runtime/KernelMemory.h"
 
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/TargetSelect.h"
-
-#include <mutex>
 
 namespace la {
 
 llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(CompiledKernel kernel) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
+  initializeNativeTarget();
   auto jit = llvm::orc::LLJITBuilder().setNumCompileThreads(0).create();
   if (!jit)
     return jit.takeError();

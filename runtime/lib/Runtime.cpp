@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
+#include <atomic>
 #include <chrono>
 #include <limits>
 #include <mutex>
@@ -117,10 +118,13 @@ public:
   std::vector<EntryInfo> infos;
 };
 
-/// One memory-cache entry; `mutex` serialises its compilation.
+/// One memory-cache entry; `mutex` serialises its compilation. `owner` is written once, under `mutex`;
+/// `ready` publishes it to the lock-free fast path of later calls (a plain read of `owner` there would race
+/// with the write of the thread still compiling).
 struct KernelSlot {
   std::mutex mutex;
-  std::unique_ptr<LoadedKernel> kernel;
+  std::unique_ptr<LoadedKernel> owner;
+  std::atomic<LoadedKernel *> ready{nullptr};
 };
 
 /// The disk-cache directory: `requested`, else `$LA_CACHE_DIR`, else `~/.cache/la`; empty (no disk cache)
@@ -345,12 +349,12 @@ private:
       if (it != memory.end())
         slot = it->second;
     }
-    if (slot && slot->kernel) {
+    if (LoadedKernel *kernel = slot ? slot->ready.load(std::memory_order_acquire) : nullptr) {
       if (stats) {
         stats->cache = CacheSource::Memory;
         stats->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       }
-      return slot->kernel.get();
+      return kernel;
     }
     if (!slot) {
       std::unique_lock lock(memoryMutex);
@@ -361,17 +365,18 @@ private:
     }
     std::lock_guard compileLock(slot->mutex);
     CacheSource source = CacheSource::Memory;
-    if (!slot->kernel) {
+    if (!slot->owner) {
       auto loaded = compileOrLoad(program, entry, inputs, source);
       if (!loaded)
         return loaded.takeError();
-      slot->kernel = std::move(*loaded);
+      slot->owner = std::move(*loaded);
+      slot->ready.store(slot->owner.get(), std::memory_order_release);
     }
     if (stats) {
       stats->cache = source;
       stats->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
-    return slot->kernel.get();
+    return slot->owner.get();
   }
 
   llvm::Expected<std::unique_ptr<LoadedKernel>> compileOrLoad(const ProgramImpl &program, llvm::StringRef entry,
