@@ -70,47 +70,40 @@ std::string DiskCache::entryPath(llvm::StringRef key) const {
   return std::string(path);
 }
 
-std::optional<CompiledKernel> DiskCache::load(llvm::StringRef key) const {
-  if (!enabled())
-    return std::nullopt;
-  std::string path = entryPath(key);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return std::nullopt;
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  auto discard = [&]() -> std::optional<CompiledKernel> {
-    llvm::sys::fs::remove(path);
-    return std::nullopt;
-  };
+std::optional<CompiledKernel> DiskCache::parseEntry(llvm::StringRef bytes, llvm::StringRef key, bool &damaged) {
+  damaged = true;
   if (bytes.size() < kHeaderBytes || !bytes.starts_with(llvm::StringRef(kMagic, 8)))
-    return discard();
+    return std::nullopt;
   const char *header = bytes.data() + 8;
   uint32_t version = llvm::support::endian::read32le(header);
   uint32_t metadataBytes = llvm::support::endian::read32le(header + 4);
   uint64_t objectBytes = llvm::support::endian::read64le(header + 8);
   uint64_t expectedChecksum = llvm::support::endian::read64le(header + 16);
   if (version != kFormatVersion || bytes.size() != kHeaderBytes + metadataBytes + objectBytes)
-    return discard();
+    return std::nullopt;
   llvm::StringRef metadata = bytes.substr(kHeaderBytes, metadataBytes);
   llvm::StringRef object = bytes.substr(kHeaderBytes + metadataBytes);
   if (checksum(metadata, llvm::ArrayRef<char>(object.data(), object.size())) != expectedChecksum)
-    return discard();
+    return std::nullopt;
 
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(metadata);
   if (!json) {
     llvm::consumeError(json.takeError());
-    return discard();
+    return std::nullopt;
   }
   const llvm::json::Object *root = json->getAsObject();
-  if (!root || root->getString("key") != key)
-    return std::nullopt; // A hash collision with another key: leave that entry alone.
+  if (!root || root->getString("key") != key) {
+    damaged = false; // A hash collision with another key: leave that entry alone.
+    return std::nullopt;
+  }
   CompiledKernel kernel;
   std::optional<llvm::StringRef> entry = root->getString("entry");
   std::optional<int64_t> sliced = root->getInteger("sliced_dims");
   auto arguments = specsFromJSON(root->getArray("arguments"));
   auto results = specsFromJSON(root->getArray("results"));
   if (!entry || !sliced || !arguments || !results)
-    return discard();
+    return std::nullopt;
+  damaged = false;
   kernel.entry = entry->str();
   kernel.slicedDims = *sliced;
   kernel.arguments = std::move(*arguments);
@@ -119,12 +112,21 @@ std::optional<CompiledKernel> DiskCache::load(llvm::StringRef key) const {
   return kernel;
 }
 
-llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) const {
+std::optional<CompiledKernel> DiskCache::load(llvm::StringRef key) const {
   if (!enabled())
-    return llvm::Error::success();
-  if (std::error_code ec = llvm::sys::fs::create_directories(directory))
-    return llvm::createStringError(ec, "cannot create the kernel cache directory '%s': %s", directory.c_str(),
-                                   ec.message().c_str());
+    return std::nullopt;
+  std::string path = entryPath(key);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::nullopt;
+  bool damaged = false;
+  std::optional<CompiledKernel> kernel = parseEntry((*buffer)->getBuffer(), key, damaged);
+  if (!kernel && damaged)
+    llvm::sys::fs::remove(path);
+  return kernel;
+}
+
+std::string DiskCache::serializeEntry(llvm::StringRef key, const CompiledKernel &kernel) {
   llvm::json::Object root{{"key", key},
                           {"entry", kernel.entry},
                           {"sliced_dims", kernel.slicedDims},
@@ -132,7 +134,24 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) 
                           {"results", specsToJSON(kernel.results)}};
   std::string metadata;
   llvm::raw_string_ostream(metadata) << llvm::json::Value(std::move(root));
+  char header[kHeaderBytes];
+  std::memcpy(header, kMagic, 8);
+  llvm::support::endian::write32le(header + 8, kFormatVersion);
+  llvm::support::endian::write32le(header + 12, metadata.size());
+  llvm::support::endian::write64le(header + 16, kernel.object.size());
+  llvm::support::endian::write64le(header + 24, checksum(metadata, kernel.object));
+  std::string bytes(header, kHeaderBytes);
+  bytes += metadata;
+  bytes.append(kernel.object.begin(), kernel.object.end());
+  return bytes;
+}
 
+llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) const {
+  if (!enabled())
+    return llvm::Error::success();
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory))
+    return llvm::createStringError(ec, "cannot create the kernel cache directory '%s': %s", directory.c_str(),
+                                   ec.message().c_str());
   std::string path = entryPath(key);
   llvm::SmallString<256> temp;
   int fd;
@@ -141,15 +160,7 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) 
                                    ec.message().c_str());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    char header[kHeaderBytes];
-    std::memcpy(header, kMagic, 8);
-    llvm::support::endian::write32le(header + 8, kFormatVersion);
-    llvm::support::endian::write32le(header + 12, metadata.size());
-    llvm::support::endian::write64le(header + 16, kernel.object.size());
-    llvm::support::endian::write64le(header + 24, checksum(metadata, kernel.object));
-    os.write(header, kHeaderBytes);
-    os << metadata;
-    os.write(kernel.object.data(), kernel.object.size());
+    os << serializeEntry(key, kernel);
     os.close();
     if (os.has_error()) {
       std::error_code ec = os.error();

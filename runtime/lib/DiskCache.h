@@ -36,6 +36,14 @@ public:
   /// The file an entry for `key` lives in.
   std::string entryPath(llvm::StringRef key) const;
 
+  /// The complete bytes of the entry file for `key` and `kernel` (what `store` publishes).
+  static std::string serializeEntry(llvm::StringRef key, const CompiledKernel &kernel);
+  /// Decodes the bytes of an entry file looked up for `key`; touches no file, so the fuzzer
+  /// (fuzz/FuzzCacheEntry.cpp) can call it on any bytes. On nullopt, `damaged` says whether the entry is
+  /// truncated, corrupt or of another format version (`load` removes it) rather than one for a different
+  /// key whose hash collides with this one (left alone).
+  static std::optional<CompiledKernel> parseEntry(llvm::StringRef bytes, llvm::StringRef key, bool &damaged);
+
 private:
   std::string directory;
 };
