@@ -79,7 +79,10 @@ std::optional<CompiledKernel> DiskCache::parseEntry(llvm::StringRef bytes, llvm:
   uint32_t metadataBytes = llvm::support::endian::read32le(header + 4);
   uint64_t objectBytes = llvm::support::endian::read64le(header + 8);
   uint64_t expectedChecksum = llvm::support::endian::read64le(header + 16);
-  if (version != kFormatVersion || bytes.size() != kHeaderBytes + metadataBytes + objectBytes)
+  // Compare what follows the header rather than summing the sizes: a sum can wrap around to the file
+  // size, and the bytes would then be split at an offset past the end of the file.
+  if (version != kFormatVersion || metadataBytes > bytes.size() - kHeaderBytes ||
+      objectBytes != bytes.size() - kHeaderBytes - metadataBytes)
     return std::nullopt;
   llvm::StringRef metadata = bytes.substr(kHeaderBytes, metadataBytes);
   llvm::StringRef object = bytes.substr(kHeaderBytes + metadataBytes);
