@@ -129,6 +129,11 @@ std::optional<CompiledKernel> DiskCache::load(llvm::StringRef key) const {
   return kernel;
 }
 
+void DiskCache::discard(llvm::StringRef key) const {
+  if (enabled())
+    llvm::sys::fs::remove(entryPath(key));
+}
+
 std::string DiskCache::serializeEntry(llvm::StringRef key, const CompiledKernel &kernel) {
   llvm::json::Object root{{"key", key},
                           {"entry", kernel.entry},

@@ -30,6 +30,9 @@ public:
 
   /// The entry for `key`, or nullopt on a miss (including a damaged entry, which is removed).
   std::optional<CompiledKernel> load(llvm::StringRef key) const;
+  /// Removes the entry for `key`: for entries that parse but turn out unusable later (an object that does
+  /// not load), which `load` cannot see.
+  void discard(llvm::StringRef key) const;
   /// Publishes `kernel` under `key`.
   llvm::Error store(llvm::StringRef key, const CompiledKernel &kernel) const;
 

@@ -18,7 +18,6 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -29,7 +28,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <limits>
 #include <mutex>
 #include <shared_mutex>
 
@@ -165,19 +163,10 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
       return makeError(where + ": argument #" + llvm::Twine(i) + " has rank " + llvm::Twine(input.shape.size()) +
                        " (" + input.str() + ") but the signature declares rank " +
                        llvm::Twine(want.shape.size()) + " (" + want.str() + ")");
-    int64_t elements = 1;
     for (auto [d, size] : llvm::enumerate(input.shape)) {
       if (size < 0)
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) +
                          " has negative size " + llvm::Twine(size));
-      // Byte offsets of the kernels are 64-bit: a shape whose byte size overflows them cannot be addressed.
-      if (size > 0 && elements > 0 &&
-          (llvm::MulOverflow(elements, size, elements) ||
-           elements > std::numeric_limits<int64_t>::max() / int64_t(dtypeSize(input.dtype))))
-        return makeError(where + ": argument #" + llvm::Twine(i) + " " + input.str() +
-                         " has more bytes than a 64-bit offset can address (at dimension " + llvm::Twine(d) + ")");
-      if (size == 0)
-        elements = 0;
       if (want.shape[d] >= 0 && want.shape[d] != size)
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) + " is " +
                          llvm::Twine(size) + " but the signature declares " + llvm::Twine(want.shape[d]));
@@ -186,6 +175,10 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
                          llvm::Twine(size) + " but argument #0 has " + llvm::Twine(inputs[0].shape[d]) +
                          " (batch dimensions must agree)");
     }
+    // Byte offsets of the kernels are 64-bit: a shape whose byte size overflows them cannot be addressed.
+    if (!input.checkedNumBytes())
+      return makeError(where + ": argument #" + llvm::Twine(i) + " " + input.str() +
+                       " has more bytes than a 64-bit offset can address");
   }
   return llvm::Error::success();
 }
@@ -407,29 +400,25 @@ private:
                                         }(),
                                         slicedDims, optionsText, hostAndVersion())
                               .str();
-    std::optional<CompiledKernel> compiled = disk.load(diskKey);
-    source = CacheSource::Disk;
-    if (compiled) {
+    if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {
       // An entry that passed its checksum but does not link (written by a different LLVM under the same
       // version string, say) is discarded like a corrupt one and compiled afresh.
-      auto loaded = LoadedKernel::load(std::move(*compiled));
-      if (loaded)
+      auto loaded = LoadedKernel::load(std::move(*cached));
+      if (loaded) {
+        source = CacheSource::Disk;
         return loaded;
+      }
       llvm::consumeError(loaded.takeError());
-      llvm::sys::fs::remove(disk.entryPath(diskKey));
-      compiled.reset();
+      disk.discard(diskKey);
     }
-    if (!compiled) {
-      source = CacheSource::Miss;
-      auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile,
-                                 slicedDims);
-      if (!fresh)
-        return fresh.takeError();
-      if (llvm::Error err = disk.store(diskKey, *fresh))
-        reportDiskCacheProblem(std::move(err));
-      compiled = std::move(*fresh);
-    }
-    return LoadedKernel::load(std::move(*compiled));
+    source = CacheSource::Miss;
+    auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile,
+                               slicedDims);
+    if (!fresh)
+      return fresh.takeError();
+    if (llvm::Error err = disk.store(diskKey, *fresh))
+      reportDiskCacheProblem(std::move(err));
+    return LoadedKernel::load(std::move(*fresh));
   }
 
   /// A cache that cannot be written is not fatal: warn once and keep compiling in memory.

@@ -8,6 +8,8 @@
 
 #include "la/runtime/Tensor.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -62,6 +64,18 @@ int64_t TensorSpec::numElements() const {
   for (int64_t dim : shape)
     count *= dim;
   return count;
+}
+
+std::optional<int64_t> TensorSpec::checkedNumBytes() const {
+  if (llvm::any_of(shape, [](int64_t dim) { return dim < 0; }))
+    return std::nullopt;
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t bytes = static_cast<int64_t>(dtypeSize(dtype));
+  for (int64_t dim : shape)
+    if (llvm::MulOverflow(bytes, dim, bytes))
+      return std::nullopt;
+  return bytes;
 }
 
 std::string TensorSpec::str() const {

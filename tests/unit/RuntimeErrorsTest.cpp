@@ -104,8 +104,7 @@ TEST_F(RuntimeErrors, EnormousDimensionsAreRejectedBeforeCompiling) {
   int64_t huge = std::numeric_limits<int64_t>::max() / 4;
   la::TensorRef enormous{&dummy, spec(la::DType::F32, {1, huge, 8})};
   EXPECT_MESSAGE(callError({enormous, enormous}, {}),
-                 "argument #0 f32[1x2305843009213693951x8] has more bytes than a 64-bit offset can address "
-                 "(at dimension 2)");
+                 "argument #0 f32[1x2305843009213693951x8] has more bytes than a 64-bit offset can address");
 }
 
 TEST_F(RuntimeErrors, ZeroSizeDimensionsRunAndGiveEmptyResults) {

@@ -100,6 +100,16 @@ TEST(TensorSpec, StrAndSizes) {
 // HostTensor
 //===----------------------------------------------------------------------===//
 
+TEST(TensorSpec, CheckedNumBytes) {
+  EXPECT_EQ((la::TensorSpec{la::DType::F32, {2, 3}}.checkedNumBytes()), 24);
+  EXPECT_EQ((la::TensorSpec{la::DType::F16, {}}.checkedNumBytes()), 2);
+  // A zero dimension empties the tensor before the other dimensions can overflow, as in NumPy.
+  EXPECT_EQ((la::TensorSpec{la::DType::F64, {int64_t(1) << 62, 4, 0}}.checkedNumBytes()), 0);
+  EXPECT_EQ((la::TensorSpec{la::DType::F32, {int64_t(1) << 61}}.checkedNumBytes()), std::nullopt);
+  EXPECT_EQ((la::TensorSpec{la::DType::F32, {int64_t(1) << 60}}.checkedNumBytes()), int64_t(1) << 62);
+  EXPECT_EQ((la::TensorSpec{la::DType::F32, {3, -1}}.checkedNumBytes()), std::nullopt);
+}
+
 TEST(HostTensor, ZeroInitialisedAndAligned) {
   for (DType dtype : {DType::F16, DType::BF16, DType::F32, DType::F64}) {
     HostTensor tensor(TensorSpec{dtype, {3, 5, 7}});

@@ -17,7 +17,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -201,18 +200,11 @@ std::string listEntries(const std::vector<la::EntryInfo> &entries) {
 
 /// Refuses a tensor this machine cannot hold, before trying to allocate it (an allocation failure aborts).
 llvm::Error checkAllocatable(const la::TensorSpec &spec) {
-  uint64_t bytes = la::dtypeSize(spec.dtype);
-  bool overflow = false;
-  if (!llvm::is_contained(spec.shape, 0))
-    for (int64_t size : spec.shape) {
-      bool stepOverflowed = false;
-      bytes = llvm::SaturatingMultiply(bytes, uint64_t(size), &stepOverflowed);
-      overflow |= stepOverflowed;
-    }
+  std::optional<int64_t> bytes = spec.checkedNumBytes();
   uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-  if (overflow || bytes > memory)
+  if (!bytes || uint64_t(*bytes) > memory)
     return llvm::createStringError(llvm::formatv("{0} needs {1} bytes, more than this machine's {2:f1} GiB of memory",
-                                                 spec.str(), overflow ? std::string("over 2^64") : std::to_string(bytes),
+                                                 spec.str(), bytes ? std::to_string(*bytes) : std::string("over 2^63"),
                                                  memory / double(1 << 30))
                                        .str());
   return llvm::Error::success();

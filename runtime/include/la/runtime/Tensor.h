@@ -36,6 +36,10 @@ struct TensorSpec {
 
   int64_t numElements() const;
   size_t numBytes() const { return static_cast<size_t>(numElements()) * dtypeSize(dtype); }
+  /// The size in bytes, or nullopt when a dimension is negative or the size does not fit in int64_t (a zero
+  /// dimension gives 0 whatever the others are, as in `numElements`). Check it before trusting a shape
+  /// from outside.
+  std::optional<int64_t> checkedNumBytes() const;
   /// "f32[2x8x4096x64]"; a -1 (dynamic) size prints as "?".
   std::string str() const;
   bool operator==(const TensorSpec &other) const {
