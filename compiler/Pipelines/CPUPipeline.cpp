@@ -59,6 +59,10 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so
   // a result written by a loop (a sweep) is still recognised as an allocation and becomes the out-param.
   pm.addPass(createCanonicalizerPass());
+  // Chunk loops allocate their per-chunk tiles (scores, prefix sums, mapped operands) inside the loop
+  // body; with 16-position chunks that is thousands of allocations per call. Allocations of a static
+  // size that do not escape an iteration move in front of the loop (before deallocation is placed).
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;

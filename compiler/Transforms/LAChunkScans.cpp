@@ -12,6 +12,8 @@
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/ChunkScanReaders.h"
+#include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -178,7 +180,11 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
     // One chunk of `size` positions starting at `start`: returns the new state and the new result.
     auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
       Value st = carried[0], res = carried[1];
-      auto slice = [&](Value source) { return extractChunk(bld, loc, source, {nb}, start, size); };
+      // Operands that are single-use or cheap maps (Flow's v·comp) are recomputed on the chunk rather
+      // than materialised over the whole sequence.
+      ProducerSlicer slicer(bld, loc);
+      slicer.recomputeCheapMaps();
+      auto slice = [&](Value source) { return slicer.slice(source, {{nb, {start, size}}}); };
       Value qc = slice(op.getInputs()[0]);
       Value kc = slice(op.getInputs()[1]);
       Value vc = withValues ? slice(op.getInputs()[2]) : Value();
@@ -253,6 +259,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     populateChunkDecayScanPatterns(chunking, chunkSize);
     populateChunkBlockContractionPatterns(chunking);
     populateChunkBandContractionPatterns(chunking, chunkSize);
+    populateChunkScanReaderPatterns(chunking, chunkSize);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);

@@ -130,7 +130,7 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
   let summary = "Turns causal prefix scans read by a contraction into chunks: "
                 "q·scan(k⊗v) => Σ_c (q_c·S_{<c} + tril(q_c k_cᵀ) v_c)";
   let description = [{
-    Two rewrites, applied in order:
+    Rewrites, applied in order:
 
     1. A contraction that reads an inclusive `add` scan along the sequence of an outer product,
        `contract "bnd,bnde->bne" (q, scan(contract "bnd,bne->bnde" (k, v)))`, is the causal product
@@ -152,13 +152,22 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     5. A contraction with a `band(n, m, w)` mask over a contracted position m (AFT-local) is evaluated in
        blocks of `chunk-size` rows, each reading the `chunk-size + 2(w − 1)` columns its band reaches under a
        shifted mask `band(n, m, w, offset = ..)`: O(N·(C + 2w)) instead of O(N·M) (ChunkBandContractions.cpp).
+    6. A row-wise dot product that reads an elementwise map of an inclusive `add` scan,
+       `contract "bnd,bnd->bn" (x, f(scan(y)))` (Flow-Attention's causal normalisers, `f = + eps`), becomes
+       a loop over chunks carrying the `[.., D]` running sum: each chunk's prefix sum is seeded with it and
+       read by the chunk's dot while it is in cache; the `[.., N, D]` prefix sum is never built
+       (ChunkScanReaders.cpp).
+
+    Chunk operands that are single-use or single-arithmetic-op maps (`v·comp`, `q + eps`) are recomputed
+    on the chunk instead of being materialised over the whole sequence.
 
     The batch letters (shared by every operand) stay in front; other layouts are left alone.
   }];
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"64", "Chunk length along the sequence">
   ];
-  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect"];
 }
 
 def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {

@@ -25,23 +25,34 @@ public:
   ProducerSlicer(OpBuilder &builder, Location loc, int64_t diagonalBlock = 0)
       : builder(builder), loc(loc), diagonalBlock(diagonalBlock) {}
 
+  /// Also recompute shared maps whose function is a single add, multiply or clamp (`q + eps`): cheaper on a
+  /// slice than a materialised [N, D] operand that only the slices read.
+  ProducerSlicer &recomputeCheapMaps() {
+    cheapMaps = true;
+    return *this;
+  }
+
   /// `value` restricted to `windows`. Recomputes an `la.map` (one without `la.index`, which reads absolute
-  /// positions) when it has no other use or when two or more of its dimensions are sliced (a tensor over
-  /// pairs of positions, the very thing chunking avoids building); recomputes a `block`/`causal_block`-masked
-  /// contraction whose two mask dimensions are sliced to the same diagonal block. Extracts a slice of
-  /// anything else.
+  /// positions) when it has no other use, when two or more of its dimensions are sliced (a tensor over
+  /// pairs of positions, the very thing chunking avoids building) or when it is cheap (above); recomputes
+  /// a `block`/`causal_block`-masked contraction whose two mask dimensions are sliced to the same diagonal
+  /// block. Extracts a slice of anything else.
   Value slice(Value value, ArrayRef<DimWindow> windows);
 
   /// The type of `value` restricted to `windows`.
   static RankedTensorType slicedType(Value value, ArrayRef<DimWindow> windows);
 
+  /// `map` recomputed on `windows`, reading `replacement` (already restricted) in place of its input
+  /// `replaced`.
+  Value sliceMap(MapOp map, ArrayRef<DimWindow> windows, Value replaced = Value(), Value replacement = Value());
+
 private:
-  Value sliceMap(MapOp map, ArrayRef<DimWindow> windows);
   Value sliceBlockContract(ContractOp contract, ArrayRef<DimWindow> windows);
 
   OpBuilder &builder;
   Location loc;
   int64_t diagonalBlock;
+  bool cheapMaps = false;
 };
 
 /// Whether `map`'s body reads its absolute positions (`la.index`), which slicing its operands would shift.

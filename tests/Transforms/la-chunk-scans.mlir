@@ -198,3 +198,98 @@ func.func @band_too_wide(%w: tensor<8x8xf32>, %v: tensor<2x8x3xf32>) -> tensor<2
   %o = la.contract "ts,bsd->btd" %w, %v mask band(t, s, 4) : tensor<8x8xf32>, tensor<2x8x3xf32> -> tensor<2x8x3xf32>
   return %o : tensor<2x8x3xf32>
 }
+
+// -----
+
+// Flow-Attention's causal normaliser (q + eps)·(Σ_{s≤t} k_s + eps): the scan is read through a map, so
+// it is not a tril contraction. Each chunk seeds an in-chunk prefix sum with the carried [D] sum, applies
+// the map to it and dots it with q; the carried sum is the chunk's last prefix row, copied into the carried
+// tensor (so the loop bufferizes to one state buffer, not one per chunk). The shared `q + eps`
+// is cheap, so it is recomputed on the chunk instead of being sliced out of a materialised [N, D] tensor.
+// CHECK-LABEL: func.func @shifted_prefix_sum
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[C:.*]] = %c0 to %c8 step %c4 iter_args(%[[Z:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}) -> (tensor<1x3xf32>, tensor<1x10xf32>)
+// CHECK:   %[[K:.*]] = tensor.extract_slice %arg1[0, %[[C]], 0] [1, 4, 3]
+// CHECK:   %[[P:.*]] = la.scan add %[[K]] init(%[[Z]] : tensor<1x3xf32>) along 1 inclusive
+// CHECK:   %[[PE:.*]] = la.map add_const(1.0e-06) %[[P]] : tensor<1x4x3xf32>
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0[0, %[[C]], 0] [1, 4, 3]
+// CHECK:   %[[QE:.*]] = la.map add_const(1.0e-06) %[[Q]] : tensor<1x4x3xf32>
+// CHECK:   %[[DOT:.*]] = la.contract "bnd,bnd->bn" %[[QE]], %[[PE]]
+// CHECK:   %[[LAST:.*]] = tensor.extract_slice %[[P]][0, 3, 0] [1, 1, 3] [1, 1, 1] : tensor<1x4x3xf32> to tensor<1x3xf32>
+// CHECK:   %[[NEXT:.*]] = linalg.copy ins(%[[LAST]] : tensor<1x3xf32>) outs(%[[Z]] : tensor<1x3xf32>)
+// CHECK:   %[[INS:.*]] = tensor.insert_slice %[[DOT]] into %[[O]][0, %[[C]]] [1, 4]
+// CHECK:   scf.yield %[[NEXT]], %[[INS]]
+// CHECK: %[[KT:.*]] = tensor.extract_slice %arg1[0, %c8, 0] [1, 2, 3]
+// CHECK: la.scan add %[[KT]] init(%[[LOOP]]#0 : tensor<1x3xf32>) along 1 inclusive : tensor<1x2x3xf32>
+// CHECK: la.contract "bnd,bnd->bn" {{.*}} -> tensor<1x2xf32>
+// CHECK: tensor.insert_slice {{.*}} into %[[LOOP]]#1[0, %c8] [1, 2]
+func.func @shifted_prefix_sum(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>) -> (tensor<1x10xf32>, tensor<1x10x3xf32>) {
+  %qe = la.map add_const(1.0e-6) %q : tensor<1x10x3xf32> -> tensor<1x10x3xf32>
+  %z = la.scan add %k along 1 inclusive : tensor<1x10x3xf32> -> tensor<1x10x3xf32>
+  %ze = la.map add_const(1.0e-6) %z : tensor<1x10x3xf32> -> tensor<1x10x3xf32>
+  %d = la.contract "bnd,bnd->bn" %qe, %ze : tensor<1x10x3xf32>, tensor<1x10x3xf32> -> tensor<1x10xf32>
+  return %d, %qe : tensor<1x10xf32>, tensor<1x10x3xf32>
+}
+
+// -----
+
+// The scan may be the first operand and its map may read other tensors (broadcast along d); the scanned
+// tensor `k · b` is a single-use map, recomputed on each chunk.
+// CHECK-LABEL: func.func @prefix_sum_first_operand
+// CHECK: scf.for {{.*}} iter_args(%[[Z:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<1x3xf32>, tensor<1x8xf32>)
+// CHECK:   %[[KB:.*]] = la.map mul "bnd,bn->bnd" {{.*}} : tensor<1x4x3xf32>, tensor<1x4xf32> -> tensor<1x4x3xf32>
+// CHECK:   %[[P:.*]] = la.scan add %[[KB]] init(%[[Z]] : tensor<1x3xf32>)
+// CHECK:   %[[W:.*]] = tensor.extract_slice %arg3[0, %{{.*}}] [1, 4]
+// CHECK:   %[[F:.*]] = la.map mul "bnd,bn->bnd" %[[P]], %[[W]]
+// CHECK:   la.contract "bnd,bnd->bn" %[[F]], %{{.*}}
+// CHECK-NOT: scf.for
+func.func @prefix_sum_first_operand(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>, %b: tensor<1x8xf32>,
+                                    %w: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %kb = la.map mul "bnd,bn->bnd" %k, %b : tensor<1x8x3xf32>, tensor<1x8xf32> -> tensor<1x8x3xf32>
+  %z = la.scan add %kb along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %zw = la.map mul "bnd,bn->bnd" %z, %w : tensor<1x8x3xf32>, tensor<1x8xf32> -> tensor<1x8x3xf32>
+  %d = la.contract "bnd,bnd->bn" %zw, %q : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  return %d : tensor<1x8xf32>
+}
+
+// -----
+
+// Left as they are: a prefix sum that is also returned (it has to be materialised anyway), and a map
+// that reads absolute positions (la.index), which a chunk's slices would shift.
+// CHECK-LABEL: func.func @prefix_sum_not_fused
+// CHECK-NOT: scf.for
+// CHECK: la.scan add %arg1 along 1 inclusive : tensor<1x8x3xf32>
+// CHECK: la.scan add %arg0 along 1 inclusive : tensor<1x8x3xf32>
+func.func @prefix_sum_not_fused(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>)
+    -> (tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8xf32>) {
+  %z = la.scan add %k along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %ze = la.map add_const(1.0e-6) %z : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %d = la.contract "bnd,bnd->bn" %q, %ze : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  %y = la.scan add %q along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %yt = la.map "bnd->bnd" %y : tensor<1x8x3xf32> -> tensor<1x8x3xf32> {
+  ^bb0(%x: f32):
+    %t = la.index 1 : f32
+    %r = arith.mulf %x, %t : f32
+    la.yield %r : f32
+  }
+  %e = la.contract "bnd,bnd->bn" %k, %yt : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  return %d, %z, %e : tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8xf32>
+}
+
+// -----
+
+// The causal contraction recomputes a single-use map of its values (Flow's v·comp) on each chunk.
+// CHECK-LABEL: func.func @outer_product_scan_mapped_values
+// CHECK: scf.for
+// CHECK:   %[[V:.*]] = tensor.extract_slice %arg2[0, %{{.*}}, 0] [1, 4, 2]
+// CHECK:   %[[C:.*]] = tensor.extract_slice %arg3[0, %{{.*}}] [1, 4]
+// CHECK:   %[[VC:.*]] = la.map mul "bne,bn->bne" %[[V]], %[[C]] : tensor<1x4x2xf32>, tensor<1x4xf32>
+// CHECK:   la.contract "bnm,bme->bne" %{{.*}}, %[[VC]]
+// CHECK:   la.contract "bmd,bme->bde" %{{.*}}, %[[VC]]
+func.func @outer_product_scan_mapped_values(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>, %v: tensor<1x8x2xf32>,
+                                            %c: tensor<1x8xf32>) -> tensor<1x8x2xf32> {
+  %vc = la.map mul "bne,bn->bne" %v, %c : tensor<1x8x2xf32>, tensor<1x8xf32> -> tensor<1x8x2xf32>
+  %kv = la.contract "bnd,bne->bnde" %k, %vc : tensor<1x8x3xf32>, tensor<1x8x2xf32> -> tensor<1x8x3x2xf32>
+  %s = la.scan add %kv along 1 inclusive : tensor<1x8x3x2xf32> -> tensor<1x8x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x8x3xf32>, tensor<1x8x3x2xf32> -> tensor<1x8x2xf32>
+  return %o : tensor<1x8x2xf32>
+}

@@ -1,0 +1,156 @@
+//===- ChunkScanReaders.cpp - prefix scans fused with the dot that reads them -===//
+//
+// Flow-Attention's causal normalisers are dots of a feature map with a shifted prefix sum of another,
+// `(q_t + eps) · (Σ_{s≤t} k_s + eps)`. Lowered op by op, each prefix sum is an [N, D] tensor written by one
+// sequential sweep and read back by the next; per (batch, head) slice that is 1 MiB at N = 4096, D = 64,
+// more than a core's L2. Evaluated chunk by chunk, the prefix sum of a chunk is seeded with the running sum
+// carried from the previous one, read by the chunk's dot while it is in L1, and only its last row survives
+// the chunk. The scan's operand and the dot's other operand are recomputed on the chunk when they are
+// single-use or cheap elementwise maps (ProducerSlicer), so `k_s · b_s` is never materialised either.
+//
+// `(q + eps)·(C + eps)` is not rewritten algebraically: the reads keep their order of evaluation per
+// element, and only the prefix sum's association changes (seeded sums instead of one sweep).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/ChunkScanReaders.h"
+#include "Transforms/ChunkLoops.h"
+#include "Transforms/ProducerSlicer.h"
+
+#include "LA/IR/LAOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::la {
+namespace {
+
+/// A plain inclusive running sum of one tensor along `dim`, read by nothing else.
+bool isFusablePrefixSum(ScanOp scan, int64_t dim) {
+  return scan && scan.getCombiner() == Combiner::add && scan.getKind() == ScanKind::inclusive &&
+         !scan.getReverse() && !scan.getWindow() && scan.getInit().empty() && scan.getInputs().size() == 1 &&
+         scan.getDimAttr().getInt() == dim && scan->hasOneUse() &&
+         cast<RankedTensorType>(scan.getInputs()[0].getType()).hasStaticShape();
+}
+
+/// How the dot reads the prefix sum: `map(.., scan, ..)` or the scan itself.
+struct ScanRead {
+  ScanOp scan;
+  MapOp map; // null when the dot reads the scan directly
+};
+
+/// The prefix sum behind `operand`, directly or through a single-use elementwise map that reads it with
+/// the same dimensions and does not read absolute positions.
+std::optional<ScanRead> matchScanRead(Value operand, int64_t dim) {
+  if (auto scan = operand.getDefiningOp<ScanOp>(); isFusablePrefixSum(scan, dim))
+    return ScanRead{scan, MapOp()};
+  auto map = operand.getDefiningOp<MapOp>();
+  if (!map || !map->hasOneUse() || mapUsesIndex(map))
+    return std::nullopt;
+  std::optional<ScanRead> found;
+  for (auto [input, toResult] : llvm::zip(map.getInputs(), map.getInputToResultDims())) {
+    auto scan = input.getDefiningOp<ScanOp>();
+    if (!isFusablePrefixSum(scan, dim))
+      continue;
+    // The scan must be read element for element (not broadcast) and only once by the map.
+    if (found || toResult.size() != cast<RankedTensorType>(map.getType()).getRank() ||
+        !llvm::equal(toResult, llvm::seq<int64_t>(0, toResult.size())) ||
+        llvm::count(map.getInputs(), input) != 1)
+      return std::nullopt;
+    found = ScanRead{scan, map};
+  }
+  return found;
+}
+
+/// contract "Bnd,Bnd->Bn" (x, f(scan add y along n)) ⇒ scf.for over chunks carrying Σ y.
+struct ChunkScanReader : OpRewritePattern<ContractOp> {
+  ChunkScanReader(MLIRContext *context, int64_t chunk) : OpRewritePattern(context), chunk(chunk) {}
+
+  LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
+    if (op.getMaskAttr() || op.getGate() || op.getInputs().size() != 2)
+      return failure();
+    Subscripts s = op.getParsedSubscripts();
+    const std::string &term = s.inputs[0];
+    if (term.size() < 2 || s.inputs[1] != term || s.result != term.substr(0, term.size() - 1))
+      return rewriter.notifyMatchFailure(op, "not a row-wise dot product \"Bnd,Bnd->Bn\"");
+    auto resultType = op.getResult().getType();
+    if (!resultType.hasStaticShape() ||
+        !cast<RankedTensorType>(op.getInputs()[0].getType()).hasStaticShape())
+      return failure();
+    int64_t dim = term.size() - 2;
+    int64_t length = resultType.getDimSize(dim);
+    if (length <= chunk)
+      return rewriter.notifyMatchFailure(op, "a single chunk: nothing to carry");
+
+    // The scan may be read by either operand.
+    unsigned readIndex = 1;
+    std::optional<ScanRead> read = matchScanRead(op.getInputs()[1], dim);
+    if (!read) {
+      readIndex = 0;
+      read = matchScanRead(op.getInputs()[0], dim);
+    }
+    if (!read)
+      return rewriter.notifyMatchFailure(op, "no operand is a prefix sum along the dot's position");
+    ScanOp scan = read->scan;
+    Value scanned = scan.getInputs()[0];
+    auto scannedType = cast<RankedTensorType>(scanned.getType());
+
+    Location loc = op.getLoc();
+    // The running sum: the scanned tensor without its position dimension.
+    SmallVector<int64_t> stateShape = llvm::to_vector(scannedType.getShape());
+    stateShape.erase(stateShape.begin() + dim);
+    auto stateType = RankedTensorType::get(stateShape, scannedType.getElementType());
+    Value state = arith::ConstantOp::create(
+        rewriter, loc, stateType, DenseElementsAttr::get(stateType, rewriter.getZeroAttr(stateType.getElementType())));
+    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
+
+    auto emitChunk = [&](OpBuilder &b, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
+      ProducerSlicer slicer(b, loc);
+      slicer.recomputeCheapMaps();
+      SmallVector<DimWindow> window = {{dim, {start, size}}};
+      Value chunkInput = slicer.slice(scanned, window);
+      Value prefix = ScanOp::create(b, loc, TypeRange{chunkInput.getType()}, scan.getCombinerAttr(),
+                                    ValueRange{chunkInput}, ValueRange{carried[0]}, dim, ScanKind::inclusive,
+                                    /*reverse=*/false, IntegerAttr(), scan.getAccAttr())
+                         .getResult(0);
+      Value chunkRead = read->map ? slicer.sliceMap(read->map, window, scan.getResult(0), prefix) : prefix;
+      SmallVector<Value> inputs(2);
+      inputs[readIndex] = chunkRead;
+      inputs[1 - readIndex] = slicer.slice(op.getInputs()[1 - readIndex], window);
+      Value dot = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), window), op.getSubscripts(),
+                                     inputs, MaskAttr(), Value(), op.getAccAttr());
+      // The last row is copied into the carried buffer rather than yielded as a view of the prefix tile:
+      // a yielded view keeps the tile alive into the next iteration, so bufferization would allocate a
+      // fresh tile per chunk instead of one for the whole loop.
+      Value next = linalg::CopyOp::create(b, loc, lastRow(b, loc, prefix, dim, size, stateType), carried[0])
+                       .getResult(0);
+      return {next, insertChunk(b, loc, dot, carried[1], dim, start)};
+    };
+    Value final = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk)[1];
+    rewriter.replaceOp(op, final);
+    return success();
+  }
+
+  /// The running sum after the chunk: its prefix sum's last position, without that dimension.
+  static Value lastRow(OpBuilder &b, Location loc, Value prefix, int64_t dim, int64_t size,
+                       RankedTensorType stateType) {
+    auto type = cast<RankedTensorType>(prefix.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+        strides(type.getRank(), b.getIndexAttr(1));
+    for (int64_t extent : type.getShape())
+      sizes.push_back(b.getIndexAttr(extent));
+    offsets[dim] = b.getIndexAttr(size - 1);
+    sizes[dim] = b.getIndexAttr(1);
+    return tensor::ExtractSliceOp::create(b, loc, stateType, prefix, offsets, sizes, strides);
+  }
+
+  int64_t chunk;
+};
+
+} // namespace
+
+void populateChunkScanReaderPatterns(RewritePatternSet &patterns, int64_t chunk) {
+  patterns.add<ChunkScanReader>(patterns.getContext(), chunk);
+}
+
+} // namespace mlir::la
