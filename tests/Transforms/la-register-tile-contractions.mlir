@@ -62,9 +62,14 @@ func.func @fused_per_step_exp(%k: tensor<100x16xf32>, %v: tensor<100x64xf32>, %x
 // -----
 
 // q·kᵀ reads the output's innermost loop m with a stride in k[m, d]: k is copied once into [d, m] (each
-// element is reused by all 64 rows) and the product becomes register blocks like any other.
+// element is reused by all 64 rows) and the product becomes register blocks like any other. The copy
+// itself is 16×16 blocks, each one vector.transpose of 16 rows.
 // CHECK-LABEL: func.func @transpose_strided_input
-// CHECK: %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<64x32xf32>) outs(%{{.*}} : tensor<32x64xf32>) permutation = [1, 0]
+// CHECK: %[[KT:.*]] = scf.for {{.*}} to %c32 step %c16 {{.*}} -> (tensor<32x64xf32>)
+// CHECK:   scf.for {{.*}} to %c64 step %c16
+// CHECK:     %[[TILE:.*]] = vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK:     vector.transpose %[[TILE]], [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK-NOT: linalg.transpose
 // CHECK: scf.for
 // CHECK:   scf.for {{.*}} iter_args({{.*}}) -> (vector<6x64xf32>)
 // CHECK:     tensor.extract_slice %[[KT]]
@@ -81,6 +86,27 @@ func.func @transpose_strided_input(%q: tensor<64x32xf32>, %k: tensor<64x32xf32>,
     linalg.yield %sum : f32
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// With a moved dimension that is not a multiple of 16 (m = 20), the transposed copy stays a
+// linalg.transpose (scalar loops later); the product is still register-blocked.
+// CHECK-LABEL: func.func @transpose_ragged
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<20x32xf32>) outs(%{{.*}} : tensor<32x20xf32>) permutation = [1, 0]
+// CHECK: vector.fma
+#qn = affine_map<(n, m, d) -> (n, d)>
+#km = affine_map<(n, m, d) -> (m, d)>
+#nm = affine_map<(n, m, d) -> (n, m)>
+func.func @transpose_ragged(%q: tensor<64x32xf32>, %k: tensor<20x32xf32>, %init: tensor<64x20xf32>) -> tensor<64x20xf32> {
+  %r = linalg.generic {indexing_maps = [#qn, #km, #nm], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<64x32xf32>, tensor<20x32xf32>) outs(%init : tensor<64x20xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<64x20xf32>
+  return %r : tensor<64x20xf32>
 }
 
 // -----
