@@ -124,7 +124,7 @@ struct BenchOptions {
   bool noFuse = false;
   bool groupSweeps = false;
   bool noRegisterTile = false;
-  int64_t chunkSize = 64;
+  int64_t chunkSize = 16;
   int64_t batch = 2, heads = 8, dim = 64, dimV = 64;
   double tolerance = 1e-4;
 };
@@ -153,7 +153,7 @@ roofline. The AFT, FLASH and decay kernels run at fixed shapes (see the table pr
   --no-fuse                  compile without the fusion passes
   --group-sweeps             group the ops that read the sequence into shared loops (la-group-sweeps)
   --no-register-tile         leave contractions to LLVM's loop vectoriser (no register blocks)
-  --chunk-size C             chunk length of the causal scans               [64]
+  --chunk-size C             chunk length of the causal scans               [16]
   --batch B --heads H --dim D --dim-v Dv    flow/linear shapes               [2 8 64 64]
   --tolerance X              largest relative RMS error accepted            [1e-4, SPEC.md §7]
 )";

@@ -21,7 +21,7 @@ namespace mlir::la {
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<int64_t> chunkSize{*this, "chunk-size",
                             llvm::cl::desc("Chunk length of the chunked form of causal scans"),
-                            llvm::cl::init(64)};
+                            llvm::cl::init(16)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Fuse elementwise maps into producers/consumers and group sweeps"),
                     llvm::cl::init(true)};

@@ -164,7 +164,7 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     The batch letters (shared by every operand) stay in front; other layouts are left alone.
   }];
   let options = [
-    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"64", "Chunk length along the sequence">
+    Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"16", "Chunk length along the sequence">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect"];

@@ -38,7 +38,7 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"),
                                       cl::sub(compileCommand), cl::sub(runCommand));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
                                       cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<int64_t> chunkSize("chunk-size", cl::desc("Chunk length of chunked causal scans"), cl::init(64),
+static cl::opt<int64_t> chunkSize("chunk-size", cl::desc("Chunk length of chunked causal scans"), cl::init(16),
                                   cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion (one loop nest per la op)"),
                             cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));

@@ -31,8 +31,11 @@ namespace la {
 
 /// Options of the CPU compilation pipeline. They are part of every cache key.
 struct CompileOptions {
-  /// Chunk length of the chunked form of causal scans (`la-chunk-scans`).
-  int64_t chunkSize = 64;
+  /// Chunk length of the chunked form of causal scans (`la-chunk-scans`). 16 is the fastest of 16, 32 and 64
+  /// for every chunked kernel at N = 1024-16384 on the 2-core AVX-512 machine (GLA 2x, Flow and linear
+  /// causal 1.2x faster than 64; docs/BENCHMARKS.md): the intra-chunk C×C work shrinks with C, and a
+  /// 16-row block still fills the register tiles.
+  int64_t chunkSize = 16;
   /// Run the fusion passes (maps into their producers and consumers, sweep grouping). Off gives the
   /// unfused lowering, one loop nest per `la` op, useful to see what fusion buys.
   bool fuse = true;
