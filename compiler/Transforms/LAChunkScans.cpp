@@ -244,8 +244,9 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (chunkSize < 1) {
-      getOperation().emitError() << "la-chunk-scans: chunk-size must be positive, got " << chunkSize;
+    if (chunkSize < 1 || scanChunkSize < 1) {
+      getOperation().emitError() << "la-chunk-scans: chunk-size and scan-chunk-size must be positive, got "
+                                 << chunkSize << " and " << scanChunkSize;
       return signalPassFailure();
     }
     RewritePatternSet folds(&getContext());
@@ -259,7 +260,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     populateChunkDecayScanPatterns(chunking, chunkSize);
     populateChunkBlockContractionPatterns(chunking);
     populateChunkBandContractionPatterns(chunking, chunkSize);
-    populateChunkScanReaderPatterns(chunking, chunkSize);
+    populateChunkScanReaderPatterns(chunking, scanChunkSize);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);

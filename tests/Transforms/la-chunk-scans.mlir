@@ -1,4 +1,4 @@
-// RUN: la-opt %s -split-input-file -la-chunk-scans=chunk-size=4 | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-chunk-scans="chunk-size=4 scan-chunk-size=4" | FileCheck %s
 
 // Causal linear attention's numerator: the [N, D, Dv] scan of outer products disappears. N = 10 is two full
 // chunks of 4 in the loop plus a static tail of 2.
