@@ -8,7 +8,8 @@
 
 namespace mlir::la {
 
-Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows) {
+Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows,
+                     RankedTensorType resultType) {
   auto type = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t s : type.getShape())
@@ -17,6 +18,8 @@ Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindo
     offsets[w.dim] = w.window.start;
     sizes[w.dim] = b.getIndexAttr(w.window.size);
   }
+  if (resultType)
+    return tensor::ExtractSliceOp::create(b, loc, resultType, source, offsets, sizes, strides);
   return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes, strides);
 }
 

@@ -8,6 +8,7 @@
 #ifndef LA_TRANSFORMS_CHUNKLOOPS_H
 #define LA_TRANSFORMS_CHUNKLOOPS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::la {
@@ -24,8 +25,10 @@ struct DimWindow {
   Window window;
 };
 
-/// `source` restricted to each window along its dimension (full extent elsewhere).
-Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows);
+/// `source` restricted to each window along its dimension (full extent elsewhere). A `resultType` of lower
+/// rank drops unit dimensions (a window of one position).
+Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows,
+                     RankedTensorType resultType = {});
 
 /// `source` restricted to positions [start, start + size) along each of `dims` (full extent elsewhere).
 Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,

@@ -122,26 +122,13 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
       // The last row is copied into the carried buffer rather than yielded as a view of the prefix tile:
       // a yielded view keeps the tile alive into the next iteration, so bufferization would allocate a
       // fresh tile per chunk instead of one for the whole loop.
-      Value next = linalg::CopyOp::create(b, loc, lastRow(b, loc, prefix, dim, size, stateType), carried[0])
-                       .getResult(0);
+      Value lastRow = extractWindows(b, loc, prefix, {{dim, {b.getIndexAttr(size - 1), 1}}}, stateType);
+      Value next = linalg::CopyOp::create(b, loc, lastRow, carried[0]).getResult(0);
       return {next, insertChunk(b, loc, dot, carried[1], dim, start)};
     };
     Value final = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk)[1];
     rewriter.replaceOp(op, final);
     return success();
-  }
-
-  /// The running sum after the chunk: its prefix sum's last position, without that dimension.
-  static Value lastRow(OpBuilder &b, Location loc, Value prefix, int64_t dim, int64_t size,
-                       RankedTensorType stateType) {
-    auto type = cast<RankedTensorType>(prefix.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
-        strides(type.getRank(), b.getIndexAttr(1));
-    for (int64_t extent : type.getShape())
-      sizes.push_back(b.getIndexAttr(extent));
-    offsets[dim] = b.getIndexAttr(size - 1);
-    sizes[dim] = b.getIndexAttr(1);
-    return tensor::ExtractSliceOp::create(b, loc, stateType, prefix, offsets, sizes, strides);
   }
 
   int64_t chunk;

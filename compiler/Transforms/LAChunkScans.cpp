@@ -246,7 +246,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
   void runOnOperation() override {
     if (chunkSize < 1 || scanChunkSize < 1) {
       getOperation().emitError() << "la-chunk-scans: chunk-size and scan-chunk-size must be positive, got "
-                                 << chunkSize << " and " << scanChunkSize;
+                                 << int64_t(chunkSize) << " and " << int64_t(scanChunkSize);
       return signalPassFailure();
     }
     RewritePatternSet folds(&getContext());
