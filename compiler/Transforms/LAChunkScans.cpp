@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
+#include "Transforms/CausalChunkStep.h"
 #include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
@@ -25,46 +26,6 @@ namespace mlir::la {
 #include "Transforms/Passes.h.inc"
 
 namespace {
-
-/// The letters of a causal contraction in the form this pass handles: batch letters B, then the query
-/// position n (or key position m), then the feature letter d (contracted) or e (value).
-struct CausalLayout {
-  std::string batch;
-  char n = 0, m = 0, d = 0, e = 0; // e == 0 for the two-input (normaliser) form.
-};
-
-/// Matches "Bnd,Bmd,Bme->Bne" or "Bnd,Bmd->Bn" with mask tril(n, m), or "Bnd,Bmd,Bme->Bne" with mask
-/// prior_block(n, m, c) (FLASH's causal linear part: only chunks before n's).
-std::optional<CausalLayout> matchCausalContract(ContractOp op) {
-  MaskAttr mask = op.getMaskAttr();
-  if (!mask || mask.getOffset() != 0 || op.getGate())
-    return std::nullopt;
-  if (mask.getKind() != MaskKind::tril && !(mask.getKind() == MaskKind::prior_block && op.getInputs().size() == 3))
-    return std::nullopt;
-  Subscripts s = op.getParsedSubscripts();
-  CausalLayout layout;
-  layout.n = mask.getRow();
-  layout.m = mask.getCol();
-  size_t pos = s.result.find(layout.n);
-  if (pos == std::string::npos)
-    return std::nullopt;
-  layout.batch = s.result.substr(0, pos);
-  const std::string &b = layout.batch;
-  auto is = [](const std::string &term, const std::string &expected) { return term == expected; };
-  if (s.inputs.size() == 3 && s.result.size() == b.size() + 2) {
-    layout.e = s.result.back();
-    layout.d = s.inputs[0].back();
-    if (is(s.inputs[0], b + layout.n + layout.d) && is(s.inputs[1], b + layout.m + layout.d) &&
-        is(s.inputs[2], b + layout.m + layout.e))
-      return layout;
-  }
-  if (s.inputs.size() == 2 && s.result.size() == b.size() + 1) {
-    layout.d = s.inputs[0].back();
-    if (is(s.inputs[0], b + layout.n + layout.d) && is(s.inputs[1], b + layout.m + layout.d))
-      return layout;
-  }
-  return std::nullopt;
-}
 
 /// A letter not used in `term`, for naming the key position.
 char freshLetter(StringRef used) {
@@ -156,30 +117,12 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       return failure();
 
     Location loc = op.getLoc();
-    const CausalLayout &l = *layout;
-    const std::string &b = l.batch;
-    bool withValues = l.e != 0;
-    Type elementType = resultType.getElementType();
-    ArrayRef<int64_t> batchShape = qType.getShape().take_front(nb);
-    int64_t dSize = qType.getDimSize(nb + 1);
-    int64_t eSize = withValues ? cast<RankedTensorType>(op.getInputs()[2].getType()).getDimSize(nb + 1) : 0;
-
-    auto shaped = [&](std::initializer_list<int64_t> tail) {
-      SmallVector<int64_t> shape(batchShape.begin(), batchShape.end());
-      shape.append(tail.begin(), tail.end());
-      return RankedTensorType::get(shape, elementType);
-    };
-    RankedTensorType stateType = withValues ? shaped({dSize, eSize}) : shaped({dSize});
-    Value state = arith::ConstantOp::create(rewriter, loc, stateType,
-                                            DenseElementsAttr::get(stateType, rewriter.getZeroAttr(elementType)));
-    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), elementType);
-    MaskAttr tril = MaskAttr::get(getContext(), MaskKind::tril, l.n, l.m, 0);
-    std::string bn = b + l.n, bm = b + l.m;
-    auto acc = op.getAccAttr();
+    bool withValues = layout->e != 0;
+    Value state = buildZeroCausalState(rewriter, loc, op, *layout);
+    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
 
     // One chunk of `size` positions starting at `start`: returns the new state and the new result.
     auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
-      Value st = carried[0], res = carried[1];
       // Operands that are single-use or cheap maps (Flow's v·comp) are recomputed on the chunk rather
       // than materialised over the whole sequence.
       ProducerSlicer slicer(bld, loc);
@@ -188,48 +131,9 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       Value qc = slice(op.getInputs()[0]);
       Value kc = slice(op.getInputs()[1]);
       Value vc = withValues ? slice(op.getInputs()[2]) : Value();
-      RankedTensorType outType = withValues ? shaped({size, eSize}) : shaped({size});
-      std::string outTerm = withValues ? bn + l.e : bn;
-      std::string stateTerm = withValues ? b + l.d + l.e : b + l.d;
-
-      Value sum;
-      if (prior) {
-        // Only the earlier chunks: q_c · S.
-        sum = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + outTerm,
-                                 ValueRange{qc, st}, MaskAttr(), Value(), acc);
-      } else if (withValues) {
-        // Inter-chunk q_c · S plus intra-chunk tril(q_c k_cᵀ) v_c, as C×C scores then one more contraction.
-        Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + outTerm,
-                                         ValueRange{qc, st}, MaskAttr(), Value(), acc);
-        Value scores = ContractOp::create(bld, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
-                                          ValueRange{qc, kc}, tril, Value(), acc);
-        Value intra = ContractOp::create(bld, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm,
-                                         ValueRange{scores, vc}, MaskAttr(), Value(), acc);
-        sum = MapOp::create(bld, loc, outType, MapFnAttr::get(getContext(), MapFn::add), ArrayRef<double>{},
-                            StringAttr(), ValueRange{inter, intra});
-      } else {
-        // q_t · (z + Σ_{s≤t in chunk} k_s): an in-chunk prefix sum seeded with the state, O(C·D) where
-        // tril(q_c k_cᵀ) summed over s would be O(C²·D).
-        Value prefix = ScanOp::create(bld, loc, TypeRange{kc.getType()}, CombinerAttr::get(getContext(), Combiner::add),
-                                      ValueRange{kc}, ValueRange{st}, nb, ScanKind::inclusive, /*reverse=*/false,
-                                      IntegerAttr(), acc)
-                           .getResult(0);
-        sum = ContractOp::create(bld, loc, outType, bn + l.d + "," + bn + l.d + "->" + outTerm,
-                                 ValueRange{qc, prefix}, MaskAttr(), Value(), acc);
-      }
-      Value updated = insertChunk(bld, loc, sum, res, nb, start);
-
-      // State update: S += k_cᵀ v_c (or Σ k_c).
-      Value delta = withValues
-                        ? ContractOp::create(bld, loc, stateType, bm + l.d + "," + bm + l.e + "->" + stateTerm,
-                                             ValueRange{kc, vc}, MaskAttr(), Value(), acc)
-                              .getResult()
-                        : ReduceOp::create(bld, loc, TypeRange{stateType}, CombinerAttr::get(getContext(), Combiner::add),
-                                           ValueRange{kc}, ArrayRef<int64_t>{nb}, acc)
-                              .getResult(0);
-      Value next = MapOp::create(bld, loc, stateType, MapFnAttr::get(getContext(), MapFn::add), ArrayRef<double>{},
-                                 StringAttr(), ValueRange{st, delta});
-      return {next, updated};
+      Value sum = buildCausalChunk(bld, loc, op, *layout, qc, kc, vc, carried[0], size);
+      Value updated = insertChunk(bld, loc, sum, carried[1], nb, start);
+      return {buildCausalStateUpdate(bld, loc, op, *layout, kc, vc, carried[0]), updated};
     };
 
     Value final = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk)[1];
