@@ -10,6 +10,8 @@
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::la {
@@ -37,6 +39,51 @@ int64_t estimateRecomputeCost(linalg::GenericOp op) {
   return cost;
 }
 
+/// `x + R` where R is a reduction generic that starts from zero and has no other use ⇒ R started from x.
+/// The state update of a chunked causal contraction, `S + k_cᵀ v_c`, then accumulates into S's buffer
+/// instead of zero-filling a [D, Dv] tile, computing into it and adding it to S in one more sweep (8% of
+/// Flow causal's time at chunk 16). Only the association of the sum changes.
+struct FoldAddIntoReductionInit : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp add, PatternRewriter &rewriter) const override {
+    if (add.getNumDpsInputs() != 2 || add.getNumDpsInits() != 1 || add.getNumReductionLoops() != 0 ||
+        !llvm::all_of(add.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+      return failure();
+    Block *body = add.getBody();
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    auto sum = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+    if (!sum || body->getOperations().size() != 2)
+      return failure();
+    for (unsigned i = 0; i < 2; ++i) {
+      Value reduced = add.getDpsInputs()[i], other = add.getDpsInputs()[1 - i];
+      auto reduction = reduced.getDefiningOp<linalg::GenericOp>();
+      if (!reduction || !reduction->hasOneUse() || reduction.getNumDpsInits() != 1 ||
+          reduction.getNumReductionLoops() == 0 || other.getType() != reduced.getType() ||
+          !DominanceInfo().properlyDominates(other, reduction))
+        continue;
+      // The add must read the two values as its two block arguments, in either order.
+      if (!((sum.getLhs() == body->getArgument(0) && sum.getRhs() == body->getArgument(1)) ||
+            (sum.getLhs() == body->getArgument(1) && sum.getRhs() == body->getArgument(0))))
+        return failure();
+      auto fill = reduction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+      if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+        continue;
+      // The reduction's body must accumulate with an add into its output.
+      Block *rbody = reduction.getBody();
+      auto ryield = cast<linalg::YieldOp>(rbody->getTerminator());
+      auto acc = ryield.getValues()[0].getDefiningOp<arith::AddFOp>();
+      Value out = rbody->getArguments().back();
+      if (!acc || (acc.getLhs() != out && acc.getRhs() != out))
+        continue;
+      rewriter.modifyOpInPlace(reduction, [&] { reduction.getDpsInitsMutable()[0].set(other); });
+      rewriter.replaceOp(add, reduction->getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass> {
   using Base::Base;
 
@@ -62,6 +109,7 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    patterns.add<FoldAddIntoReductionInit>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

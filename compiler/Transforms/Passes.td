@@ -169,7 +169,9 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     // against per-chunk overhead; at 16 positions LLVM unrolls Flow causal's four such loops and its cold
     // compile doubles (0.5 to 1.1 s) for a 6% faster kernel.
     Option<"scanChunkSize", "scan-chunk-size", "int64_t", /*default=*/"64",
-           "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">
+           "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">,
+    Option<"causalSweep", "causal-sweep", "bool", /*default=*/"false",
+           "Evaluate a kernel that is causal throughout as one loop over chunks (rewrite 0)">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect"];

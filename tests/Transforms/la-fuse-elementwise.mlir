@@ -82,3 +82,36 @@ func.func @fuse_cheap_broadcast(%k: tensor<100x8xf32>, %v: tensor<100x16xf32>) -
   %s = la.contract "md,me->de" %ke, %v : tensor<100x8xf32>, tensor<100x16xf32> -> tensor<8x16xf32>
   return %s : tensor<8x16xf32>
 }
+
+// -----
+
+// The state update of a chunked causal contraction, S + kᵀv: the contraction accumulates into S instead of
+// into a zero-filled tile that one more loop adds to S.
+// CHECK-LABEL: func.func @state_update
+// CHECK-SAME: (%[[S:.*]]: tensor<2x3xf32>, %[[K:.*]]: tensor<4x2xf32>, %[[V:.*]]: tensor<4x3xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[K]], %[[V]] : tensor<4x2xf32>, tensor<4x3xf32>) outs(%[[S]] : tensor<2x3xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @state_update(%s: tensor<2x3xf32>, %k: tensor<4x2xf32>, %v: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %d = la.contract "md,me->de" %k, %v : tensor<4x2xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  %n = la.map add %s, %d : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  return %n : tensor<2x3xf32>
+}
+
+// -----
+
+// The sum of two contractions (a chunk's inter + intra parts): the later one accumulates into the earlier
+// one's result, never the other way round (its result does not exist yet where the earlier one starts).
+// CHECK-LABEL: func.func @inter_plus_intra
+// CHECK: %[[ZERO:.*]] = linalg.fill
+// CHECK: %[[X:.*]] = linalg.generic {{.*}} outs(%[[ZERO]] : tensor<4x3xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} outs(%[[X]] : tensor<4x3xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+func.func @inter_plus_intra(%a: tensor<4x2xf32>, %b: tensor<2x3xf32>, %c: tensor<4x5xf32>, %d: tensor<5x3xf32>) -> tensor<4x3xf32> {
+  %x = la.contract "nd,de->ne" %a, %b : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  %y = la.contract "nm,me->ne" %c, %d : tensor<4x5xf32>, tensor<5x3xf32> -> tensor<4x3xf32>
+  %r = la.map add %x, %y : tensor<4x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
