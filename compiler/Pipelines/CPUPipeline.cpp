@@ -89,6 +89,8 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   // a per-thread cache of freed blocks (la/runtime/KernelMemory.h).
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  // The aligned form returns the data pointer itself, which keeps its provenance from the (noalias) call.
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   // Transposed copies of register-block operands are 16×16 vector.transposes: lower them as the 16×16
   // shuffle network rather than 256 element extracts and inserts.

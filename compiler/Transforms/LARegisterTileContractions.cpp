@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
+#include "Transforms/ReductionPanels.h"
 #include "Transforms/RegisterBlockPatterns.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -40,6 +42,8 @@ struct RegisterBlockPlan {
   SmallVector<int64_t> loopOrder;
   /// The output's innermost loop, vectorised.
   unsigned vectorLoop = 0;
+  /// The output loop cut into blocks of rows, if the output has one longer than 1.
+  std::optional<unsigned> rowLoop;
   /// Inputs that read the vector loop with a stride (`k[m, d]` in `q·kᵀ`): each is copied once into a
   /// layout where the vector loop is innermost, which the blocks' reuse of it pays for many times over.
   SmallVector<unsigned> inputsToTranspose;
@@ -50,7 +54,7 @@ struct RegisterBlockPlan {
 constexpr int64_t kMinReuseForTranspose = 8;
 
 struct BlockLimits {
-  int64_t vectorTile, vectorWidth, registerBudget, maxRows;
+  int64_t vectorTile, vectorWidth, registerBudget, maxRows, reductionPanel;
 };
 
 /// Whether the body evaluates a transcendental function on a value that changes with the output position
@@ -110,6 +114,7 @@ std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const B
     work *= range;
   RegisterBlockPlan plan;
   plan.vectorLoop = vectorLoop;
+  plan.rowLoop = rowLoop;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (!map.isProjectedPermutation())
@@ -143,6 +148,21 @@ std::optional<RegisterBlockPlan> planRegisterBlock(linalg::GenericOp op, const B
     if (iterators[loop] == utils::IteratorType::reduction)
       plan.loopOrder.push_back(loop);
   return plan;
+}
+
+/// The reduction loop of `op` to cut into panels of `limits.reductionPanel` (ReductionPanels.h): the only
+/// reduction loop, at least two panels long, of a contraction whose operands each row block reads again.
+std::optional<unsigned> panelLoop(linalg::GenericOp op, const RegisterBlockPlan &plan, const BlockLimits &limits) {
+  if (limits.reductionPanel == 0 || !plan.rowLoop || op->hasAttr(kPanelAttr) || op.getNumReductionLoops() != 1)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::divideCeil(ranges[*plan.rowLoop], plan.blockShape[*plan.rowLoop]) < 2)
+    return std::nullopt;
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (ranges[reductions.front()] < 2 * limits.reductionPanel)
+    return std::nullopt;
+  return reductions.front();
 }
 
 /// Tiles a transposed copy into `width`×`width` blocks marked for vectorisation, when both moved dimensions
@@ -282,10 +302,36 @@ struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LAR
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *context = &getContext();
-    BlockLimits limits{vectorTile, vectorWidth, registerBudget, maxRows};
-    if (limits.vectorTile < 1 || limits.vectorWidth < 1 || limits.registerBudget < 1 || limits.maxRows < 1) {
-      func.emitError("la-register-tile-contractions: every option must be positive");
+    BlockLimits limits{vectorTile, vectorWidth, registerBudget, maxRows, reductionPanel};
+    if (limits.vectorTile < 1 || limits.vectorWidth < 1 || limits.registerBudget < 1 || limits.maxRows < 1 ||
+        limits.reductionPanel < 0) {
+      func.emitError("la-register-tile-contractions: every option must be positive (reduction-panel: or 0)");
       return signalPassFailure();
+    }
+    IRRewriter rewriter(context);
+
+    // Long reductions first become panel loops; the panel contractions are then blocked like the others.
+    SmallVector<std::pair<linalg::GenericOp, unsigned>> panelTargets;
+    func.walk([&](linalg::GenericOp op) {
+      if (std::optional<RegisterBlockPlan> plan = planRegisterBlock(op, limits))
+        if (std::optional<unsigned> loop = panelLoop(op, *plan, limits))
+          panelTargets.emplace_back(op, *loop);
+    });
+    for (auto &[op, loop] : panelTargets) {
+      unsigned rowLoop = *planRegisterBlock(op, limits)->rowLoop;
+      if (failed(tileReductionIntoPanels(rewriter, op, loop, rowLoop, limits.reductionPanel))) {
+        op.emitError("la-register-tile-contractions: tiling the reduction into panels failed");
+        return signalPassFailure();
+      }
+    }
+    if (!panelTargets.empty()) {
+      // Static shapes for the peeled last panel; and a fused prologue writes a slice of a sequence-long
+      // tensor.empty: a panel-sized one of its own becomes one small buffer reused by every panel.
+      RewritePatternSet panelCleanup(context);
+      populateCanonicalizationPatterns(context, panelCleanup);
+      tensor::populateFoldTensorEmptyPatterns(panelCleanup);
+      if (failed(applyPatternsGreedily(func, std::move(panelCleanup))))
+        return signalPassFailure();
     }
 
     SmallVector<std::pair<linalg::GenericOp, RegisterBlockPlan>> targets;
@@ -295,7 +341,6 @@ struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LAR
     });
     if (targets.empty())
       return;
-    IRRewriter rewriter(context);
     for (auto &[op, plan] : targets)
       if (failed(tileIntoBlocks(rewriter, op, plan, limits.vectorWidth))) {
         op.emitError("la-register-tile-contractions: tiling failed");

@@ -228,13 +228,20 @@ def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::fu
     FMAs. Loops whose trip does not divide are peeled (the remainder blocks too), so every block is
     vectorised with a static shape. Elementwise producers fused into a block's body are evaluated before
     their broadcast, once per block row, not once per lane.
+
+    A contraction with several row blocks and one long reduction (`kᵀ(v·c)` over the sequence) is first cut
+    into panels of `reduction-panel` reduction steps, so each panel's operands stay in L1 while every row
+    block reads them; the part of its fused body that does not depend on the row loop (`v·c`) becomes an
+    elementwise generic computed once per panel instead of once per row block (ReductionPanels.h).
   }];
   let options = [
     Option<"vectorTile", "vector-tile", "int64_t", /*default=*/"64", "Largest tile of the vector loop (lanes)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16", "Lanes of one hardware vector register">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"24",
            "Vector registers for the accumulator tile (rows × ⌈vector-tile / vector-width⌉)">,
-    Option<"maxRows", "max-rows", "int64_t", /*default=*/"8", "Largest tile of the row loop">
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"8", "Largest tile of the row loop">,
+    Option<"reductionPanel", "reduction-panel", "int64_t", /*default=*/"64",
+           "Reduction iterations per cache panel of a long contraction (0: no panels)">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];

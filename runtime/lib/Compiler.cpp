@@ -195,6 +195,13 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateAndOptimize(ModuleOp modu
     for (llvm::Argument &arg : kernel->args())
       if (arg.getType()->isPointerTy())
         arg.addAttr(llvm::Attribute::NoAlias);
+  // Temporaries come from _mlir_memref_to_llvm_aligned_alloc (the pipeline asks for the aligned form, so the
+  // data pointer is the call's result, not an inttoptr of it): fresh memory, like malloc's. Saying so lets
+  // LLVM see that a temporary never aliases another or an argument, so loads of per-row values are hoisted
+  // and loops vectorise without runtime alias checks and their scalar fallbacks.
+  for (llvm::StringRef allocator : {"_mlir_memref_to_llvm_aligned_alloc", "_mlir_memref_to_llvm_alloc"})
+    if (llvm::Function *function = llvmModule->getFunction(allocator))
+      function->addRetAttr(llvm::Attribute::NoAlias);
   // Kernels must vectorise for this CPU: say so on every function, not only in the target machine.
   for (llvm::Function &function : *llvmModule) {
     if (function.isDeclaration())

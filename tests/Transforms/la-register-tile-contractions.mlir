@@ -130,3 +130,40 @@ func.func @dot_product_left_alone(%q: tensor<64x32xf32>, %z: tensor<32xf32>, %in
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// kᵀ·(v·c) over a long reduction (200 = 3·64 + 8 steps) with 16 output rows (blocks of 6, 6, 4): the
+// reduction is cut into 64-step panels (the ragged last one peeled), and v·c, which does not depend on the
+// row loop, is computed once per panel into a 64×64 tile that every row block then reads.
+// CHECK-LABEL: func.func @long_reduction_panels
+// CHECK:     %[[PANELS:.*]] = scf.for %[[P:.*]] = %c0 to %c192 step %c64 iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x64xf32>)
+// CHECK-DAG:   %[[C:.*]] = tensor.extract_slice %{{.*}}[%[[P]]] [64] [1]
+// CHECK-DAG:   %[[V:.*]] = tensor.extract_slice %{{.*}}[%[[P]], 0] [64, 64] [1, 1]
+// CHECK:       %[[VC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[V]], %[[C]] : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK:         arith.mulf
+// CHECK:       scf.for {{.*}} = %c0 to %c12 step %c6
+// CHECK:         scf.for {{.*}} = %c0 to %c64 step %c1 iter_args({{.*}}) -> (vector<6x64xf32>)
+// CHECK:           tensor.extract_slice %[[VC]]
+// CHECK-NOT:       arith.mulf
+// CHECK:           vector.fma {{.*}} : vector<6x64xf32>
+// CHECK:       scf.for {{.*}} = %c0 to %c64 step %c1 iter_args({{.*}}) -> (vector<4x64xf32>)
+// CHECK:     linalg.generic {{.*}} ins({{.*}} : tensor<8x64xf32>, tensor<8xf32>)
+// CHECK:     scf.for {{.*}} = %c0 to %c12 step %c6
+// CHECK:       scf.for {{.*}} = %c0 to %c8 step %c1 iter_args({{.*}}) -> (vector<6x64xf32>)
+#k2 = affine_map<(m, d, e) -> (m, d)>
+#v2 = affine_map<(m, d, e) -> (m, e)>
+#c2 = affine_map<(m, d, e) -> (m)>
+#s2 = affine_map<(m, d, e) -> (d, e)>
+func.func @long_reduction_panels(%k: tensor<200x16xf32>, %v: tensor<200x64xf32>, %c: tensor<200xf32>,
+                                 %init: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %r = linalg.generic {indexing_maps = [#k2, #v2, #c2, #s2], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%k, %v, %c : tensor<200x16xf32>, tensor<200x64xf32>, tensor<200xf32>) outs(%init : tensor<16x64xf32>) {
+  ^bb0(%kk: f32, %vv: f32, %cc: f32, %acc: f32):
+    %vc = arith.mulf %vv, %cc : f32
+    %p = arith.mulf %kk, %vc fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}
