@@ -319,8 +319,9 @@ struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LAR
     });
     for (auto &[op, loop] : panelTargets) {
       unsigned rowLoop = *planRegisterBlock(op, limits)->rowLoop;
+      Location loc = op.getLoc(); // `op` may be replaced before a failure is known
       if (failed(tileReductionIntoPanels(rewriter, op, loop, rowLoop, limits.reductionPanel))) {
-        op.emitError("la-register-tile-contractions: tiling the reduction into panels failed");
+        emitError(loc, "la-register-tile-contractions: tiling the reduction into panels failed");
         return signalPassFailure();
       }
     }
