@@ -311,16 +311,20 @@ struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LAR
     IRRewriter rewriter(context);
 
     // Long reductions first become panel loops; the panel contractions are then blocked like the others.
-    SmallVector<std::pair<linalg::GenericOp, unsigned>> panelTargets;
+    struct PanelTarget {
+      linalg::GenericOp op;
+      unsigned reductionLoop, rowLoop;
+    };
+    SmallVector<PanelTarget> panelTargets;
     func.walk([&](linalg::GenericOp op) {
       if (std::optional<RegisterBlockPlan> plan = planRegisterBlock(op, limits))
         if (std::optional<unsigned> loop = panelLoop(op, *plan, limits))
-          panelTargets.emplace_back(op, *loop);
+          panelTargets.push_back({op, *loop, *plan->rowLoop});
     });
-    for (auto &[op, loop] : panelTargets) {
-      unsigned rowLoop = *planRegisterBlock(op, limits)->rowLoop;
-      Location loc = op.getLoc(); // `op` may be replaced before a failure is known
-      if (failed(tileReductionIntoPanels(rewriter, op, loop, rowLoop, limits.reductionPanel))) {
+    for (PanelTarget &target : panelTargets) {
+      Location loc = target.op.getLoc(); // the op may be replaced before a failure is known
+      if (failed(tileReductionIntoPanels(rewriter, target.op, target.reductionLoop, target.rowLoop,
+                                         limits.reductionPanel))) {
         emitError(loc, "la-register-tile-contractions: tiling the reduction into panels failed");
         return signalPassFailure();
       }

@@ -63,17 +63,15 @@ Value findRowInvariantPrologue(linalg::GenericOp op, const llvm::SetVector<Opera
 /// one more input. Returns the new prologue generic (the contraction is replaced in place).
 linalg::GenericOp splitPrologue(RewriterBase &rewriter, linalg::GenericOp &op, Value prologue,
                                 const llvm::SetVector<Operation *> &invariantOps) {
-  // The ops the prologue needs, and the inputs they read.
+  // The ops the prologue needs, and the inputs they read (in operand order).
   llvm::SetVector<Operation *> needed;
   llvm::SmallVector<Value> worklist{prologue};
-  llvm::SmallVector<OpOperand *> inputs;
+  llvm::SmallBitVector readsInput(op.getNumDpsInputs());
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     if (auto argument = dyn_cast<BlockArgument>(value)) {
-      if (argument.getOwner() == op.getBody() &&
-          !llvm::is_contained(llvm::map_range(inputs, [&](OpOperand *in) { return in->getOperandNumber(); }),
-                              argument.getArgNumber()))
-        inputs.push_back(op.getDpsInputOperand(argument.getArgNumber()));
+      if (argument.getOwner() == op.getBody())
+        readsInput.set(argument.getArgNumber()); // only invariant inputs reach here, never the output
       continue;
     }
     Operation *definer = value.getDefiningOp();
@@ -81,7 +79,9 @@ linalg::GenericOp splitPrologue(RewriterBase &rewriter, linalg::GenericOp &op, V
       continue;
     worklist.append(definer->operand_begin(), definer->operand_end());
   }
-  llvm::sort(inputs, [](OpOperand *a, OpOperand *b) { return a->getOperandNumber() < b->getOperandNumber(); });
+  llvm::SmallVector<OpOperand *> inputs;
+  for (unsigned index : readsInput.set_bits())
+    inputs.push_back(op.getDpsInputOperand(index));
 
   // Its iteration space: the loops its inputs read, in the contraction's order.
   unsigned numLoops = op.getNumLoops();
