@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Transforms/BlockEpilogues.h"
 #include "Transforms/Passes.h"
 #include "Transforms/ReductionPanels.h"
 #include "Transforms/RegisterBlockPatterns.h"
@@ -224,6 +225,25 @@ void transposeInput(RewriterBase &rewriter, linalg::GenericOp op, unsigned opera
   tileTransposedCopy(rewriter, copy, vectorWidth);
 }
 
+/// Peels the ragged last trip of each loop of a tile loop nest (`loops` outermost first), outer to inner.
+/// Peeling a loop copies its body into the remainder loop, so the loops inside that copy are peeled too:
+/// every block ends up with a static shape.
+void peelOuterToInner(RewriterBase &rewriter, ArrayRef<LoopLikeOpInterface> loops) {
+  SmallVector<scf::ForOp> worklist;
+  for (LoopLikeOpInterface loop : llvm::reverse(loops))
+    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+      worklist.push_back(forOp);
+  while (!worklist.empty()) {
+    scf::ForOp loop = worklist.pop_back_val();
+    scf::ForOp remainder;
+    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
+      continue;
+    SmallVector<scf::ForOp> nested;
+    remainder.getBody()->walk<WalkOrder::PreOrder>([&](scf::ForOp inner) { nested.push_back(inner); });
+    worklist.append(nested.rbegin(), nested.rend());
+  }
+}
+
 /// Tiles `op` into register blocks and peels ragged block loops; the block-sized generics carry
 /// `kBlockAttr`.
 LogicalResult tileIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op, const RegisterBlockPlan &plan,
@@ -241,21 +261,7 @@ LogicalResult tileIntoBlocks(RewriterBase &rewriter, linalg::GenericOp op, const
   for (Operation *block : tiled->tiledOps)
     block->setAttr(kBlockAttr, rewriter.getUnitAttr());
   rewriter.replaceOp(op, tiled->replacements);
-  // Peel outer to inner. Peeling a loop copies its body into the remainder loop, so the loops inside
-  // that copy are peeled too: every block ends up with a static shape.
-  SmallVector<scf::ForOp> worklist;
-  for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops))
-    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
-      worklist.push_back(forOp);
-  while (!worklist.empty()) {
-    scf::ForOp loop = worklist.pop_back_val();
-    scf::ForOp remainder;
-    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
-      continue;
-    SmallVector<scf::ForOp> nested;
-    remainder.getBody()->walk<WalkOrder::PreOrder>([&](scf::ForOp inner) { nested.push_back(inner); });
-    worklist.append(nested.rbegin(), nested.rend());
-  }
+  peelOuterToInner(rewriter, tiled->loops);
   return success();
 }
 
@@ -294,6 +300,41 @@ void populateCanonicalizationPatterns(MLIRContext *context, RewritePatternSet &p
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : context->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, context);
+}
+
+/// Runs the elementwise consumer of each matrix product (a contraction with a row loop) on its register
+/// blocks (BlockEpilogues.h). The fused products, now block-sized, are planned again with the others.
+LogicalResult fuseBlockEpilogues(RewriterBase &rewriter, func::FuncOp func, const BlockLimits &limits) {
+  struct EpilogueTarget {
+    linalg::GenericOp contraction, epilogue;
+    RegisterBlockPlan plan;
+  };
+  SmallVector<EpilogueTarget> targets;
+  llvm::SmallPtrSet<Operation *, 4> epilogues;
+  func.walk([&](linalg::GenericOp op) {
+    std::optional<RegisterBlockPlan> plan = planRegisterBlock(op, limits);
+    if (!plan || !plan->rowLoop)
+      return;
+    // A consumer of two products (AFT's num / den) is fused with the first; the second is sliced.
+    linalg::GenericOp epilogue = findBlockEpilogue(op);
+    if (epilogue && epilogues.insert(epilogue).second)
+      targets.push_back({op, epilogue, std::move(*plan)});
+  });
+  if (targets.empty())
+    return success();
+  for (EpilogueTarget &target : targets) {
+    Location loc = target.epilogue.getLoc(); // the ops are replaced before a failure is known
+    FailureOr<SmallVector<LoopLikeOpInterface>> loops = fuseEpilogueIntoBlocks(
+        rewriter, target.contraction, target.epilogue, target.plan.blockShape, target.plan.loopOrder, kBlockAttr);
+    if (failed(loops))
+      return emitError(loc, "la-register-tile-contractions: fusing this consumer into register blocks failed");
+    peelOuterToInner(rewriter, *loops);
+  }
+  // Static shapes for the peeled blocks, and block-sized accumulators instead of slices of N×Dv ones.
+  RewritePatternSet cleanup(func.getContext());
+  populateCanonicalizationPatterns(func.getContext(), cleanup);
+  tensor::populateFoldTensorEmptyPatterns(cleanup);
+  return applyPatternsGreedily(func, std::move(cleanup));
 }
 
 struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LARegisterTileContractionsPass> {
@@ -338,6 +379,9 @@ struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LAR
       if (failed(applyPatternsGreedily(func, std::move(panelCleanup))))
         return signalPassFailure();
     }
+
+    if (fuseEpilogues && failed(fuseBlockEpilogues(rewriter, func, limits)))
+      return signalPassFailure();
 
     SmallVector<std::pair<linalg::GenericOp, RegisterBlockPlan>> targets;
     func.walk([&](linalg::GenericOp op) {

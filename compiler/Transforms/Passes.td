@@ -233,6 +233,11 @@ def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::fu
     into panels of `reduction-panel` reduction steps, so each panel's operands stay in L1 while every row
     block reads them; the part of its fused body that does not depend on the row loop (`v·c`) becomes an
     elementwise generic computed once per panel instead of once per row block (ReductionPanels.h).
+
+    A matrix product whose only user is elementwise (a gate `w[n]·(q·kv)[n,e]`, a division by a row
+    normaliser) is fused with it block by block: the consumer is tiled by the product's register block and
+    the product, with the zero fill of its accumulator, is fused into each tile (BlockEpilogues.h). Each
+    block then stores the output once, and no N×Dv temporary is filled, written and read back.
   }];
   let options = [
     Option<"vectorTile", "vector-tile", "int64_t", /*default=*/"64", "Largest tile of the vector loop (lanes)">,
@@ -241,7 +246,9 @@ def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::fu
            "Vector registers for the accumulator tile (rows × ⌈vector-tile / vector-width⌉)">,
     Option<"maxRows", "max-rows", "int64_t", /*default=*/"8", "Largest tile of the row loop">,
     Option<"reductionPanel", "reduction-panel", "int64_t", /*default=*/"64",
-           "Reduction iterations per cache panel of a long contraction (0: no panels)">
+           "Reduction iterations per cache panel of a long contraction (0: no panels)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", /*default=*/"true",
+           "Apply a matrix product's elementwise consumer to each register block before it is stored">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];

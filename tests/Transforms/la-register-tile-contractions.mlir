@@ -167,3 +167,90 @@ func.func @long_reduction_panels(%k: tensor<200x16xf32>, %v: tensor<200x64xf32>,
   } -> tensor<16x64xf32>
   return %r : tensor<16x64xf32>
 }
+
+// -----
+
+// A gate w[n]·(q·s)[n,e], the product's only user, runs on each register block: the gate is tiled by the
+// block (37 rows = 4·8 + 5, the last block peeled), the product and the zero fill of its accumulator are
+// fused into each tile, and each block multiplies its accumulators by w and stores them straight into the
+// output. No 37×32 accumulator is filled, written or read back.
+// CHECK-LABEL: func.func @gated_product
+// CHECK-NOT:   linalg.fill
+// CHECK:       scf.for %[[N:.*]] = %c0 to %c32 step %c8 iter_args(%[[OUT:.*]] = %{{.*}}) -> (tensor<37x32xf32>)
+// CHECK:         %[[ACC:.*]] = scf.for {{.*}} = %c0 to %c16 step %c1 iter_args(%{{.*}} = %cst{{.*}}) -> (vector<8x32xf32>)
+// CHECK:           vector.fma {{.*}} : vector<8x32xf32>
+// CHECK:         tensor.extract_slice %{{.*}}[%[[N]]] [8] [1] : tensor<37xf32> to tensor<8xf32>
+// CHECK:         %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][%[[N]], 0] [8, 32] [1, 1]
+// CHECK:         %[[GATED:.*]] = arith.mulf %{{.*}}, %[[ACC]] : vector<8x32xf32>
+// CHECK:         %[[STORED:.*]] = vector.transfer_write %[[GATED]], %[[SLICE]]
+// CHECK:         tensor.insert_slice %[[STORED]] into %[[OUT]][%[[N]], 0] [8, 32] [1, 1]
+// CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<5x32xf32>)
+// CHECK:       arith.mulf {{.*}} : vector<5x32xf32>
+// CHECK:       vector.transfer_write {{.*}} : vector<5x32xf32>, tensor<5x32xf32>
+// CHECK-NOT:   linalg.generic
+#q3 = affine_map<(n, e, d) -> (n, d)>
+#s3 = affine_map<(n, e, d) -> (d, e)>
+#r3 = affine_map<(n, e, d) -> (n, e)>
+#row = affine_map<(n, e) -> (n)>
+#id = affine_map<(n, e) -> (n, e)>
+func.func @gated_product(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>, %w: tensor<37xf32>) -> tensor<37x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<37x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<37x32xf32>) -> tensor<37x32xf32>
+  %p = linalg.generic {indexing_maps = [#q3, #s3, #r3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : tensor<37x16xf32>, tensor<16x32xf32>) outs(%init : tensor<37x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %m fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x32xf32>
+  %r = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %p : tensor<37xf32>, tensor<37x32xf32>) outs(%empty : tensor<37x32xf32>) {
+  ^bb0(%ww: f32, %pp: f32, %out: f32):
+    %g = arith.mulf %ww, %pp : f32
+    linalg.yield %g : f32
+  } -> tensor<37x32xf32>
+  return %r : tensor<37x32xf32>
+}
+
+// -----
+
+// A consumer of two products (num / den) is fused with the first one only; the second is computed whole
+// beforehand and read slice by slice.
+// CHECK-LABEL: func.func @ratio_of_products
+// CHECK:       scf.for {{.*}} -> (tensor<37x32xf32>)
+// CHECK:       %[[DEN:.*]] = tensor.insert_slice {{.*}}[32, 0] [5, 32] [1, 1]
+// CHECK:       scf.for %[[N:.*]] = %c0 to %c32 step %c8 iter_args({{.*}}) -> (tensor<37x32xf32>)
+// CHECK:         %[[NUM:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK:         tensor.extract_slice %[[DEN]][%[[N]], 0] [8, 32] [1, 1]
+// CHECK:         arith.divf %[[NUM]], {{.*}} : vector<8x32xf32>
+#q4 = affine_map<(n, e, d) -> (n, d)>
+#s4 = affine_map<(n, e, d) -> (d, e)>
+#r4 = affine_map<(n, e, d) -> (n, e)>
+#id4 = affine_map<(n, e) -> (n, e)>
+func.func @ratio_of_products(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>, %t: tensor<16x32xf32>) -> tensor<37x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<37x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<37x32xf32>) -> tensor<37x32xf32>
+  %num = linalg.generic {indexing_maps = [#q4, #s4, #r4], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : tensor<37x16xf32>, tensor<16x32xf32>) outs(%init : tensor<37x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %m fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x32xf32>
+  %den = linalg.generic {indexing_maps = [#q4, #s4, #r4], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %t : tensor<37x16xf32>, tensor<16x32xf32>) outs(%init : tensor<37x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %m fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x32xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel"]}
+      ins(%num, %den : tensor<37x32xf32>, tensor<37x32xf32>) outs(%empty : tensor<37x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %g = arith.divf %a, %b : f32
+    linalg.yield %g : f32
+  } -> tensor<37x32xf32>
+  return %r : tensor<37x32xf32>
+}

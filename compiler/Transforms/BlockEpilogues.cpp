@@ -1,0 +1,78 @@
+//===- BlockEpilogues.cpp - elementwise consumers run on register blocks --===//
+//
+// `scf::tileConsumerAndFuseProducersUsingSCF` does the work, rooted at the consumer; what is ours is the
+// choice of consumer, its tile (the contraction's block, seen through the output map) and which producers
+// follow it into the tile: the contraction and the fill of its accumulator, nothing shared with other ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/BlockEpilogues.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir::la {
+
+linalg::GenericOp findBlockEpilogue(linalg::GenericOp contraction) {
+  if (contraction->getNumResults() != 1 || !contraction->getResult(0).hasOneUse())
+    return nullptr;
+  OpOperand &use = *contraction->getResult(0).getUses().begin();
+  auto epilogue = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!epilogue || !epilogue.hasPureTensorSemantics() || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumLoops() != epilogue.getNumParallelLoops() || !epilogue.isDpsInput(&use))
+    return nullptr;
+  if (!epilogue.getMatchingIndexingMap(&use).isIdentity() ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
+    return nullptr;
+  if (llvm::any_of(epilogue.getStaticLoopRanges(), ShapedType::isDynamic) ||
+      failed(linalg::vectorizeOpPrecondition(epilogue)))
+    return nullptr;
+  return epilogue;
+}
+
+FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase &rewriter,
+                                                                  linalg::GenericOp contraction,
+                                                                  linalg::GenericOp epilogue,
+                                                                  ArrayRef<int64_t> blockShape,
+                                                                  ArrayRef<int64_t> loopOrder,
+                                                                  StringRef blockAttr) {
+  // Epilogue loop i is output dimension i of the contraction (identity maps), i.e. contraction loop
+  // outputMap(i).
+  AffineMap outputMap = contraction.getMatchingIndexingMap(contraction.getDpsInitOperand(0));
+  unsigned numLoops = epilogue.getNumLoops();
+  SmallVector<int64_t> tileSizes(numLoops), interchange;
+  for (unsigned loop = 0; loop < numLoops; ++loop)
+    tileSizes[loop] = blockShape[outputMap.getDimPosition(loop)];
+  for (int64_t contractionLoop : loopOrder)
+    if (std::optional<unsigned> loop = outputMap.getResultPosition(rewriter.getAffineDimExpr(contractionLoop)))
+      interchange.push_back(*loop);
+
+  Value accumulatorInit = contraction.getDpsInits().front();
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
+  options.tilingOptions.setInterchange(interchange);
+  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+                                 -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+    // (`isDestination` marks slices of the epilogue's own output; the contraction's init is not one.)
+    bool isContraction = !isDestination && producer.getOwner() == contraction.getOperation();
+    bool isAccumulatorFill = !isDestination && producer == accumulatorInit && isa<linalg::FillOp>(producer.getOwner());
+    if (!isContraction && !isAccumulatorFill)
+      return std::nullopt;
+    return scf::SCFTileAndFuseOptions::ControlFnResult{};
+  });
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  for (Operation *op : tiled->tiledAndFusedOps)
+    if (op == tiled->tiledAndFusedOps.front() || isa<linalg::FillOp>(op))
+      op->setAttr(blockAttr, rewriter.getUnitAttr());
+  rewriter.replaceOp(epilogue, tiled->replacements.lookup(epilogue->getResult(0)));
+  if (contraction->use_empty())
+    rewriter.eraseOp(contraction);
+  return tiled->loops;
+}
+
+} // namespace mlir::la

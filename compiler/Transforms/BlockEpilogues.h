@@ -1,0 +1,39 @@
+//===- BlockEpilogues.h - elementwise consumers run on register blocks -*- C++ -*-===//
+//
+// A contraction whose only user is elementwise (Flow's gate `w[n]·(q·kv)[n,e]`, linear attention's
+// `num / den`) otherwise writes its whole N×Dv result to a temporary, and a second sweep reads it back to
+// write the output: a zero fill, a store and two more passes over N×Dv floats. Tiling the consumer by the
+// contraction's register block and fusing the contraction (with its zero fill) into each tile lets every
+// block apply the consumer to its accumulators and store the output once, while the next block's FMAs run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LA_TRANSFORMS_BLOCKEPILOGUES_H
+#define LA_TRANSFORMS_BLOCKEPILOGUES_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::la {
+
+/// The elementwise generic that can run on `contraction`'s register blocks, or null: the only user of its
+/// result, all loops parallel, one static output, reading the contraction's result at the same position it
+/// writes (identity maps, so each of its loops is one output loop of the contraction).
+linalg::GenericOp findBlockEpilogue(linalg::GenericOp contraction);
+
+/// Tiles `epilogue` by the output part of `contraction`'s register block (`blockShape` over the
+/// contraction's loops; the tile loops follow `loopOrder`'s output loops) and fuses the contraction and the
+/// `linalg.fill` that initialises it into each tile. The epilogue and fill tiles get `blockAttr` so they are
+/// vectorised with the block; the fused contraction tile is an ordinary, smaller contraction. Returns the
+/// tile loops, outermost first (ragged ones still to be peeled).
+FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase &rewriter,
+                                                                  linalg::GenericOp contraction,
+                                                                  linalg::GenericOp epilogue,
+                                                                  ArrayRef<int64_t> blockShape,
+                                                                  ArrayRef<int64_t> loopOrder,
+                                                                  StringRef blockAttr);
+
+} // namespace mlir::la
+
+#endif // LA_TRANSFORMS_BLOCKEPILOGUES_H
