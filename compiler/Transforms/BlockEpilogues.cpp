@@ -11,13 +11,15 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::la {
 
-linalg::GenericOp findBlockEpilogue(linalg::GenericOp contraction) {
-  if (contraction->getNumResults() != 1 || !contraction->getResult(0).hasOneUse())
+linalg::GenericOp findEpilogue(Value value) {
+  if (!value.hasOneUse())
     return nullptr;
-  OpOperand &use = *contraction->getResult(0).getUses().begin();
+  OpOperand &use = *value.getUses().begin();
   auto epilogue = dyn_cast<linalg::GenericOp>(use.getOwner());
   if (!epilogue || !epilogue.hasPureTensorSemantics() || epilogue.getNumDpsInits() != 1 ||
       epilogue.getNumLoops() != epilogue.getNumParallelLoops() || !epilogue.isDpsInput(&use))
@@ -73,6 +75,45 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
   if (contraction->use_empty())
     rewriter.eraseOp(contraction);
   return tiled->loops;
+}
+
+LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, scf::ForOp loop, linalg::GenericOp epilogue,
+                                   StringRef blockAttr) {
+  std::optional<unsigned> number;
+  for (Value operand : epilogue->getOperands())
+    if (operand.getDefiningOp() == loop.getOperation())
+      number = cast<OpResult>(operand).getResultNumber();
+  // The epilogue's other operands (a gate computed from sums the loop does not touch) go in front of the
+  // loop, so the fused tile can read them there.
+  DominanceInfo dominance;
+  SmallVector<Value> others;
+  for (Value operand : epilogue->getOperands())
+    if (operand.getDefiningOp() != loop.getOperation() && !dominance.properlyDominates(operand, loop))
+      others.push_back(operand);
+  if (!number || (!others.empty() && failed(moveValueDefinitions(rewriter, others, loop, dominance))))
+    return failure();
+  SmallVector<LoopLikeOpInterface> loops{cast<LoopLikeOpInterface>(loop.getOperation())};
+  FailureOr<scf::SCFFuseConsumerOfSliceResult> fused = scf::tileAndFuseConsumer(rewriter, epilogue, loops);
+  if (failed(fused))
+    return failure();
+  for (Operation *tile : fused->tiledOps)
+    tile->setAttr(blockAttr, rewriter.getUnitAttr());
+  // The loop was rebuilt with one more result, which replaced the epilogue's (the old loop is erased, the
+  // epilogue left without uses).
+  loop = fused->tiledOps.front()->getParentOfType<scf::ForOp>();
+  if (epilogue->use_empty())
+    rewriter.eraseOp(epilogue);
+
+  // The loop still inserts each unconsumed tile into the old result, which nothing reads any more: yield
+  // the loop-carried tensor unchanged instead, so canonicalisation drops it (and its N×Dv buffer).
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  auto insert = yield.getOperand(*number).getDefiningOp<tensor::InsertSliceOp>();
+  if (loop->getResult(*number).use_empty() && insert && insert->hasOneUse() &&
+      insert.getDest() == loop.getRegionIterArg(*number)) {
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(*number, loop.getRegionIterArg(*number)); });
+    rewriter.eraseOp(insert);
+  }
+  return success();
 }
 
 } // namespace mlir::la

@@ -12,15 +12,16 @@
 #define LA_TRANSFORMS_BLOCKEPILOGUES_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::la {
 
-/// The elementwise generic that can run on `contraction`'s register blocks, or null: the only user of its
-/// result, all loops parallel, one static output, reading the contraction's result at the same position it
-/// writes (identity maps, so each of its loops is one output loop of the contraction).
-linalg::GenericOp findBlockEpilogue(linalg::GenericOp contraction);
+/// The elementwise generic that can run on the tiles that produce `value`, or null: the only user of
+/// `value`, all loops parallel, one static output, reading `value` at the same position it writes (identity
+/// maps, so each of its loops is one dimension of `value`).
+linalg::GenericOp findEpilogue(Value value);
 
 /// Tiles `epilogue` by the output part of `contraction`'s register block (`blockShape` over the
 /// contraction's loops; the tile loops follow `loopOrder`'s output loops) and fuses the contraction and the
@@ -33,6 +34,14 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
                                                                   ArrayRef<int64_t> blockShape,
                                                                   ArrayRef<int64_t> loopOrder,
                                                                   StringRef blockAttr);
+
+/// Fuses `epilogue`, the elementwise consumer of a result of `loop` that each iteration writes with a
+/// `tensor.insert_slice` (a causal chunk loop's output), into the loop: every iteration applies it to the
+/// slice it writes (`scf::tileAndFuseConsumer`), and the loop no longer builds the unconsumed result. The
+/// tiled epilogue gets `blockAttr`. The epilogue's other operands are moved in front of the loop. Fails,
+/// leaving an equivalent program, when they cannot be or the consumer cannot be fused.
+LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, scf::ForOp loop, linalg::GenericOp epilogue,
+                                   StringRef blockAttr);
 
 } // namespace mlir::la
 

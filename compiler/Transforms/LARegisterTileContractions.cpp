@@ -316,12 +316,26 @@ LogicalResult fuseBlockEpilogues(RewriterBase &rewriter, func::FuncOp func, cons
     if (!plan || !plan->rowLoop)
       return;
     // A consumer of two products (AFT's num / den) is fused with the first; the second is sliced.
-    linalg::GenericOp epilogue = findBlockEpilogue(op);
+    linalg::GenericOp epilogue = findEpilogue(op->getResult(0));
     if (epilogue && epilogues.insert(epilogue).second)
       targets.push_back({op, epilogue, std::move(*plan)});
   });
-  if (targets.empty())
+  // Causal chunk loops write their output a chunk at a time: a consumer of that runs on each chunk.
+  SmallVector<std::pair<scf::ForOp, linalg::GenericOp>> loopTargets;
+  func.walk([&](scf::ForOp loop) {
+    for (OpResult result : loop.getResults()) {
+      auto insert = loop.getYieldedValues()[result.getResultNumber()].getDefiningOp<tensor::InsertSliceOp>();
+      if (!insert || llvm::count_if(insert.getSourceType().getShape(), [](int64_t size) { return size > 1; }) < 2)
+        continue;
+      if (linalg::GenericOp epilogue = findEpilogue(result))
+        if (epilogues.insert(epilogue).second)
+          loopTargets.emplace_back(loop, epilogue);
+    }
+  });
+  if (targets.empty() && loopTargets.empty())
     return success();
+  for (auto [loop, epilogue] : loopTargets)
+    (void)fuseEpilogueIntoLoop(rewriter, loop, epilogue, kBlockAttr); // an optimisation: unfused is fine
   for (EpilogueTarget &target : targets) {
     Location loc = target.epilogue.getLoc(); // the ops are replaced before a failure is known
     FailureOr<SmallVector<LoopLikeOpInterface>> loops = fuseEpilogueIntoBlocks(
@@ -388,7 +402,11 @@ struct LARegisterTileContractionsPass : impl::LARegisterTileContractionsBase<LAR
       if (std::optional<RegisterBlockPlan> plan = planRegisterBlock(op, limits))
         targets.emplace_back(op, std::move(*plan));
     });
-    if (targets.empty())
+    // Fused epilogues are marked for vectorisation even where no contraction is left to block.
+    bool hasMarkedBlocks = func.walk([](linalg::LinalgOp op) {
+                                 return op->hasAttr(kBlockAttr) ? WalkResult::interrupt() : WalkResult::advance();
+                               }).wasInterrupted();
+    if (targets.empty() && !hasMarkedBlocks)
       return;
     for (auto &[op, plan] : targets)
       if (failed(tileIntoBlocks(rewriter, op, plan, limits.vectorWidth))) {

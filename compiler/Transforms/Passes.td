@@ -237,7 +237,9 @@ def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::fu
     A matrix product whose only user is elementwise (a gate `w[n]·(q·kv)[n,e]`, a division by a row
     normaliser) is fused with it block by block: the consumer is tiled by the product's register block and
     the product, with the zero fill of its accumulator, is fused into each tile (BlockEpilogues.h). Each
-    block then stores the output once, and no N×Dv temporary is filled, written and read back.
+    block then stores the output once, and no N×Dv temporary is filled, written and read back. Likewise an
+    elementwise consumer of a loop that writes its result a tile at a time (a causal chunk loop's output)
+    is fused into the loop and applied to each tile.
   }];
   let options = [
     Option<"vectorTile", "vector-tile", "int64_t", /*default=*/"64", "Largest tile of the vector loop (lanes)">,

@@ -254,3 +254,57 @@ func.func @ratio_of_products(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>, %t: t
   } -> tensor<37x32xf32>
   return %r : tensor<37x32xf32>
 }
+
+// -----
+
+// A chunk loop writes its 32×16 output 8 rows at a time; the gate that consumes it runs on each chunk in
+// the loop (moved in front of it: the gate's weights, computed after the loop but independent of it), and
+// the loop no longer builds the ungated result.
+// CHECK-LABEL: func.func @gated_chunk_loop
+// CHECK:       %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<32xf32>)
+// CHECK:         math.exp
+// CHECK:       %[[OUT:.*]] = scf.for %[[C:.*]] = %c0 to %c32 step %c8 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<32x16xf32>) {
+// CHECK:         %[[TILE:.*]] = linalg.generic
+// CHECK:         tensor.extract_slice %[[W]][%[[C]]] [8] [1]
+// CHECK:         %[[SQUARES:.*]] = vector.transfer_read %[[TILE]]
+// CHECK:         arith.mulf %{{.*}}, %[[SQUARES]] : vector<8x16xf32>
+// CHECK:         vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<8x16xf32>
+// CHECK:         tensor.insert_slice {{.*}} into %[[ACC]][%[[C]], 0] [8, 16] [1, 1]
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         scf.yield
+// CHECK:       return %[[OUT]]
+#chunk = affine_map<(n, e) -> (n, e)>
+#gate_row = affine_map<(n, e) -> (n)>
+#vec = affine_map<(n) -> (n)>
+func.func @gated_chunk_loop(%x: tensor<32x16xf32>, %s: tensor<32xf32>) -> tensor<32x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %empty = tensor.empty() : tensor<32x16xf32>
+  %num = scf.for %c = %c0 to %c32 step %c8 iter_args(%acc = %empty) -> (tensor<32x16xf32>) {
+    %in = tensor.extract_slice %x[%c, 0] [8, 16] [1, 1] : tensor<32x16xf32> to tensor<8x16xf32>
+    %tile_init = tensor.empty() : tensor<8x16xf32>
+    %tile = linalg.generic {indexing_maps = [#chunk, #chunk], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<8x16xf32>) outs(%tile_init : tensor<8x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %sq = arith.mulf %a, %a : f32
+      linalg.yield %sq : f32
+    } -> tensor<8x16xf32>
+    %next = tensor.insert_slice %tile into %acc[%c, 0] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<32x16xf32>
+    scf.yield %next : tensor<32x16xf32>
+  }
+  %w_init = tensor.empty() : tensor<32xf32>
+  %w = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]}
+      ins(%s : tensor<32xf32>) outs(%w_init : tensor<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<32xf32>
+  %r = linalg.generic {indexing_maps = [#gate_row, #chunk, #chunk], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %num : tensor<32xf32>, tensor<32x16xf32>) outs(%empty : tensor<32x16xf32>) {
+  ^bb0(%ww: f32, %nn: f32, %o: f32):
+    %g = arith.mulf %ww, %nn : f32
+    linalg.yield %g : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
