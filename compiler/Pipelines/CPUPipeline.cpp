@@ -74,6 +74,7 @@ void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &opti
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createLAPrefetchNextTile());
   if (options.approximateMath)
     pm.addNestedPass<func::FuncOp>(createLAApproximateMath());
   // Register blocks: n-D transfers become 1-D loads and stores, then vector ops become LLVM vectors.

@@ -111,6 +111,31 @@ def LAExpandStridedCopies : Pass<"la-expand-strided-copies", "mlir::func::FuncOp
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
+  let summary = "In a loop that steps through a kernel argument tile by tile, prefetches the next "
+                "iteration's tile at the start of each iteration";
+  let description = [{
+    A cache panel (`kᵀ(v·c)` cut along the sequence) or a causal chunk reads each tile of an argument for the
+    first time from DRAM, in a prologue that does little arithmetic, and then computes on it for much longer
+    from cache. Hardware prefetchers do not run a whole tile ahead of such a loop. This pass finds, in each
+    `scf.for`, the `memref.subview`s of function arguments whose offset along one dimension is the induction
+    variable and whose size along it is the step (the tile of that iteration), and emits at the start of the
+    body one `memref.prefetch` per cache line of the next iteration's tile (clamped to the loop's range), so
+    that tile arrives in cache while this one is computed. Only arguments the kernel never writes, and tiles
+    of at most `max-tile-bytes`, are prefetched. Run after bufferisation, before `scf` becomes control flow.
+  }];
+  let options = [
+    Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64", "Bytes per cache line (one prefetch each)">,
+    Option<"maxTileBytes", "max-tile-bytes", "int64_t", /*default=*/"8192",
+           "Largest tile to prefetch. On AMD Zen every prefetch hint fills L1 (32 KiB): a 16 KiB cache panel "
+           "prefetched whole evicts the panel being computed (Flow normal 5% slower, BENCHMARKS.md); a 4 KiB "
+           "causal chunk does not">,
+    Option<"locality", "locality", "int64_t", /*default=*/"2",
+           "Temporal locality hint of the prefetches, 0 (none) to 3 (keep in every level); 2 targets L2">
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def LASpecialize : Pass<"la-specialize", "mlir::ModuleOp"> {
   let summary = "Specialises one entry to concrete argument types and refines every la result type: "
                 "tensor<?x?xf32> => tensor<37x64xf32>";

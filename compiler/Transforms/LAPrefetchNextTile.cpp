@@ -1,0 +1,142 @@
+//===- LAPrefetchNextTile.cpp - prefetch the next tile of a streamed argument ===//
+//
+// A panel or chunk loop touches each tile of a kernel argument first in a prologue (v·c for a cache panel,
+// the chunk's v·c for a causal chunk) that is bound by DRAM, then spends far longer computing on it from
+// cache, with DRAM idle. Prefetching iteration i+1's tile at the start of iteration i overlaps the two.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LAPREFETCHNEXTTILE
+#include "Transforms/Passes.h.inc"
+
+namespace {
+
+/// The tile of a function argument that one iteration of `loop` reads: a unit-stride subview whose offset
+/// along `dim` is the induction variable and whose size along it is the loop's (constant) step, at least 2;
+/// every other
+/// offset and size is static and only `dim` and the innermost dimension may be longer than one.
+struct StreamedTile {
+  memref::SubViewOp subview;
+  unsigned dim;
+};
+
+/// Whether the function writes `buffer` (through any view of it). Bufferisation may use an output buffer
+/// for a temporary, which is then in cache when it is read back: only true inputs are worth prefetching.
+bool isWritten(Value buffer) {
+  SmallVector<Value> worklist{buffer};
+  while (!worklist.empty()) {
+    Value view = worklist.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user)) {
+        worklist.append(user->result_begin(), user->result_end());
+        continue;
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(view))
+        return true; // unknown effects count as a write
+    }
+  }
+  return false;
+}
+
+std::optional<StreamedTile> matchStreamedTile(scf::ForOp loop, memref::SubViewOp subview, Block &entry,
+                                              int64_t maxTileBytes) {
+  auto argument = dyn_cast<BlockArgument>(subview.getSource());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  auto type = cast<MemRefType>(subview.getSource().getType());
+  // A loop that reads one row per iteration is a plain stream, which hardware prefetchers already follow.
+  if (!argument || argument.getOwner() != &entry || !step || *step < 2 || !type.getLayout().isIdentity() ||
+      isWritten(argument))
+    return std::nullopt;
+  if (!llvm::all_of(subview.getMixedStrides(), [](OpFoldResult s) { return isConstantIntValue(s, 1); }))
+    return std::nullopt;
+  std::optional<unsigned> dim;
+  SmallVector<OpFoldResult> offsets = subview.getMixedOffsets(), sizes = subview.getMixedSizes();
+  unsigned innermost = offsets.size() - 1;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
+    if (!size)
+      return std::nullopt;
+    if (auto offset = dyn_cast<Value>(offsets[d]); offset && offset == loop.getInductionVar() && *size == *step) {
+      if (dim || d == innermost)
+        return std::nullopt;
+      dim = d;
+      continue;
+    }
+    if (!getConstantIntValue(offsets[d]) || (*size > 1 && d != innermost))
+      return std::nullopt;
+  }
+  if (!dim)
+    return std::nullopt;
+  int64_t bytes = cast<MemRefType>(subview.getType()).getNumElements() * type.getElementTypeBitWidth() / 8;
+  if (bytes > maxTileBytes)
+    return std::nullopt;
+  return StreamedTile{subview, *dim};
+}
+
+/// At the start of `loop`'s body: for each row r of the next tile (rows [iv + step, min(iv + 2·step, ub))),
+/// one prefetch per `lineElements` elements of its innermost extent.
+void prefetchNextTile(scf::ForOp loop, StreamedTile tile, int64_t lineElements, int64_t locality) {
+  OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+  Location loc = tile.subview.getLoc();
+  SmallVector<OpFoldResult> offsets = tile.subview.getMixedOffsets(), sizes = tile.subview.getMixedSizes();
+  unsigned innermost = offsets.size() - 1;
+  Value iv = loop.getInductionVar(), step = loop.getStep();
+  Value first = arith::AddIOp::create(b, loc, iv, step);
+  Value last = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, first, step), loop.getUpperBound());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  int64_t columns = *getConstantIntValue(sizes[innermost]);
+  int64_t firstColumn = *getConstantIntValue(offsets[innermost]);
+  scf::ForOp rows = scf::ForOp::create(b, loc, first, last, one);
+  b.setInsertionPointToStart(rows.getBody());
+  for (int64_t column = 0; column < columns; column += lineElements) {
+    SmallVector<Value> indices;
+    for (unsigned d = 0; d < offsets.size(); ++d) {
+      if (d == tile.dim)
+        indices.push_back(rows.getInductionVar());
+      else if (d == innermost)
+        indices.push_back(arith::ConstantIndexOp::create(b, loc, firstColumn + column));
+      else
+        indices.push_back(arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(offsets[d])));
+    }
+    memref::PrefetchOp::create(b, loc, tile.subview.getSource(), indices, /*isWrite=*/false, locality,
+                               /*isDataCache=*/true);
+  }
+}
+
+struct LAPrefetchNextTilePass : impl::LAPrefetchNextTileBase<LAPrefetchNextTilePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (lineBytes < 1 || maxTileBytes < 1 || locality < 0 || locality > 3) {
+      func.emitError("la-prefetch-next-tile: line-bytes and max-tile-bytes must be positive, locality in [0, 3]");
+      return signalPassFailure();
+    }
+    if (func.isExternal())
+      return;
+    Block &entry = func.getBody().front();
+    SmallVector<std::pair<scf::ForOp, StreamedTile>> streams;
+    func.walk([&](scf::ForOp loop) {
+      llvm::SmallPtrSet<Value, 4> seen; // one prefetch stream per argument and loop
+      for (auto subview : loop.getBody()->getOps<memref::SubViewOp>())
+        if (std::optional<StreamedTile> tile = matchStreamedTile(loop, subview, entry, maxTileBytes))
+          if (seen.insert(subview.getSource()).second)
+            streams.emplace_back(loop, *tile);
+    });
+    for (auto &[loop, tile] : streams) {
+      int64_t elementBytes = cast<MemRefType>(tile.subview.getSource().getType()).getElementTypeBitWidth() / 8;
+      prefetchNextTile(loop, tile, std::max<int64_t>(1, lineBytes / std::max<int64_t>(1, elementBytes)), locality);
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::la

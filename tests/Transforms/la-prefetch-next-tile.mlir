@@ -1,0 +1,56 @@
+// RUN: la-opt %s -split-input-file -la-prefetch-next-tile | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-prefetch-next-tile="max-tile-bytes=1024" | FileCheck %s --check-prefix=SMALL
+// RUN: not la-opt %s -la-prefetch-next-tile="locality=4" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// A chunk loop reads 16×64 tiles (4 KiB) of its input %v: each iteration first prefetches the next tile,
+// rows [c + 16, min(c + 32, 4096)), one prefetch per 64-byte line (16 floats). The output %out is written,
+// so it is not prefetched; nor is anything when the tile is larger than max-tile-bytes.
+// CHECK-LABEL: func.func @chunks
+// CHECK:       scf.for %[[C:.*]] = %c0 to %c4096 step %c16 {
+// CHECK:         %[[FIRST:.*]] = arith.addi %[[C]], %c16
+// CHECK:         %[[END:.*]] = arith.addi %[[FIRST]], %c16
+// CHECK:         %[[LAST:.*]] = arith.minsi %[[END]], %c4096
+// CHECK:         scf.for %[[ROW:.*]] = %[[FIRST]] to %[[LAST]] step %{{.*}} {
+// CHECK-COUNT-4:   memref.prefetch %arg0[%[[ROW]], %{{.*}}], read, locality<2>, data
+// CHECK-NOT:       memref.prefetch
+// CHECK:         }
+// CHECK:         memref.subview %arg0[%[[C]], 0] [16, 64] [1, 1]
+// CHECK-NOT:     memref.prefetch
+// SMALL-LABEL: func.func @chunks
+// SMALL-NOT:   memref.prefetch
+// BAD: locality in [0, 3]
+func.func @chunks(%v: memref<4096x64xf32>, %out: memref<4096x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  scf.for %c = %c0 to %c4096 step %c16 {
+    %tile = memref.subview %v[%c, 0] [16, 64] [1, 1] : memref<4096x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    %dest = memref.subview %out[%c, 0] [16, 64] [1, 1] : memref<4096x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    memref.copy %tile, %dest : memref<16x64xf32, strided<[64, 1], offset: ?>> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+  }
+  return
+}
+
+// -----
+
+// One row per iteration is a plain stream (hardware prefetchers follow it), and a tile whose offset is not
+// the induction variable is not the iteration's tile: neither is prefetched.
+// CHECK-LABEL: func.func @not_tiles
+// CHECK-NOT:   memref.prefetch
+func.func @not_tiles(%v: memref<4096x64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  scf.for %n = %c0 to %c4096 step %c1 {
+    %row = memref.subview %v[%n, 0] [1, 64] [1, 1] : memref<4096x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %x = memref.load %row[%c0, %c0] : memref<1x64xf32, strided<[64, 1], offset: ?>>
+    memref.store %x, %out[%c0] : memref<64xf32>
+  }
+  scf.for %n = %c0 to %c4096 step %c16 {
+    %fixed = memref.subview %v[0, 0] [16, 64] [1, 1] : memref<4096x64xf32> to memref<16x64xf32, strided<[64, 1]>>
+    %x = memref.load %fixed[%c0, %c0] : memref<16x64xf32, strided<[64, 1]>>
+    memref.store %x, %out[%c0] : memref<64xf32>
+  }
+  return
+}
