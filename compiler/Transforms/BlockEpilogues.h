@@ -5,6 +5,7 @@
 // write the output: a zero fill, a store and two more passes over N×Dv floats. Tiling the consumer by the
 // contraction's register block and fusing the contraction (with its zero fill) into each tile lets every
 // block apply the consumer to its accumulators and store the output once, while the next block's FMAs run.
+// A causal chunk loop, which writes its output a chunk at a time, gets its consumer fused the same way.
 //
 //===----------------------------------------------------------------------===//
 
