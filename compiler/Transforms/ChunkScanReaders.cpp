@@ -53,7 +53,7 @@ std::optional<ScanRead> matchScanRead(Value operand, int64_t dim) {
     if (!isFusablePrefixSum(scan, dim))
       continue;
     // The scan must be read element for element (not broadcast) and only once by the map.
-    if (found || toResult.size() != cast<RankedTensorType>(map.getType()).getRank() ||
+    if (found || static_cast<int64_t>(toResult.size()) != cast<RankedTensorType>(map.getType()).getRank() ||
         !llvm::equal(toResult, llvm::seq<int64_t>(0, toResult.size())) ||
         llvm::count(map.getInputs(), input) != 1)
       return std::nullopt;
