@@ -126,10 +126,9 @@ def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64", "Bytes per cache line (one prefetch each)">,
-    Option<"maxTileBytes", "max-tile-bytes", "int64_t", /*default=*/"8192",
-           "Largest tile to prefetch. On AMD Zen every prefetch hint fills L1 (32 KiB): a 16 KiB cache panel "
-           "prefetched whole evicts the panel being computed (Flow normal 5% slower, BENCHMARKS.md); a 4 KiB "
-           "causal chunk does not">,
+    Option<"maxTileBytes", "max-tile-bytes", "int64_t", /*default=*/"4096",
+           "Largest tile to prefetch. The 4 KiB causal chunk of v gains; prefetching 16 KiB and 8 KiB cache "
+           "panels the same way made Flow normal 5-8% slower (BENCHMARKS.md, session 11)">,
     Option<"locality", "locality", "int64_t", /*default=*/"2",
            "Temporal locality hint of the prefetches, 0 (none) to 3 (keep in every level); 2 targets L2">
   ];
