@@ -81,8 +81,50 @@ std::optional<StreamedTile> matchStreamedTile(scf::ForOp loop, memref::SubViewOp
   return StreamedTile{subview, *dim};
 }
 
-/// At the start of `loop`'s body: for each row r of the next tile (rows [iv + step, min(iv + 2·step, ub))),
-/// one prefetch per `lineElements` elements of its innermost extent.
+/// Whether `region` holds a use of `view` or of a view of it.
+bool readsInside(Value view, Operation *region) {
+  SmallVector<Value> worklist{view};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (region->isAncestor(user))
+        return true;
+      if (isa<ViewLikeOpInterface>(user))
+        worklist.append(user->result_begin(), user->result_end());
+    }
+  }
+  return false;
+}
+
+/// The loop directly in `loop`'s body with the most iterations (at least 2, static), preferring one that
+/// does not read the tile: the row blocks of a panel or chunk, which compute from cache, rather than a
+/// prologue that is itself waiting on the tile. Null if there is none.
+scf::ForOp pickSpreadLoop(scf::ForOp loop, memref::SubViewOp tile, int64_t &trips) {
+  scf::ForOp best;
+  bool bestReads = true;
+  trips = 1;
+  for (auto inner : loop.getBody()->getOps<scf::ForOp>()) {
+    std::optional<int64_t> lb = getConstantIntValue(inner.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(inner.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(inner.getStep());
+    if (!lb || !ub || !step || *step < 1)
+      continue;
+    int64_t count = llvm::divideCeil(*ub - *lb, *step);
+    bool reads = readsInside(tile.getResult(), inner);
+    if (count < 2 || (reads && !bestReads) || (reads == bestReads && count <= trips))
+      continue;
+    best = inner;
+    bestReads = reads;
+    trips = count;
+  }
+  return best;
+}
+
+/// Prefetches the next tile (rows [iv + step, min(iv + 2·step, ub))), one prefetch per `lineElements`
+/// elements of each row. Issued all at once, a tile's prefetches hold the L1 miss buffers that the loop's
+/// own first reads need; so when the body has a loop of row blocks that does not read the tile, block j
+/// prefetches rows [first + j·R, first + (j+1)·R) with R = ⌈step / blocks⌉. Otherwise the whole tile is
+/// prefetched at the start of the body.
 void prefetchNextTile(scf::ForOp loop, StreamedTile tile, int64_t lineElements, int64_t locality) {
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
   Location loc = tile.subview.getLoc();
@@ -94,6 +136,16 @@ void prefetchNextTile(scf::ForOp loop, StreamedTile tile, int64_t lineElements, 
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   int64_t columns = *getConstantIntValue(sizes[innermost]);
   int64_t firstColumn = *getConstantIntValue(offsets[innermost]);
+  int64_t blocks = 1;
+  if (scf::ForOp spread = pickSpreadLoop(loop, tile.subview, blocks)) {
+    int64_t rowsPerBlock = llvm::divideCeil(*getConstantIntValue(step), blocks);
+    b.setInsertionPointToStart(spread.getBody());
+    Value block = arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, spread.getInductionVar(), spread.getLowerBound()), spread.getStep());
+    Value perBlock = arith::ConstantIndexOp::create(b, loc, rowsPerBlock);
+    first = arith::AddIOp::create(b, loc, first, arith::MulIOp::create(b, loc, block, perBlock));
+    last = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, first, perBlock), last);
+  }
   scf::ForOp rows = scf::ForOp::create(b, loc, first, last, one);
   b.setInsertionPointToStart(rows.getBody());
   for (int64_t column = 0; column < columns; column += lineElements) {

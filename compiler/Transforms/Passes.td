@@ -113,24 +113,24 @@ def LAExpandStridedCopies : Pass<"la-expand-strided-copies", "mlir::func::FuncOp
 
 def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
   let summary = "In a loop that steps through a kernel argument tile by tile, prefetches the next "
-                "iteration's tile at the start of each iteration";
+                "iteration's tile while this one is computed";
   let description = [{
     A cache panel (`kᵀ(v·c)` cut along the sequence) or a causal chunk reads each tile of an argument for the
     first time from DRAM, in a prologue that does little arithmetic, and then computes on it for much longer
     from cache. Hardware prefetchers do not run a whole tile ahead of such a loop. This pass finds, in each
-    `scf.for`, the `memref.subview`s of function arguments whose offset along one dimension is the induction
-    variable and whose size along it is the step (the tile of that iteration), and emits at the start of the
-    body one `memref.prefetch` per cache line of the next iteration's tile (clamped to the loop's range), so
-    that tile arrives in cache while this one is computed. Only arguments the kernel never writes, and tiles
-    of at most `max-tile-bytes`, are prefetched. Run after bufferisation, before `scf` becomes control flow.
+    `scf.for`, the `memref.subview`s of read-only function arguments whose offset along one dimension is the
+    induction variable and whose size along it is the step (at least 2 rows: the tile of that iteration),
+    and prefetches the next iteration's tile, one `memref.prefetch` per cache line, clamped to the loop's
+    range. The prefetches are spread over the longest loop in the body (preferably one that does not read
+    the tile, i.e. the row blocks), a few rows per iteration: issued all at the start of the body they made
+    the cache panels 5–8% slower. Only tiles of rows of a contiguous innermost dimension are handled. Run
+    after bufferisation, before `scf` becomes control flow.
   }];
   let options = [
     Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64", "Bytes per cache line (one prefetch each)">,
-    Option<"maxTileBytes", "max-tile-bytes", "int64_t", /*default=*/"4096",
-           "Largest tile to prefetch. The 4 KiB causal chunk of v gains; prefetching 16 KiB and 8 KiB cache "
-           "panels the same way made Flow normal 5-8% slower (BENCHMARKS.md, session 11)">,
+    Option<"maxTileBytes", "max-tile-bytes", "int64_t", /*default=*/"65536", "Largest tile to prefetch">,
     Option<"locality", "locality", "int64_t", /*default=*/"2",
-           "Temporal locality hint of the prefetches, 0 (none) to 3 (keep in every level); 2 targets L2">
+           "Temporal locality hint of the prefetches, 0 (none) to 3 (keep in every level)">
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }

@@ -54,3 +54,44 @@ func.func @not_tiles(%v: memref<4096x64xf32>, %out: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// A panel loop whose body has a loop of row blocks: the next panel's 64 rows are prefetched 8 per block
+// (8 blocks), inside the block loop that computes from cache, not all at once at the start of the panel.
+// The prologue loop reads the panel and is not chosen although it is as long.
+// CHECK-LABEL: func.func @spread_over_blocks
+// CHECK:       scf.for %[[P:.*]] = %c0 to %c4096 step %c64 {
+// CHECK:         %[[FIRST:.*]] = arith.addi %[[P]], %c64
+// CHECK:         %[[LAST:.*]] = arith.minsi
+// CHECK:         memref.subview %arg0[%[[P]], 0] [64, 64] [1, 1]
+// CHECK:         scf.for {{.*}} = %c0 to %c8 step %c1 {
+// CHECK-NOT:       memref.prefetch
+// CHECK:         }
+// CHECK:         scf.for %[[B:.*]] = %c0 to %c64 step %c8 {
+// CHECK:           %[[INDEX:.*]] = arith.divui
+// CHECK:           %[[OFFSET:.*]] = arith.muli %[[INDEX]], %[[EIGHT:.*]] : index
+// CHECK:           %[[LO:.*]] = arith.addi %[[FIRST]], %[[OFFSET]]
+// CHECK:           %[[HI:.*]] = arith.addi %[[LO]], %[[EIGHT]]
+// CHECK:           %[[END:.*]] = arith.minsi %[[HI]], %[[LAST]]
+// CHECK:           scf.for %[[ROW:.*]] = %[[LO]] to %[[END]] step
+// CHECK-COUNT-4:     memref.prefetch %arg0[%[[ROW]], %{{.*}}]
+func.func @spread_over_blocks(%v: memref<4096x64xf32>, %acc: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  scf.for %p = %c0 to %c4096 step %c64 {
+    %panel = memref.subview %v[%p, 0] [64, 64] [1, 1] : memref<4096x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    scf.for %r = %c0 to %c8 step %c1 {
+      %x = memref.load %panel[%r, %c0] : memref<64x64xf32, strided<[64, 1], offset: ?>>
+      memref.store %x, %acc[%r, %c0] : memref<64x64xf32>
+    }
+    scf.for %b = %c0 to %c64 step %c8 {
+      %y = memref.load %acc[%b, %c0] : memref<64x64xf32>
+      memref.store %y, %acc[%b, %c1] : memref<64x64xf32>
+    }
+  }
+  return
+}
