@@ -79,20 +79,18 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
   return tiled->loops;
 }
 
-LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, scf::ForOp loop, linalg::GenericOp epilogue,
+LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue,
                                    StringRef blockAttr) {
-  std::optional<unsigned> number;
-  for (Value operand : epilogue->getOperands())
-    if (operand.getDefiningOp() == loop.getOperation())
-      number = cast<OpResult>(operand).getResultNumber();
+  auto loop = cast<scf::ForOp>(produced.getOwner());
+  unsigned number = produced.getResultNumber();
   // The epilogue's other operands (a gate computed from sums the loop does not touch) go in front of the
-  // loop, so the fused tile can read them there.
-  DominanceInfo dominance;
+  // loop, so the fused tile can read them there (those already there are left alone).
   SmallVector<Value> others;
   for (Value operand : epilogue->getOperands())
-    if (operand.getDefiningOp() != loop.getOperation() && !dominance.properlyDominates(operand, loop))
+    if (operand != produced)
       others.push_back(operand);
-  if (!number || (!others.empty() && failed(moveValueDefinitions(rewriter, others, loop, dominance))))
+  DominanceInfo dominance;
+  if (failed(moveValueDefinitions(rewriter, others, loop, dominance)))
     return failure();
   SmallVector<LoopLikeOpInterface> loops{cast<LoopLikeOpInterface>(loop.getOperation())};
   FailureOr<scf::SCFFuseConsumerOfSliceResult> fused = scf::tileAndFuseConsumer(rewriter, epilogue, loops);
@@ -109,10 +107,10 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, scf::ForOp loop, lina
   // The loop still inserts each unconsumed tile into the old result, which nothing reads any more: yield
   // the loop-carried tensor unchanged instead, so canonicalisation drops it (and its N×Dv buffer).
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  auto insert = yield.getOperand(*number).getDefiningOp<tensor::InsertSliceOp>();
-  if (loop->getResult(*number).use_empty() && insert && insert->hasOneUse() &&
-      insert.getDest() == loop.getRegionIterArg(*number)) {
-    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(*number, loop.getRegionIterArg(*number)); });
+  auto insert = yield.getOperand(number).getDefiningOp<tensor::InsertSliceOp>();
+  if (loop->getResult(number).use_empty() && insert && insert->hasOneUse() &&
+      insert.getDest() == loop.getRegionIterArg(number)) {
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(number, loop.getRegionIterArg(number)); });
     rewriter.eraseOp(insert);
   }
   return success();

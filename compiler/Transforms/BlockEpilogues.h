@@ -36,12 +36,12 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
                                                                   ArrayRef<int64_t> loopOrder,
                                                                   StringRef blockAttr);
 
-/// Fuses `epilogue`, the elementwise consumer of a result of `loop` that each iteration writes with a
-/// `tensor.insert_slice` (a causal chunk loop's output), into the loop: every iteration applies it to the
-/// slice it writes (`scf::tileAndFuseConsumer`), and the loop no longer builds the unconsumed result. The
-/// tiled epilogue gets `blockAttr`. The epilogue's other operands are moved in front of the loop. Fails,
-/// leaving an equivalent program, when they cannot be or the consumer cannot be fused.
-LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, scf::ForOp loop, linalg::GenericOp epilogue,
+/// Fuses `epilogue`, the elementwise consumer of `produced`, a result of an `scf.for` that each iteration
+/// writes with a `tensor.insert_slice` (a causal chunk loop's output), into the loop: every iteration
+/// applies it to the slice it writes (`scf::tileAndFuseConsumer`), and the loop no longer builds the
+/// unconsumed result. The tiled epilogue gets `blockAttr`. The epilogue's other operands are moved in front
+/// of the loop. Fails, leaving an equivalent program, when they cannot be or the consumer cannot be fused.
+LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue,
                                    StringRef blockAttr);
 
 } // namespace mlir::la

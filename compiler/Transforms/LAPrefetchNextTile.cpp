@@ -20,30 +20,34 @@ namespace {
 
 /// The tile of a function argument that one iteration of `loop` reads: a unit-stride subview whose offset
 /// along `dim` is the induction variable and whose size along it is the loop's (constant) step, at least 2;
-/// every other
-/// offset and size is static and only `dim` and the innermost dimension may be longer than one.
+/// every other offset and size is static and only `dim` and the innermost dimension may be longer than one.
 struct StreamedTile {
   memref::SubViewOp subview;
   unsigned dim;
 };
 
-/// Whether the function writes `buffer` (through any view of it). Bufferisation may use an output buffer
-/// for a temporary, which is then in cache when it is read back: only true inputs are worth prefetching.
-bool isWritten(Value buffer) {
+/// Whether `predicate` holds for a use of `buffer` or of a view of it (views are followed, not tested).
+bool anyUseThroughViews(Value buffer, llvm::function_ref<bool(OpOperand &)> predicate) {
   SmallVector<Value> worklist{buffer};
   while (!worklist.empty()) {
     Value view = worklist.pop_back_val();
-    for (Operation *user : view.getUsers()) {
-      if (isa<ViewLikeOpInterface>(user)) {
-        worklist.append(user->result_begin(), user->result_end());
-        continue;
-      }
-      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-      if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(view))
-        return true; // unknown effects count as a write
+    for (OpOperand &use : view.getUses()) {
+      if (isa<ViewLikeOpInterface>(use.getOwner()))
+        worklist.append(use.getOwner()->result_begin(), use.getOwner()->result_end());
+      else if (predicate(use))
+        return true;
     }
   }
   return false;
+}
+
+/// Whether the function writes `buffer` (through any view of it). Bufferisation may use an output buffer
+/// for a temporary, which is then in cache when it is read back: only true inputs are worth prefetching.
+bool isWritten(Value buffer) {
+  return anyUseThroughViews(buffer, [](OpOperand &use) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(use.getOwner());
+    return !effects || effects.getEffectOnValue<MemoryEffects::Write>(use.get()); // unknown effects: a write
+  });
 }
 
 std::optional<StreamedTile> matchStreamedTile(scf::ForOp loop, memref::SubViewOp subview, Block &entry,
@@ -83,17 +87,7 @@ std::optional<StreamedTile> matchStreamedTile(scf::ForOp loop, memref::SubViewOp
 
 /// Whether `region` holds a use of `view` or of a view of it.
 bool readsInside(Value view, Operation *region) {
-  SmallVector<Value> worklist{view};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (region->isAncestor(user))
-        return true;
-      if (isa<ViewLikeOpInterface>(user))
-        worklist.append(user->result_begin(), user->result_end());
-    }
-  }
-  return false;
+  return anyUseThroughViews(view, [&](OpOperand &use) { return region->isAncestor(use.getOwner()); });
 }
 
 /// The loop directly in `loop`'s body with the most iterations (at least 2, static), preferring one that
@@ -148,16 +142,13 @@ void prefetchNextTile(scf::ForOp loop, StreamedTile tile, int64_t lineElements, 
   }
   scf::ForOp rows = scf::ForOp::create(b, loc, first, last, one);
   b.setInsertionPointToStart(rows.getBody());
+  // The tile's own offsets, with the row loop's index along `dim`; the column is set per cache line.
+  SmallVector<Value> indices;
+  for (unsigned d = 0; d < offsets.size(); ++d)
+    indices.push_back(d == tile.dim ? rows.getInductionVar()
+                                    : arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(offsets[d])));
   for (int64_t column = 0; column < columns; column += lineElements) {
-    SmallVector<Value> indices;
-    for (unsigned d = 0; d < offsets.size(); ++d) {
-      if (d == tile.dim)
-        indices.push_back(rows.getInductionVar());
-      else if (d == innermost)
-        indices.push_back(arith::ConstantIndexOp::create(b, loc, firstColumn + column));
-      else
-        indices.push_back(arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(offsets[d])));
-    }
+    indices[innermost] = arith::ConstantIndexOp::create(b, loc, firstColumn + column);
     memref::PrefetchOp::create(b, loc, tile.subview.getSource(), indices, /*isWrite=*/false, locality,
                                /*isDataCache=*/true);
   }

@@ -321,7 +321,7 @@ LogicalResult fuseBlockEpilogues(RewriterBase &rewriter, func::FuncOp func, cons
       targets.push_back({op, epilogue, std::move(*plan)});
   });
   // Causal chunk loops write their output a chunk at a time: a consumer of that runs on each chunk.
-  SmallVector<std::pair<scf::ForOp, linalg::GenericOp>> loopTargets;
+  SmallVector<std::pair<OpResult, linalg::GenericOp>> loopTargets;
   func.walk([&](scf::ForOp loop) {
     for (OpResult result : loop.getResults()) {
       auto insert = loop.getYieldedValues()[result.getResultNumber()].getDefiningOp<tensor::InsertSliceOp>();
@@ -329,13 +329,13 @@ LogicalResult fuseBlockEpilogues(RewriterBase &rewriter, func::FuncOp func, cons
         continue;
       if (linalg::GenericOp epilogue = findEpilogue(result))
         if (epilogues.insert(epilogue).second)
-          loopTargets.emplace_back(loop, epilogue);
+          loopTargets.emplace_back(result, epilogue);
     }
   });
   if (targets.empty() && loopTargets.empty())
     return success();
-  for (auto [loop, epilogue] : loopTargets)
-    (void)fuseEpilogueIntoLoop(rewriter, loop, epilogue, kBlockAttr); // an optimisation: unfused is fine
+  for (auto [result, epilogue] : loopTargets)
+    (void)fuseEpilogueIntoLoop(rewriter, result, epilogue, kBlockAttr); // an optimisation: unfused is fine
   for (EpilogueTarget &target : targets) {
     Location loc = target.epilogue.getLoc(); // the ops are replaced before a failure is known
     FailureOr<SmallVector<LoopLikeOpInterface>> loops = fuseEpilogueIntoBlocks(
