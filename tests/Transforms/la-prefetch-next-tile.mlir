@@ -1,5 +1,6 @@
 // RUN: la-opt %s -split-input-file -la-prefetch-next-tile | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-prefetch-next-tile="max-tile-bytes=1024" | FileCheck %s --check-prefix=SMALL
+// RUN: la-opt %s -split-input-file -la-prefetch-next-tile="line-bytes=128 locality=3" | FileCheck %s --check-prefix=WIDE
 // RUN: not la-opt %s -la-prefetch-next-tile="locality=4" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // A chunk loop reads 16×64 tiles (4 KiB) of its input %v: each iteration first prefetches the next tile,
@@ -16,6 +17,11 @@
 // CHECK:         }
 // CHECK:         memref.subview %arg0[%[[C]], 0] [16, 64] [1, 1]
 // CHECK-NOT:     memref.prefetch
+// line-bytes=128 halves the prefetches per 64-float row; locality is passed through.
+// WIDE-LABEL: func.func @chunks
+// WIDE:         scf.for
+// WIDE-COUNT-2:   memref.prefetch %arg0[%{{.*}}, %{{.*}}], read, locality<3>, data
+// WIDE-NOT:       memref.prefetch
 // SMALL-LABEL: func.func @chunks
 // SMALL-NOT:   memref.prefetch
 // BAD: locality in [0, 3]
@@ -36,6 +42,7 @@ func.func @chunks(%v: memref<4096x64xf32>, %out: memref<4096x64xf32>) {
 // One row per iteration is a plain stream (hardware prefetchers follow it), and a tile whose offset is not
 // the induction variable is not the iteration's tile: neither is prefetched.
 // CHECK-LABEL: func.func @not_tiles
+// WIDE-LABEL: func.func @not_tiles
 // CHECK-NOT:   memref.prefetch
 func.func @not_tiles(%v: memref<4096x64xf32>, %out: memref<64xf32>) {
   %c0 = arith.constant 0 : index
