@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -24,7 +25,8 @@ namespace mlir::la {
 /// Patterns lowering each la op family to linalg/tensor/scf; used by `la-to-linalg`.
 void populateLAMapToLinalgPatterns(RewritePatternSet &patterns);
 void populateLAReductionToLinalgPatterns(RewritePatternSet &patterns);
-void populateLAScanToLinalgPatterns(RewritePatternSet &patterns);
+/// `registerStateElements`: the largest scan state carried as a vector (see `la-to-linalg`).
+void populateLAScanToLinalgPatterns(RewritePatternSet &patterns, int64_t registerStateElements);
 void populateLAContractToLinalgPatterns(RewritePatternSet &patterns);
 void populateLAWindowToLinalgPatterns(RewritePatternSet &patterns);
 

@@ -13,17 +13,24 @@ namespace mlir::la {
 namespace {
 
 struct LAToLinalgPass : impl::LAToLinalgBase<LAToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    if (registerStateElements < 0) {
+      getOperation().emitError("la-to-linalg: register-state-elements must be at least 0");
+      return signalPassFailure();
+    }
     ConversionTarget target(*context);
     target.addIllegalDialect<LADialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, scf::SCFDialect,
-                           arith::ArithDialect, math::MathDialect, func::FuncDialect>();
+                           arith::ArithDialect, math::MathDialect, func::FuncDialect,
+                           vector::VectorDialect>();
 
     RewritePatternSet patterns(context);
     populateLAMapToLinalgPatterns(patterns);
     populateLAReductionToLinalgPatterns(patterns);
-    populateLAScanToLinalgPatterns(patterns);
+    populateLAScanToLinalgPatterns(patterns, registerStateElements);
     populateLAContractToLinalgPatterns(patterns);
     populateLAWindowToLinalgPatterns(patterns);
 

@@ -34,17 +34,23 @@ Value castToType(OpBuilder &b, Location loc, Value value, Type type) {
 }
 
 Value createFloat(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vector, b.getFloatAttr(vector.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
 Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
-  auto from = cast<FloatType>(value.getType());
-  auto to = cast<FloatType>(type);
+  auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(type));
   if (from == to)
     return value;
+  Type result = to;
+  if (auto vector = dyn_cast<VectorType>(value.getType()))
+    result = vector.clone(to);
   if (from.getWidth() < to.getWidth())
-    return arith::ExtFOp::create(b, loc, type, value);
-  return arith::TruncFOp::create(b, loc, type, value);
+    return arith::ExtFOp::create(b, loc, result, value);
+  return arith::TruncFOp::create(b, loc, result, value);
 }
 
 Value convertElementType(OpBuilder &b, Location loc, Value value, Type elementType) {

@@ -27,10 +27,11 @@ Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Typ
 /// `value` cast to `type` with `tensor.cast` when the (static-ness of the) types differ.
 Value castToType(OpBuilder &b, Location loc, Value value, Type type);
 
-/// A float scalar constant of `type`.
+/// A float constant of `type`: a scalar, or a splat when `type` is a vector type.
 Value createFloat(OpBuilder &b, Location loc, Type type, double value);
 
-/// Converts a scalar between float types (extf/truncf), or returns it unchanged.
+/// Converts a scalar or a vector between float element types (extf/truncf; `type` is the target element
+/// type), or returns it unchanged.
 Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
 
 /// `value` with every element converted to `elementType` (one elementwise generic), or `value` itself.

@@ -6,6 +6,10 @@
 // scans of outer products is produced before this lowering (`la-chunk-scans`), and loops over the other
 // dimensions vectorise inside each step.
 //
+// A small state (a sliced kernel's [1, 1, D] running sum) is carried as a vector instead (the register
+// form): a tensor state bufferises to a buffer that every step loads, combines and stores, so each step
+// waits on a store-to-load forward; a vector iter_arg stays in registers and the steps pipeline.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Conversion/LAToLinalg/LoweringUtils.h"
@@ -79,33 +83,146 @@ LogicalResult checkSupported(ScanOp op) {
   return success();
 }
 
+/// The register form applies when the state is static with one non-unit dimension, the innermost (so
+/// each state is one 1-D vector and needs no n-D unrolling), every input is read with the state's shape
+/// (no prefix broadcast: decay gates and online-softmax logits of a smaller rank keep the tensor form),
+/// and all states together have at most `maxElements` elements.
+std::optional<VectorType> getRegisterStateType(ValueRange inputs, Value values, ArrayRef<int64_t> stateShape,
+                                              const StepRule &rule, int64_t maxElements) {
+  if (stateShape.empty() || ShapedType::isDynamicShape(stateShape) ||
+      llvm::any_of(stateShape.drop_back(), [](int64_t size) { return size != 1; }) ||
+      stateShape.back() * static_cast<int64_t>(rule.numStates()) > maxElements)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(values.getType()).getShape();
+  if (llvm::any_of(inputs, [&](Value input) { return cast<RankedTensorType>(input.getType()).getShape() != shape; }))
+    return std::nullopt;
+  return VectorType::get({stateShape.back()}, rule.accType);
+}
+
+/// The rank-reduced slice of `tensor` at `position` along `dim` (the state's shape).
+Value slicePosition(OpBuilder &b, Location loc, Value tensor, int64_t dim, Value position) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes = getSizes(b, loc, tensor),
+      strides(rank, b.getIndexAttr(1));
+  offsets[dim] = position;
+  sizes[dim] = b.getIndexAttr(1);
+  SmallVector<int64_t> sliceShape = llvm::to_vector(type.getShape());
+  sliceShape.erase(sliceShape.begin() + dim);
+  auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, offsets, sizes, strides);
+}
+
+/// `tensor` (the state's shape: unit dimensions, then the vector's) read as one vector of `elementType`.
+Value readRow(OpBuilder &b, Location loc, Value tensor, VectorType vectorType, Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+  Value padding = createFloat(b, loc, type.getElementType(), 0.0);
+  Value row = vector::TransferReadOp::create(b, loc, vectorType.clone(type.getElementType()), tensor, zeros, padding,
+                                             SmallVector<bool>{true});
+  return convertFloat(b, loc, row, elementType);
+}
+
+/// `row` written over `tensor` (the state's shape).
+Value writeRow(OpBuilder &b, Location loc, Value row, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+  return vector::TransferWriteOp::create(b, loc, convertFloat(b, loc, row, type.getElementType()), tensor, zeros,
+                                         SmallVector<bool>{true})
+      .getResult();
+}
+
 /// la.scan with a named combiner ⇒ scf.for over the scanned dimension carrying the states and the result.
 struct ScanToLoop : OpConversionPattern<ScanOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ScanToLoop(MLIRContext *context, int64_t registerStateElements)
+      : OpConversionPattern(context), registerStateElements(registerStateElements) {}
 
   LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(checkSupported(op)))
       return failure();
-    Location loc = op.getLoc();
-    ValueRange inputs = adaptor.getInputs();
     // The state has the shape of the scanned values: the input for one-input combiners and decay (whose
     // gate prefix-broadcasts into it), the values (second input) for online_softmax.
-    Value values = *op.getCombiner() == Combiner::online_softmax ? inputs[1] : inputs[0];
+    Value values = *op.getCombiner() == Combiner::online_softmax ? adaptor.getInputs()[1] : adaptor.getInputs()[0];
     auto valueType = cast<RankedTensorType>(values.getType());
-    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-    Type elementType = resultType.getElementType();
+    Type elementType = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
     StepRule rule{*op.getCombiner(), getAccumulationType(op.getAcc(), elementType)};
-    int64_t rank = valueType.getRank();
+    int64_t dim = op.getDimAttr().getInt();
+    SmallVector<int64_t> stateShape = llvm::to_vector(valueType.getShape());
+    stateShape.erase(stateShape.begin() + dim);
+    Value result;
+    if (std::optional<VectorType> vectorType =
+            getRegisterStateType(adaptor.getInputs(), values, stateShape, rule, registerStateElements))
+      result = buildRegisterLoop(rewriter, op, adaptor, rule, values, *vectorType);
+    else
+      result = buildTensorLoop(rewriter, op, adaptor, rule, values, stateShape);
+    rewriter.replaceOp(op, castToType(rewriter, op.getLoc(), result, op.getResult(0).getType()));
+    return success();
+  }
+
+private:
+  /// The loop's position for step `i` (counted down when the scan is reversed).
+  static Value getPosition(OpBuilder &b, Location loc, ScanOp op, Value i, Value length) {
+    if (!op.getReverse())
+      return i;
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    return arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, length, one), i);
+  }
+
+  /// The register form: each state is a vector iter_arg; a step reads one row of every input, combines,
+  /// and writes one row of the result in place.
+  static Value buildRegisterLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor,
+                                 const StepRule &rule, Value values, VectorType vectorType) {
+    Location loc = op.getLoc();
+    Type elementType = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
     int64_t dim = op.getDimAttr().getInt();
     bool exclusive = op.getKind() == ScanKind::exclusive;
-    bool reverse = op.getReverse();
+    SmallVector<Value> initial;
+    for (double identity : rule.initialStates())
+      initial.push_back(createFloat(rewriter, loc, vectorType, identity));
+    if (!adaptor.getInit().empty())
+      initial[0] = readRow(rewriter, loc, adaptor.getInit().front(), vectorType, rule.accType);
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, values);
+    initial.push_back(createEmpty(rewriter, loc, sizes, elementType));
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]);
+    unsigned numStates = rule.numStates();
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, length, one, initial, [&](OpBuilder &b, Location nested, Value i, ValueRange carried) {
+          Value position = getPosition(b, nested, op, i, length);
+          SmallVector<Value> elements;
+          for (Value input : adaptor.getInputs())
+            elements.push_back(readRow(b, nested, slicePosition(b, nested, input, dim, position), vectorType,
+                                       rule.accType));
+          ValueRange states = carried.take_front(numStates);
+          SmallVector<Value> next = rule.combine(b, nested, states, elements);
+          Value out = rule.output(b, nested, exclusive ? states : ValueRange(next));
+          // Written through a slice of the result itself, so bufferisation stores the row in place.
+          Value outRow = writeRow(b, nested, out, slicePosition(b, nested, carried.back(), dim, position));
+          SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)), rowSizes = sizes,
+              strides(sizes.size(), b.getIndexAttr(1));
+          offsets[dim] = position;
+          rowSizes[dim] = b.getIndexAttr(1);
+          next.push_back(
+              tensor::InsertSliceOp::create(b, nested, outRow, carried.back(), offsets, rowSizes, strides));
+          scf::YieldOp::create(b, nested, next);
+        });
+    return loop.getResults().back();
+  }
 
+  /// The tensor form: the states are tensors, and each step is one elementwise linalg.generic over them.
+  static Value buildTensorLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor,
+                               const StepRule &rule, Value values, ArrayRef<int64_t> stateShape) {
+    Location loc = op.getLoc();
+    ValueRange inputs = adaptor.getInputs();
+    Type elementType = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
+    int64_t rank = cast<RankedTensorType>(values.getType()).getRank();
+    int64_t dim = op.getDimAttr().getInt();
+    bool exclusive = op.getKind() == ScanKind::exclusive;
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, values);
     SmallVector<OpFoldResult> stateSizes = sizes;
     stateSizes.erase(stateSizes.begin() + dim);
-    SmallVector<int64_t> stateShape = llvm::to_vector(valueType.getShape());
-    stateShape.erase(stateShape.begin() + dim);
     auto stateType = RankedTensorType::get(stateShape, rule.accType);
 
     SmallVector<Value> initial;
@@ -123,26 +240,14 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
 
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, length, one, initial, [&](OpBuilder &b, Location nested, Value i, ValueRange carried) {
-          Value position = i;
-          if (reverse)
-            position = arith::SubIOp::create(b, nested, arith::SubIOp::create(b, nested, length, one), i);
+          Value position = getPosition(b, nested, op, i, length);
           // Every input's slice at `position` (rank-reduced) and the map from the state's dimensions to it:
           // an input is a prefix of the value shape (decay's gate), so its slice reads the state's leading dims.
           SmallVector<Value> slices;
           SmallVector<AffineMap> maps;
           for (Value input : inputs) {
-            auto type = cast<RankedTensorType>(input.getType());
-            int64_t inputRank = type.getRank();
-            SmallVector<OpFoldResult> offsets(inputRank, b.getIndexAttr(0));
-            offsets[dim] = position;
-            SmallVector<OpFoldResult> sliceSizes = getSizes(b, nested, input);
-            sliceSizes[dim] = b.getIndexAttr(1);
-            SmallVector<OpFoldResult> strides(inputRank, b.getIndexAttr(1));
-            SmallVector<int64_t> sliceShape = llvm::to_vector(type.getShape());
-            sliceShape.erase(sliceShape.begin() + dim);
-            auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
-            slices.push_back(
-                tensor::ExtractSliceOp::create(b, nested, sliceType, input, offsets, sliceSizes, strides));
+            int64_t inputRank = cast<RankedTensorType>(input.getType()).getRank();
+            slices.push_back(slicePosition(b, nested, input, dim, position));
             SmallVector<AffineExpr> prefix;
             for (int64_t d = 0; d + 1 < inputRank; ++d)
               prefix.push_back(b.getAffineDimExpr(d));
@@ -178,15 +283,16 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
                                                           offsets, sliceSizes, strides));
           scf::YieldOp::create(b, nested, yielded);
         });
-    rewriter.replaceOp(op, castToType(rewriter, loc, loop.getResults().back(), resultType));
-    return success();
+    return loop.getResults().back();
   }
+
+  int64_t registerStateElements;
 };
 
 } // namespace
 
-void populateLAScanToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ScanToLoop>(patterns.getContext());
+void populateLAScanToLinalgPatterns(RewritePatternSet &patterns, int64_t registerStateElements) {
+  patterns.add<ScanToLoop>(patterns.getContext(), registerStateElements);
 }
 
 } // namespace mlir::la
