@@ -193,6 +193,18 @@ void tileTransposedCopy(RewriterBase &rewriter, linalg::TransposeOp copy, int64_
   rewriter.replaceOp(copy, tiled->replacements);
 }
 
+/// Where a copy of `value` read by `op` can be made once: in front of the outermost loop around `op` that
+/// `value` is defined outside of, else in front of `op`. A product tiled into blocks before it is planned
+/// (an epilogue's blocks, BlockEpilogues.h) sits in a loop over its row blocks; its copy then is made once,
+/// not once per block.
+Operation *getCopyInsertionPoint(Operation *op, Value value) {
+  Operation *point = op;
+  for (auto loop = op->getParentOfType<scf::ForOp>(); loop && loop.isDefinedOutsideOfLoop(value);
+       loop = loop->getParentOfType<scf::ForOp>())
+    point = loop;
+  return point;
+}
+
 /// Replaces input `operandNumber` of `op` by a copy whose innermost dim is the one indexed by `vectorLoop`.
 void transposeInput(RewriterBase &rewriter, linalg::GenericOp op, unsigned operandNumber, unsigned vectorLoop,
                     int64_t vectorWidth) {
@@ -211,7 +223,7 @@ void transposeInput(RewriterBase &rewriter, linalg::GenericOp op, unsigned opera
     shape.push_back(type.getDimSize(source));
     results.push_back(map.getResult(source));
   }
-  rewriter.setInsertionPoint(op);
+  rewriter.setInsertionPoint(getCopyInsertionPoint(op, input.get()));
   Location loc = op.getLoc();
   Value empty = tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
   auto copy = linalg::TransposeOp::create(rewriter, loc, input.get(), empty, permutation);

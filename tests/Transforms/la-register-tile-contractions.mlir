@@ -308,3 +308,44 @@ func.func @gated_chunk_loop(%x: tensor<32x16xf32>, %s: tensor<32xf32>) -> tensor
   } -> tensor<32x16xf32>
   return %r : tensor<32x16xf32>
 }
+
+// -----
+
+// Causal scores tril(q·kᵀ) (a chunk's 16×16): the mask is the product's epilogue, so the product is tiled
+// into 8-row blocks before it is planned, and its strided k needs a transposed copy. The copy is made once,
+// in front of the loop of blocks (k does not change across blocks), not once per block.
+// CHECK-LABEL: func.func @masked_scores_transpose_once
+// CHECK:       %[[KT:.*]] = scf.for {{.*}} = %c0 to %c64 step %c16 {{.*}} -> (tensor<64x16xf32>)
+// CHECK:         vector.transpose
+// CHECK:       scf.for %[[N:.*]] = %c0 to %c16 step %c8 {{.*}} -> (tensor<16x16xf32>)
+// CHECK-NOT:     vector.transpose
+// CHECK:         tensor.extract_slice %[[KT]]
+// CHECK:         vector.fma {{.*}} : vector<8x16xf32>
+// CHECK:         arith.cmpi uge
+// CHECK:         arith.select
+#qs = affine_map<(n, m, d) -> (n, d)>
+#ks = affine_map<(n, m, d) -> (m, d)>
+#ss = affine_map<(n, m, d) -> (n, m)>
+#id2 = affine_map<(n, m) -> (n, m)>
+func.func @masked_scores_transpose_once(%q: tensor<16x64xf32>, %k: tensor<16x64xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %p = linalg.generic {indexing_maps = [#qs, #ks, #ss], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<16x64xf32>, tensor<16x64xf32>) outs(%init : tensor<16x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %m fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x16xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<16x16xf32>) outs(%empty : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %row = linalg.index 0 : index
+    %col = linalg.index 1 : index
+    %keep = arith.cmpi uge, %row, %col : index
+    %v = arith.select %keep, %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
