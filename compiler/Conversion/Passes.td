@@ -14,8 +14,9 @@ def LAToLinalg : Pass<"la-to-linalg", "mlir::ModuleOp"> {
     `tensor.dim`. A scan whose state is static, at most `register-state-elements` elements in all and
     has one non-unit dimension (the innermost; a sliced kernel's `[1, 1, D]` running sum) carries it as a
     vector, which stays in registers across the steps, instead of a tensor, which bufferises to memory and
-    puts a store-to-load round trip on the scan's dependence chain. The loop order of each generic puts the longest dimensions outermost and a contiguous
-    dimension innermost, so the loops that `convert-linalg-to-loops` emits vectorise. Ops the CPU path does
+    puts a store-to-load round trip on the scan's dependence chain. The loop order of each generic puts
+    the longest dimensions outermost and a contiguous dimension innermost, so the loops that
+    `convert-linalg-to-loops` emits vectorise. Ops the CPU path does
     not lower yet (decay and online-softmax scans, region combiners without an identity) are reported with
     their location.
   }];

@@ -99,18 +99,33 @@ std::optional<VectorType> getRegisterStateType(ValueRange inputs, Value values, 
   return VectorType::get({stateShape.back()}, rule.accType);
 }
 
+/// Offsets, sizes and strides of the slice of `tensor` at `position` along `dim`.
+struct PositionSlice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+PositionSlice getPositionSlice(OpBuilder &b, Location loc, Value tensor, int64_t dim, Value position) {
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  PositionSlice slice{SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)), getSizes(b, loc, tensor),
+                      SmallVector<OpFoldResult>(rank, b.getIndexAttr(1))};
+  slice.offsets[dim] = position;
+  slice.sizes[dim] = b.getIndexAttr(1);
+  return slice;
+}
+
 /// The rank-reduced slice of `tensor` at `position` along `dim` (the state's shape).
 Value slicePosition(OpBuilder &b, Location loc, Value tensor, int64_t dim, Value position) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes = getSizes(b, loc, tensor),
-      strides(rank, b.getIndexAttr(1));
-  offsets[dim] = position;
-  sizes[dim] = b.getIndexAttr(1);
+  PositionSlice slice = getPositionSlice(b, loc, tensor, dim, position);
   SmallVector<int64_t> sliceShape = llvm::to_vector(type.getShape());
   sliceShape.erase(sliceShape.begin() + dim);
   auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, offsets, sizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, slice.offsets, slice.sizes, slice.strides);
+}
+
+/// `row` (the state's shape) inserted into `dest` at `position` along `dim`.
+Value insertPosition(OpBuilder &b, Location loc, Value row, Value dest, int64_t dim, Value position) {
+  PositionSlice slice = getPositionSlice(b, loc, dest, dim, position);
+  return tensor::InsertSliceOp::create(b, loc, row, dest, slice.offsets, slice.sizes, slice.strides);
 }
 
 /// `tensor` (the state's shape: unit dimensions, then the vector's) read as one vector of `elementType`.
@@ -200,12 +215,7 @@ private:
           Value out = rule.output(b, nested, exclusive ? states : ValueRange(next));
           // Written through a slice of the result itself, so bufferisation stores the row in place.
           Value outRow = writeRow(b, nested, out, slicePosition(b, nested, carried.back(), dim, position));
-          SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)), rowSizes = sizes,
-              strides(sizes.size(), b.getIndexAttr(1));
-          offsets[dim] = position;
-          rowSizes[dim] = b.getIndexAttr(1);
-          next.push_back(
-              tensor::InsertSliceOp::create(b, nested, outRow, carried.back(), offsets, rowSizes, strides));
+          next.push_back(insertPosition(b, nested, outRow, carried.back(), dim, position));
           scf::YieldOp::create(b, nested, next);
         });
     return loop.getResults().back();
@@ -273,14 +283,8 @@ private:
                 next.push_back(convertFloat(nb, body, out, elementType));
                 linalg::YieldOp::create(nb, body, next);
               });
-          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-          offsets[dim] = position;
-          SmallVector<OpFoldResult> sliceSizes = sizes;
-          sliceSizes[dim] = b.getIndexAttr(1);
-          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
           SmallVector<Value> yielded(step.getResults().begin(), step.getResults().begin() + numStates);
-          yielded.push_back(tensor::InsertSliceOp::create(b, nested, step.getResult(numStates), carried.back(),
-                                                          offsets, sliceSizes, strides));
+          yielded.push_back(insertPosition(b, nested, step.getResult(numStates), carried.back(), dim, position));
           scf::YieldOp::create(b, nested, yielded);
         });
     return loop.getResults().back();
