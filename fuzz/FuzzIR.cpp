@@ -16,6 +16,7 @@
 
 #include "LA/IR/LADialect.h"
 #include "Pipelines/Pipelines.h"
+#include "Target/CPU/CPUTarget.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -148,26 +149,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!entry)
     return 0;
   static constexpr int64_t kDynamicSizes[] = {1, 2, 3, 4, 8, 16};
-  la::LASpecializeOptions specialize;
-  specialize.entry = entry.getSymName().str();
-  if (!specializedArgTypes(entry, kDynamicSizes[hash % std::size(kDynamicSizes)], specialize.argTypes))
+  la::Specialization specialization;
+  specialization.entry = entry.getSymName().str();
+  if (!specializedArgTypes(entry, kDynamicSizes[hash % std::size(kDynamicSizes)], specialization.argTypes))
     return 0;
 
   // A small chunk size makes short sequences take the chunked paths too.
-  la::CPUPipelineOptions options;
+  la::PipelineConfig config;
   static constexpr int64_t kChunkSizes[] = {64, 2, 4};
-  options.chunkSize = kChunkSizes[(hash >> 8) % std::size(kChunkSizes)];
-  options.fuse = (hash >> 16) % 4 != 0;
-  options.groupSweeps = (hash >> 18) % 2 == 0;
-  options.registerTile = (hash >> 19) % 4 != 0;
-  options.approximateMath = (hash >> 21) % 4 != 0;
+  config.chunkSize = kChunkSizes[(hash >> 8) % std::size(kChunkSizes)];
+  config.fuse = (hash >> 16) % 4 != 0;
+  config.groupSweeps = (hash >> 18) % 2 == 0;
+  config.registerTile = (hash >> 19) % 4 != 0;
+  config.approximateMath = (hash >> 21) % 4 != 0;
+  auto target = la::CPUTarget::create(config);
+  if (!target) // the host CPU is always known to LLVM: a failure here is a bug
+    llvm::report_fatal_error(target.takeError());
 
   PassManager pm(&context);
-  pm.addPass(la::createLASpecialize(specialize));
-  la::buildCPUPipeline(pm, options);
+  la::buildPipeline(pm, **target, specialization);
   LogicalResult lowered = pm.run(*module);
   if (verbose)
-    llvm::errs() << "@" << specialize.entry << ": lowering to the LLVM dialect "
+    llvm::errs() << "@" << specialization.entry << ": lowering to the LLVM dialect "
                  << (succeeded(lowered) ? "succeeded" : "failed") << "\n";
   return 0;
 }

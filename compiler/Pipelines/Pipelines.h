@@ -1,14 +1,22 @@
-//===- Pipelines.h - the CPU compilation pipeline, stage by stage -*- C++ -*-===//
+//===- Pipelines.h - the compilation pipeline, stage by stage ---*- C++ -*-===//
 //
-// One definition of the pass pipeline shared by `la-opt` (`-la-cpu-pipeline`), `lac compile --emit=STAGE`
-// and the runtime JIT. The pipeline is split at the stages `lac` can show:
+// The one owner of the pass pipeline. `la-opt` (`-la-cpu-pipeline`), `lac compile --emit=STAGE` and the
+// runtime JIT all build it here, so `lac compile --emit=pipeline` prints exactly what the JIT runs and
+// `la-opt --pass-pipeline=<that text>` reproduces every stage.
 //
-//   la ──(buildLAOptimizationPipeline)──▶ fused la ──(buildLAToLinalgPipeline)──▶ linalg on tensors
-//      ──(buildLinalgToLLVMPipeline)──▶ LLVM dialect ──(translation, LLVM -O3)──▶ LLVM IR / asm / object
+//   la ──(specialise, inline, canonicalise, chunk)──▶ fused la                       target-neutral
+//      ──(la-to-linalg, fuse elementwise)──▶ linalg on tensors                        target-neutral
+//      ──(TargetBackend::buildTensorPipeline)──▶ linalg tiled for the target           per target
+//      ──(TargetBackend::buildLoweringPipeline)──▶ what the target translates          per target
+//         (the LLVM dialect for the CPU)
+//
+// The options of every stage are one `PipelineConfig` (PipelineConfig.h, declared in PipelineOptions.def).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_PIPELINES_PIPELINES_H
 #define LA_PIPELINES_PIPELINES_H
+
+#include "Pipelines/PipelineConfig.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -17,45 +25,36 @@
 
 namespace mlir::la {
 
-/// Tunable options of the CPU pipeline; every one is part of the runtime's cache key.
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-  Option<int64_t> chunkSize{*this, "chunk-size",
-                            llvm::cl::desc("Chunk length of the chunked form of causal scans"),
-                            llvm::cl::init(16)};
-  Option<bool> fuse{*this, "fuse",
-                    llvm::cl::desc("Fuse elementwise maps into producers/consumers and group sweeps"),
-                    llvm::cl::init(true)};
-  Option<bool> groupSweeps{
-      *this, "group-sweeps",
-      llvm::cl::desc("Group the ops that read the sequence tile by tile into shared loops (la-group-sweeps); "
-                     "off by default, see docs/BENCHMARKS.md"),
-      llvm::cl::init(false)};
-  Option<bool> registerTile{
-      *this, "register-tile",
-      llvm::cl::desc("Tile contractions into register blocks and vectorise them (la-register-tile-contractions)"),
-      llvm::cl::init(true)};
-  Option<bool> approximateMath{
-      *this, "approximate-math",
-      llvm::cl::desc("Expand exp/log/tanh into polynomials (within 2 ulp in f32) so loops vectorise"),
-      llvm::cl::init(true)};
+class TargetBackend;
+
+/// What `la-specialize` is asked for: keep `entry` and give its arguments `argTypes`
+/// ("tensor<1x1x4096x64xf32>", one per argument). An empty entry means no specialisation.
+struct Specialization {
+  std::string entry;
+  llvm::SmallVector<std::string> argTypes;
 };
 
-/// `la` ⇒ optimised `la`: inlining, canonicalisation, chunking of causal scans.
-void buildLAOptimizationPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+/// The stages `lac compile --emit` can stop after, in pipeline order.
+enum class PipelineStage {
+  Fused,      ///< specialised, inlined, canonicalised, chunked `la`
+  Linalg,     ///< linalg on tensors, fused and tiled for the target
+  TargetIR    ///< what the target translates (the LLVM dialect for the CPU)
+};
 
-/// Optimised `la` ⇒ fused `linalg` on tensors.
-void buildLAToLinalgPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+/// Adds `la-specialize` for `specialization` (nothing when its entry is empty).
+void addSpecialization(OpPassManager &pm, const Specialization &specialization);
 
-/// `linalg` on tensors ⇒ the LLVM dialect: bufferisation (results become out-parameters), loops, sweep
-/// fusion, lowering to LLVM. Every public function gets a C interface (`_mlir_ciface_<name>`).
-void buildLinalgToLLVMPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+/// Target-neutral `la` ⇒ optimised `la`: specialisation (when asked), inlining, canonicalisation, chunking
+/// of causal scans.
+void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config,
+                                 const Specialization &specialization);
 
-/// All three stages.
-void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+/// Target-neutral optimised `la` ⇒ fused `linalg` on tensors.
+void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config);
 
-/// Registers `-la-cpu-pipeline` (and each stage: `-la-cpu-optimize`, `-la-cpu-to-linalg`,
-/// `-la-cpu-to-llvm`) with the pass registry.
-void registerCPUPipelines();
+/// The whole pipeline for `target`, up to and including `last`.
+void buildPipeline(OpPassManager &pm, const TargetBackend &target, const Specialization &specialization,
+                   PipelineStage last = PipelineStage::TargetIR);
 
 } // namespace mlir::la
 

@@ -96,9 +96,43 @@ def LAEmitCInterface : Pass<"la-emit-c-interface", "mlir::ModuleOp"> {
   let summary = "Marks every public function with llvm.emit_c_interface: func @f => @f + @_mlir_ciface_f";
   let description = [{
     The runtime calls kernels through the C interface: one pointer per memref descriptor, arguments first,
-    then the out-parameters that `buffer-results-to-out-params` made of the results. (The runtime marks the
-    data pointers `noalias` in LLVM IR: it rejects outputs that overlap other tensors.)
+    then the out-parameters that `buffer-results-to-out-params` made of the results (`la-emit-call-wrappers`
+    packs them into one array).
   }];
+}
+
+def LAEmitCallWrappers : Pass<"la-emit-call-wrappers", "mlir::ModuleOp"> {
+  let summary = "Adds one packed entry per C interface: llvm.func @_mlir_ciface_f(a0..an) => "
+                "+ llvm.func @la_call_f(args) calling it with args[0..n]";
+  let description = [{
+    The runtime calls every kernel the same way, whatever its number of arguments: `la_call_<f>(void **args)`
+    with one memref-descriptor pointer per argument, then one per out-parameter. This pass builds that
+    wrapper in the LLVM dialect for each `_mlir_ciface_<f>` (which `la-emit-c-interface` asked
+    `convert-func-to-llvm` for), so the module it leaves is exactly what is translated to LLVM IR.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def LALLVMFunctionAttributes : Pass<"la-llvm-function-attributes", "mlir::ModuleOp"> {
+  let summary = "Sets the LLVM attributes code generation relies on: target_cpu/target_features on every "
+                "definition, llvm.noalias on kernel pointer arguments and on allocator results";
+  let description = [{
+    - Every function definition gets `target_cpu` and `target_features`, so LLVM vectorises for that CPU
+      whatever target machine later optimises the module.
+    - The pointer arguments of each public kernel (not of its C-interface and packed wrappers) are
+      `llvm.noalias`: the runtime rejects outputs that overlap other tensors and never writes inputs, so
+      LLVM may hoist input loads above output stores.
+    - `_mlir_memref_to_llvm_aligned_alloc` and `_mlir_memref_to_llvm_alloc` return `llvm.noalias`
+      memory, like malloc: a temporary never aliases another or an argument, so loops vectorise without
+      runtime alias checks and their scalar fallbacks. (The pipeline asks for the aligned form, whose data
+      pointer is the call's result itself, not an inttoptr of it.)
+  }];
+  let options = [
+    Option<"targetCPU", "target-cpu", "std::string", /*default=*/"\"\"", "LLVM CPU name; empty sets none">,
+    Option<"targetFeatures", "target-features", "std::string", /*default=*/"\"\"",
+           "LLVM target features (+f,-g,...); empty sets none">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def LAExpandStridedCopies : Pass<"la-expand-strided-copies", "mlir::func::FuncOp"> {

@@ -1,21 +1,19 @@
 //===- Compiler.cpp - compile an la entry to a host object file -----------===//
 //
-// Parse (SourceMgr diagnostics with file:line:col) → la-specialize → CPU pipeline → LLVM IR → -O3 for the
-// host CPU → object file. A small `la_call_<entry>(void **)` wrapper is added in LLVM IR so the runtime calls
-// every kernel the same way, whatever its number of arguments.
+// Parse (SourceMgr diagnostics with file:line:col) → the pipeline of compiler/Pipelines for the target
+// (specialisation included) → the target's artefact (an object file defining `la_call_<entry>(void **)`).
+// Nothing here shapes the generated code: every such step is a pass of the pipeline.
 //
 //===----------------------------------------------------------------------===//
 
 #include "la/runtime/Compiler.h"
 
-#include "NativeTarget.h"
-
 #include "Analysis/BatchSlicing.h"
 #include "LA/IR/LADialect.h"
 #include "Pipelines/Pipelines.h"
+#include "Target/CPU/CPUTarget.h"
 #include "Transforms/Passes.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -25,17 +23,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 
 
 using namespace mlir;
@@ -89,41 +79,21 @@ llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef sour
   return std::move(parsed);
 }
 
-void setPipelineOptions(const CompileOptions &options, mlir::la::CPUPipelineOptions &pipeline) {
-  pipeline.chunkSize = options.chunkSize;
-  pipeline.fuse = options.fuse;
-  pipeline.groupSweeps = options.groupSweeps;
-  pipeline.registerTile = options.registerTile;
-}
+using mlir::la::PipelineStage;
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
-  initializeNativeTarget();
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder)
-    return builder.takeError();
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  return builder->createTargetMachine();
-}
-
-/// Adds `void la_call_<entry>(void **args)` calling `_mlir_ciface_<entry>(args[0], ..., args[n-1])`.
-llvm::Error addCallWrapper(llvm::Module &module, llvm::StringRef entry) {
-  llvm::Function *target = module.getFunction(("_mlir_ciface_" + entry).str());
+llvm::Expected<std::unique_ptr<mlir::la::TargetBackend>> createTarget(const CompileOptions &options) {
+  auto target = mlir::la::CPUTarget::create(options);
   if (!target)
-    return llvm::createStringError("the lowered module has no C interface for '%s'", entry.str().c_str());
-  llvm::LLVMContext &context = module.getContext();
-  auto *ptrType = llvm::PointerType::getUnqual(context);
-  auto *wrapperType = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptrType}, false);
-  auto *wrapper = llvm::Function::Create(wrapperType, llvm::Function::ExternalLinkage,
-                                         ("la_call_" + entry).str(), module);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
-  llvm::SmallVector<llvm::Value *> args;
-  for (unsigned i = 0; i < target->arg_size(); ++i) {
-    llvm::Value *slot = builder.CreateConstGEP1_64(ptrType, wrapper->getArg(0), i);
-    args.push_back(builder.CreateLoad(ptrType, slot));
-  }
-  builder.CreateCall(target, args);
-  builder.CreateRetVoid();
-  return llvm::Error::success();
+    return target.takeError();
+  return std::unique_ptr<mlir::la::TargetBackend>(std::move(*target));
+}
+
+mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments) {
+  mlir::la::Specialization specialization;
+  specialization.entry = entry.str();
+  for (const TensorSpec &spec : arguments)
+    specialization.argTypes.push_back(toMLIRTypeString(spec));
+  return specialization;
 }
 
 /// The runtime dtype of an MLIR element type (the dialect admits only these four).
@@ -156,74 +126,22 @@ llvm::Expected<std::vector<TensorSpec>> toSpecs(TypeRange types, llvm::StringRef
   return specs;
 }
 
-/// Runs the pipeline on `parsed` up to (and including) `stage` (LA..LLVM-dialect level).
-LogicalResult runStages(ParsedProgram &parsed, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                        const CompileOptions &options, Stage stage) {
-  PassManager pm(parsed.context.get());
-  mlir::la::CPUPipelineOptions pipeline;
-  setPipelineOptions(options, pipeline);
-  if (!arguments.empty() || stage > Stage::Fused) {
-    mlir::la::LASpecializeOptions specialize;
-    specialize.entry = entry.str();
-    for (const TensorSpec &spec : arguments)
-      specialize.argTypes.push_back(toMLIRTypeString(spec));
-    pm.addPass(mlir::la::createLASpecialize(specialize));
-  }
-  if (stage >= Stage::Fused)
-    mlir::la::buildLAOptimizationPipeline(pm, pipeline);
-  if (stage >= Stage::Linalg)
-    mlir::la::buildLAToLinalgPipeline(pm, pipeline);
-  if (stage >= Stage::LLVM)
-    mlir::la::buildLinalgToLLVMPipeline(pm, pipeline);
+/// Runs the pipeline on `parsed` up to (and including) `stage` (LA..LLVMDialect). Without arguments, `LA`
+/// and `Fused` are not specialised.
+LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &target, llvm::StringRef entry,
+                        llvm::ArrayRef<TensorSpec> arguments, Stage stage) {
+  PassManager pm(parsed.context.get(), ModuleOp::getOperationName());
+  mlir::la::Specialization specialization;
+  if (!arguments.empty() || stage > Stage::Fused)
+    specialization = toSpecialization(entry, arguments);
+  if (stage == Stage::LA)
+    mlir::la::addSpecialization(pm, specialization);
+  else
+    mlir::la::buildPipeline(pm, target, specialization,
+                            stage == Stage::Fused    ? PipelineStage::Fused
+                            : stage == Stage::Linalg ? PipelineStage::Linalg
+                                                     : PipelineStage::TargetIR);
   return pm.run(*parsed.module);
-}
-
-/// Translates an LLVM-dialect module to optimised LLVM IR for the host, with the call wrapper.
-llvm::Expected<std::unique_ptr<llvm::Module>> translateAndOptimize(ModuleOp module, llvm::StringRef entry,
-                                                                   llvm::LLVMContext &llvmContext,
-                                                                   llvm::TargetMachine &machine) {
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext, "la_kernel");
-  if (!llvmModule)
-    return llvm::createStringError("translation of '%s' to LLVM IR failed", entry.str().c_str());
-  llvmModule->setDataLayout(machine.createDataLayout());
-  llvmModule->setTargetTriple(machine.getTargetTriple());
-  if (llvm::Error err = addCallWrapper(*llvmModule, entry))
-    return std::move(err);
-  // The runtime rejects outputs that overlap other tensors and never writes inputs, so the data pointers of
-  // the expanded memref arguments are noalias: LLVM may then hoist input loads above output stores.
-  if (llvm::Function *kernel = llvmModule->getFunction(entry))
-    for (llvm::Argument &arg : kernel->args())
-      if (arg.getType()->isPointerTy())
-        arg.addAttr(llvm::Attribute::NoAlias);
-  // Temporaries come from _mlir_memref_to_llvm_aligned_alloc (the pipeline asks for the aligned form, so the
-  // data pointer is the call's result, not an inttoptr of it): fresh memory, like malloc's. Saying so lets
-  // LLVM see that a temporary never aliases another or an argument, so loads of per-row values are hoisted
-  // and loops vectorise without runtime alias checks and their scalar fallbacks.
-  for (llvm::StringRef allocator : {"_mlir_memref_to_llvm_aligned_alloc", "_mlir_memref_to_llvm_alloc"})
-    if (llvm::Function *function = llvmModule->getFunction(allocator))
-      function->addRetAttr(llvm::Attribute::NoAlias);
-  // Kernels must vectorise for this CPU: say so on every function, not only in the target machine.
-  for (llvm::Function &function : *llvmModule) {
-    if (function.isDeclaration())
-      continue;
-    function.addFnAttr("target-cpu", machine.getTargetCPU());
-    function.addFnAttr("target-features", machine.getTargetFeatureString());
-  }
-  auto optimize = makeOptimizingTransformer(3, 0, &machine);
-  if (llvm::Error err = optimize(llvmModule.get()))
-    return std::move(err);
-  return std::move(llvmModule);
-}
-
-llvm::Expected<std::vector<char>> emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine,
-                                                  llvm::CodeGenFileType type) {
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager codegen;
-  if (machine.addPassesToEmitFile(codegen, os, nullptr, type))
-    return llvm::createStringError("the host target cannot emit this file type");
-  codegen.run(module);
-  return std::vector<char>(buffer.begin(), buffer.end());
 }
 
 } // namespace
@@ -233,28 +151,16 @@ std::optional<Stage> parseStage(llvm::StringRef name) {
       .Case("la", Stage::LA)
       .Case("fused", Stage::Fused)
       .Case("linalg", Stage::Linalg)
+      .Case("llvm-dialect", Stage::LLVMDialect)
       .Case("llvm", Stage::LLVM)
       .Case("asm", Stage::Asm)
       .Case("obj", Stage::Object)
       .Default(std::nullopt);
 }
 
-std::string getHostTargetDescription() {
-  std::string description = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  std::vector<std::string> enabled;
-  for (auto &feature : features)
-    if (feature.getValue())
-      enabled.push_back(feature.getKey().str());
-  llvm::sort(enabled);
-  for (const std::string &feature : enabled)
-    description += "+" + feature;
-  return description;
-}
-
 llvm::StringRef getCompilerVersion() {
   // Bump when generated code changes without a change of options (cache entries then miss).
-  return "la-compiler 0.3 (LLVM " LLVM_VERSION_STRING ")";
+  return "la-compiler 0.4 (LLVM " LLVM_VERSION_STRING ")";
 }
 
 std::string toMLIRTypeString(const TensorSpec &spec) {
@@ -312,32 +218,27 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName,
                                              llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
                                              const CompileOptions &options, int64_t slicedDims) {
+  auto target = createTarget(options);
+  if (!target)
+    return target.takeError();
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
   ParsedProgram &program = **parsed;
-  if (failed(runStages(program, entry, arguments, options, Stage::Linalg)))
+  // Two runs of one pipeline: the result types are read at the linalg stage, before bufferisation turns
+  // results into out-parameters.
+  if (failed(runStages(program, **target, entry, arguments, Stage::Linalg)))
     return program.diagnostics.error("lowering to linalg failed");
   auto func = program.module->lookupSymbol<func::FuncOp>(entry);
   auto results = toSpecs(func.getResultTypes(), "a result");
   if (!results)
     return results.takeError();
 
-  PassManager pm(program.context.get());
-  mlir::la::CPUPipelineOptions pipeline;
-  setPipelineOptions(options, pipeline);
-  mlir::la::buildLinalgToLLVMPipeline(pm, pipeline);
+  PassManager pm(program.context.get(), ModuleOp::getOperationName());
+  (*target)->buildLoweringPipeline(pm);
   if (failed(pm.run(*program.module)))
     return program.diagnostics.error("lowering to LLVM failed");
-
-  auto machine = createHostTargetMachine();
-  if (!machine)
-    return machine.takeError();
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateAndOptimize(*program.module, entry, llvmContext, **machine);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  auto object = emitMachineCode(**llvmModule, **machine, llvm::CodeGenFileType::ObjectFile);
+  auto object = (*target)->emitArtifact(*program.module, "obj");
   if (!object)
     return object.takeError();
 
@@ -346,8 +247,29 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   kernel.arguments.assign(arguments.begin(), arguments.end());
   kernel.results = std::move(*results);
   kernel.slicedDims = slicedDims;
-  kernel.object = std::move(*object);
+  kernel.object.assign(object->begin(), object->end());
   return kernel;
+}
+
+llvm::Expected<std::string> getPipelineText(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
+                                            const CompileOptions &options) {
+  auto target = createTarget(options);
+  if (!target)
+    return target.takeError();
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  PassManager pm(&context, ModuleOp::getOperationName());
+  mlir::la::buildPipeline(pm, **target, toSpecialization(entry, arguments));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+
+llvm::Expected<std::string> getResolvedOptionsText(const CompileOptions &options) {
+  auto target = createTarget(options);
+  if (!target)
+    return target.takeError();
+  return (*target)->getConfig().str() + ",slice=" + (options.sliceBatchHeads ? "1" : "0");
 }
 
 llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry) {
@@ -360,7 +282,7 @@ llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef
   for (auto func : llvm::make_early_inc_range(program.module->getOps<func::FuncOp>()))
     if (func.isPublic() && func.getSymName() != entry)
       func.erase();
-  PassManager pm(program.context.get());
+  PassManager pm(program.context.get(), ModuleOp::getOperationName());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(mlir::la::createLAPromoteToF64());
   if (failed(pm.run(*program.module))) {
@@ -379,38 +301,26 @@ llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef
 llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
                                       llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
                                       Stage stage) {
+  auto target = createTarget(options);
+  if (!target)
+    return target.takeError();
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
   ParsedProgram &program = **parsed;
-  Stage mlirStage = std::min(stage, Stage::LLVM);
-  if (failed(runStages(program, entry, arguments, options, mlirStage)))
+  if (failed(runStages(program, **target, entry, arguments, std::min(stage, Stage::LLVMDialect))))
     return program.diagnostics.error("compilation failed");
-  if (stage <= Stage::Linalg) {
+  if (stage <= Stage::LLVMDialect) {
     std::string text;
     llvm::raw_string_ostream os(text);
+    // As mlir-opt prints it (a blank line after the module), so `la-opt` output compares equal.
     program.module->print(os);
+    os << "\n";
     return text;
   }
-  auto machine = createHostTargetMachine();
-  if (!machine)
-    return machine.takeError();
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = translateAndOptimize(*program.module, entry, llvmContext, **machine);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  if (stage == Stage::LLVM) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    (*llvmModule)->print(os, nullptr);
-    return text;
-  }
-  auto code = emitMachineCode(**llvmModule, **machine,
-                              stage == Stage::Asm ? llvm::CodeGenFileType::AssemblyFile
-                                                  : llvm::CodeGenFileType::ObjectFile);
-  if (!code)
-    return code.takeError();
-  return std::string(code->begin(), code->end());
+  return (*target)->emitArtifact(*program.module, stage == Stage::LLVM  ? "llvm"
+                                                  : stage == Stage::Asm ? "asm"
+                                                                        : "obj");
 }
 
 } // namespace la

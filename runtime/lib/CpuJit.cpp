@@ -2,7 +2,7 @@
 
 #include "CpuJit.h"
 
-#include "NativeTarget.h"
+#include "Target/CPU/CPUTarget.h"
 
 #include "la/runtime/KernelMemory.h"
 
@@ -14,7 +14,7 @@
 namespace la {
 
 llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(CompiledKernel kernel) {
-  initializeNativeTarget();
+  mlir::la::initializeNativeTarget();
   auto jit = llvm::orc::LLJITBuilder().setNumCompileThreads(0).create();
   if (!jit)
     return jit.takeError();

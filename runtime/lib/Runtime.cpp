@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -32,12 +33,6 @@
 #include <shared_mutex>
 
 namespace la {
-
-std::string CompileOptions::str() const {
-  return llvm::formatv("chunk={0},fuse={1},sweeps={2},tile={3},slice={4}", chunkSize, fuse ? 1 : 0,
-                       groupSweeps ? 1 : 0, registerTile ? 1 : 0, sliceBatchHeads ? 1 : 0)
-      .str();
-}
 
 llvm::StringRef cacheSourceName(CacheSource source) {
   switch (source) {
@@ -185,14 +180,15 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
 
 class RuntimeImpl : public Runtime {
 public:
-  explicit RuntimeImpl(RuntimeOptions opts)
-      : runtimeOptions(std::move(opts)), disk(resolveCacheDirectory(runtimeOptions.cacheDir)),
+  /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText).
+  RuntimeImpl(RuntimeOptions opts, std::string optionsText)
+      : runtimeOptions(std::move(opts)), optionsText(std::move(optionsText)),
+        disk(resolveCacheDirectory(runtimeOptions.cacheDir)),
         reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)
       pool = std::make_unique<llvm::StdThreadPool>(llvm::hardware_concurrency(runtimeOptions.numThreads - 1));
-    optionsText = runtimeOptions.compile.str();
   }
 
   llvm::Expected<std::shared_ptr<Program>> loadFile(llvm::StringRef path) override {
@@ -391,15 +387,7 @@ private:
       for (int64_t d = 0; d < slicedDims; ++d)
         spec.shape[d] = 1;
 
-    std::string diskKey = llvm::formatv("{0}|{1}|{2}|sliced={3}|{4}|{5}", program.contentHash(), entry,
-                                        [&] {
-                                          std::string text;
-                                          for (const TensorSpec &spec : compiledArgs)
-                                            text += spec.str() + ";";
-                                          return text;
-                                        }(),
-                                        slicedDims, optionsText, hostAndVersion())
-                              .str();
+    std::string diskKey = diskCacheKey(program, entry, compiledArgs, slicedDims);
     if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {
       // An entry that passed its checksum but does not link (written by a different LLVM under the same
       // version string, say) is discarded like a corrupt one and compiled afresh.
@@ -429,9 +417,23 @@ private:
     });
   }
 
-  const std::string &hostAndVersion() {
-    std::call_once(hostOnce, [&] { hostText = getHostTargetDescription() + "|" + getCompilerVersion().str(); });
-    return hostText;
+  /// Everything the object code of a disk-cache entry depends on, as JSON (llvm::json prints object keys
+  /// sorted, so the text is canonical). The options text carries the target CPU and its features.
+  std::string diskCacheKey(const ProgramImpl &program, llvm::StringRef entry,
+                           llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims) const {
+    llvm::json::Array argumentTypes;
+    for (const TensorSpec &spec : arguments)
+      argumentTypes.push_back(spec.str());
+    llvm::json::Object key{{"program", program.contentHash()},
+                           {"entry", entry},
+                           {"arguments", std::move(argumentTypes)},
+                           {"slicedDims", slicedDims},
+                           {"options", optionsText},
+                           {"compiler", getCompilerVersion()}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::json::Value(std::move(key));
+    return text;
   }
 
   /// Runs every slice of a call, spread over the pool in contiguous ranges (one per thread).
@@ -493,21 +495,22 @@ private:
   }
 
   RuntimeOptions runtimeOptions;
-  std::string optionsText;
+  const std::string optionsText;
   DiskCache disk;
   std::unique_ptr<llvm::StdThreadPool> pool;
   ReferenceRunner reference;
   std::shared_mutex memoryMutex;
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
   std::once_flag diskWarning;
-  std::once_flag hostOnce;
-  std::string hostText;
 };
 
 } // namespace
 
 llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options) {
-  return std::make_unique<RuntimeImpl>(std::move(options));
+  auto optionsText = getResolvedOptionsText(options.compile);
+  if (!optionsText)
+    return optionsText.takeError();
+  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText));
 }
 
 } // namespace la

@@ -7,7 +7,7 @@
 
 #include "LA/IR/LADialect.h"
 #include "Conversion/Passes.h"
-#include "Pipelines/Pipelines.h"
+#include "Target/CPU/CPUTarget.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"

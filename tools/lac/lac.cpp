@@ -1,8 +1,12 @@
 //===- lac.cpp - the la kernel compiler driver ----------------------------===//
 //
-//   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] --emit=la|fused|linalg|llvm|asm|obj [-o OUT]
+//   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] [-o OUT]
+//           --emit=la|fused|linalg|llvm-dialect|llvm|asm|obj|pipeline
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json]
+//
+// Both take every compiler option as a flag (--chunk-size=32, --group-sweeps, --fuse=false, --target-cpu=...),
+// generated from the option registry (compiler/Pipelines/PipelineOptions.def).
 //
 // Option parsing and printing only: compilation is la/runtime/Compiler.h, execution la/runtime/Runtime.h.
 //
@@ -38,23 +42,14 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"),
                                       cl::sub(compileCommand), cl::sub(runCommand));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
                                       cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<int64_t> chunkSize("chunk-size", cl::desc("Chunk length of chunked causal scans"), cl::init(16),
-                                  cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<bool> noFuse("no-fuse", cl::desc("Disable fusion (one loop nest per la op)"),
-                            cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<bool> groupSweeps("group-sweeps",
-                                 cl::desc("Group the ops that read the sequence into shared loops (la-group-sweeps)"),
-                                   cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<bool> noRegisterTile("no-register-tile",
-                                    cl::desc("Leave contractions to LLVM's loop vectoriser (no register blocks)"),
-                                    cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-
 static cl::list<std::string> shapes("shape",
                                     cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
                                              "for every argument; with `run --random`, overrides the sizes "
                                              "--random gives that argument"),
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<std::string> emit("emit", cl::desc("Stage to print: la, fused, linalg, llvm, asm, obj"),
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("Stage to print: la, fused, linalg, llvm-dialect, llvm, asm, obj; or "
+                                          "pipeline, the textual pass pipeline (la-opt --pass-pipeline=...)"),
                                  cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"), cl::init("-"),
                                        cl::sub(compileCommand));
@@ -210,19 +205,55 @@ llvm::Error checkAllocatable(const la::TensorSpec &spec) {
   return llvm::Error::success();
 }
 
-la::CompileOptions compileOptions() {
-  la::CompileOptions options;
-  options.chunkSize = chunkSize;
-  options.fuse = !noFuse;
-  options.groupSweeps = groupSweeps;
-  options.registerTile = !noRegisterTile;
-  return options;
+/// One flag per registry option, in both subcommands. Values are kept as text and parsed by the registry,
+/// so `lac` accepts exactly what `la-opt` and the runtime accept; a bare boolean flag means true.
+class PipelineFlags {
+public:
+  PipelineFlags() {
+    for (const mlir::la::OptionInfo &option : mlir::la::getOptionRegistry()) {
+      std::string description = (option.description + " [" + option.defaultValue + "]").str();
+      auto flag = std::make_unique<cl::opt<std::string>>(option.name, cl::desc(description), cl::sub(compileCommand),
+                                                         cl::sub(runCommand), cl::cat(commonCategory));
+      if (option.type == mlir::la::OptionType::Bool)
+        flag->setValueExpectedFlag(cl::ValueOptional);
+      flags.push_back(std::move(flag));
+    }
+  }
+
+  /// The options the user gave, over the defaults. The error names the flag and the value.
+  llvm::Expected<la::CompileOptions> get() const {
+    la::CompileOptions options;
+    for (const auto &flag : flags) {
+      if (flag->getNumOccurrences() == 0)
+        continue;
+      llvm::StringRef value = flag->getValue();
+      const mlir::la::OptionInfo *option = mlir::la::lookupOption(flag->ArgStr);
+      if (value.empty() && option->type == mlir::la::OptionType::Bool)
+        value = "true";
+      if (llvm::Error err = options.set(flag->ArgStr, value))
+        return llvm::createStringError("--" + flag->ArgStr.str() + ": " + llvm::toString(std::move(err)));
+    }
+    return options;
+  }
+
+private:
+  std::vector<std::unique_ptr<cl::opt<std::string>>> flags;
+};
+
+const PipelineFlags &pipelineFlags() {
+  static const PipelineFlags flags;
+  return flags;
 }
 
 int runCompile() {
-  std::optional<la::Stage> stage = la::parseStage(emit);
+  auto options = pipelineFlags().get();
+  if (!options)
+    return fail(options.takeError());
+  bool printPipeline = emit == "pipeline";
+  std::optional<la::Stage> stage = printPipeline ? la::Stage::LLVMDialect : la::parseStage(emit);
   if (!stage)
-    return fail("--emit=" + emit + ": unknown stage (choose la, fused, linalg, llvm, asm, obj)");
+    return fail("--emit=" + emit + ": unknown stage (choose la, fused, linalg, llvm-dialect, llvm, asm, obj, "
+                                   "pipeline)");
   auto source = readSource(inputFile);
   if (!source)
     return fail(source.takeError());
@@ -246,7 +277,8 @@ int runCompile() {
       if (llvm::any_of(spec.shape, [](int64_t size) { return size < 0; }))
         return fail("--emit=" + emit + " needs static shapes: argument #" + llvm::Twine(i) + " of '" + info->name +
                     "' is " + la::toMLIRTypeString(spec) + "; pass --shape");
-  auto text = la::emitStage(*source, inputFile, info->name, arguments, compileOptions(), *stage);
+  auto text = printPipeline ? la::getPipelineText(info->name, arguments, *options)
+                            : la::emitStage(*source, inputFile, info->name, arguments, *options, *stage);
   if (!text)
     return fail(text.takeError());
   std::error_code ec;
@@ -263,7 +295,10 @@ int runRun() {
   la::RuntimeOptions options;
   options.numThreads = threads;
   options.cacheDir = cacheDir;
-  options.compile = compileOptions();
+  auto compileOptions = pipelineFlags().get();
+  if (!compileOptions)
+    return fail(compileOptions.takeError());
+  options.compile = *compileOptions;
   auto runtime = la::Runtime::create(options);
   if (!runtime)
     return fail(runtime.takeError());
@@ -440,6 +475,7 @@ int runRun() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  pipelineFlags(); // registers the flags before parsing
   cl::HideUnrelatedOptions(commonCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "lac: compile and run la kernels\n\n"

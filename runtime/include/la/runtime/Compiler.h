@@ -16,16 +16,17 @@
 
 namespace la {
 
-/// What `emitStage` prints.
+/// What `emitStage` prints, in pipeline order.
 enum class Stage {
-  LA,     ///< specialised `la` (shapes from the arguments)
-  Fused,  ///< `la` after inlining, canonicalisation and chunking of causal scans
-  Linalg, ///< fused linalg on tensors
-  LLVM,   ///< LLVM IR after -O3
-  Asm,    ///< host assembly
-  Object  ///< host object file (binary)
+  LA,          ///< specialised `la` (shapes from the arguments)
+  Fused,       ///< `la` after inlining, canonicalisation and chunking of causal scans
+  Linalg,      ///< linalg on tensors, fused and tiled for the target
+  LLVMDialect, ///< the MLIR translated to LLVM IR: the end of the pass pipeline
+  LLVM,        ///< LLVM IR after -O3
+  Asm,         ///< host assembly
+  Object       ///< host object file (binary)
 };
-/// Parses "la", "fused", "linalg", "llvm", "asm", "obj".
+/// Parses "la", "fused", "linalg", "llvm-dialect", "llvm", "asm", "obj".
 std::optional<Stage> parseStage(llvm::StringRef name);
 
 /// A kernel compiled for one set of argument types.
@@ -42,9 +43,6 @@ struct CompiledKernel {
   /// Name of the function to call.
   std::string symbol() const { return "la_call_" + entry; }
 };
-
-/// The host CPU name and features (part of every cache key).
-std::string getHostTargetDescription();
 
 /// A version string of the compiler (the other part of every cache key): changes whenever the generated
 /// code can change.
@@ -66,6 +64,16 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName,
                                              llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
                                              const CompileOptions &options, int64_t slicedDims);
+
+/// The textual pass pipeline `compileKernel` runs for these arguments and options
+/// (`builtin.module(la-specialize{...},inline,...)`): `la-opt --pass-pipeline=<it>` on the program prints
+/// what `emitStage(..., Stage::LLVMDialect)` prints. Errors name an option value the target rejects.
+llvm::Expected<std::string> getPipelineText(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
+                                            const CompileOptions &options);
+
+/// The options as the cache key and `lac --json` record them: the canonical text of the configuration with
+/// "host" resolved to this machine's CPU and features, then `slice=<0|1>`.
+llvm::Expected<std::string> getResolvedOptionsText(const CompileOptions &options);
 
 /// Runs the pipeline up to `stage` and returns its textual form (or object bytes for `Stage::Object`).
 /// `arguments` may be empty for `Stage::LA`/`Stage::Fused` (no specialisation).

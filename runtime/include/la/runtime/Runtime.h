@@ -18,6 +18,8 @@
 #include "la/runtime/NumericsCheck.h"
 #include "la/runtime/Tensor.h"
 
+#include "Pipelines/PipelineConfig.h"
+
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -29,29 +31,13 @@ class ModuleOp;
 
 namespace la {
 
-/// Options of the CPU compilation pipeline. They are part of every cache key.
-struct CompileOptions {
-  /// Chunk length of the chunked form of causal scans (`la-chunk-scans`). 16 is the fastest of 16, 32 and 64
-  /// for every chunked kernel at N = 1024-16384 on the 2-core AVX-512 machine (GLA 2x, Flow and linear
-  /// causal 1.2x faster than 64; docs/BENCHMARKS.md): the intra-chunk C×C work shrinks with C, and a
-  /// 16-row block still fills the register tiles.
-  int64_t chunkSize = 16;
-  /// Run the fusion passes (maps into their producers and consumers, sweep grouping). Off gives the
-  /// unfused lowering, one loop nest per `la` op, useful to see what fusion buys.
-  bool fuse = true;
-  /// Group the ops that read the sequence tile by tile into shared loops (`la-group-sweeps`, with `fuse`).
-  /// Off by default until it pays on every kernel: on the 2-core test machine it makes the non-causal kernels
-  /// 13-15% faster at N=16384, is neutral to 5% slower at N=4096 and 4-5% slower on the causal ones
-  /// (docs/BENCHMARKS.md).
-  bool groupSweeps = false;
-  /// Tile contractions into register blocks (`la-register-tile-contractions`). Off leaves them to LLVM's
-  /// loop vectoriser, useful to see what the blocks buy.
-  bool registerTile = true;
+/// How kernels are compiled: every option of the compilation pipeline (one typed field each, declared once in
+/// compiler/Pipelines/PipelineOptions.def: chunkSize, fuse, groupSweeps, registerTile, approximateMath,
+/// targetCPU, targetFeatures; `lac --help` and `la-opt --help` list them with their descriptions), plus how
+/// the runtime runs a kernel. All of them are part of every cache key.
+struct CompileOptions : mlir::la::PipelineConfig {
   /// Compile once per (batch, head) slice and spread slices over the thread pool when the entry allows it.
   bool sliceBatchHeads = true;
-
-  /// A stable textual form, e.g. "chunk=64,fuse=1,sweeps=0,tile=1,slice=1", used in cache keys and `lac --json`.
-  std::string str() const;
 };
 
 struct RuntimeOptions {
