@@ -11,6 +11,8 @@ if(LA_SANITIZER)
   # tests stay quick on 2 cores. The build type's NDEBUG is kept, so the checks run on the code that ships.
   add_compile_options(-fsanitize=${la_sanitizers} -fno-omit-frame-pointer -O1 -g1)
   add_link_options(-fsanitize=${la_sanitizers})
+  # What a program linking the installed libraries needs too (add_la_library, cmake/AddLA.cmake).
+  set(LA_INSTRUMENTATION_LINK_OPTION -fsanitize=${la_sanitizers})
   if("undefined" IN_LIST LA_SANITIZER)
     # A UBSan report aborts the test instead of printing and carrying on, so ctest sees it.
     add_compile_options(-fno-sanitize-recover=undefined)
