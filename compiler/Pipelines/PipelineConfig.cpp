@@ -19,8 +19,7 @@ std::string toText(int64_t value) { return std::to_string(value); }
 std::string toText(const std::string &value) { return value; }
 
 llvm::Error invalidValue(llvm::StringRef name, llvm::StringRef value, llvm::StringRef expected) {
-  return llvm::createStringError(
-      llvm::formatv("option '{0}': '{1}' is not {2}", name, value, expected).str());
+  return llvm::createStringError(llvm::formatv("option '{0}': '{1}' is not {2}", name, value, expected).str());
 }
 
 llvm::Error fromText(llvm::StringRef name, llvm::StringRef value, bool &field) {
@@ -65,8 +64,7 @@ llvm::Expected<llvm::SmallVector<std::pair<std::string, std::string>>> splitItem
     size_t equals = text.find('=', i);
     size_t comma = text.find(',', i);
     if (equals == llvm::StringRef::npos || equals > comma)
-      return llvm::createStringError(
-          llvm::formatv("'{0}' is not name=value", text.slice(i, comma).trim()).str());
+      return llvm::createStringError(llvm::formatv("'{0}' is not name=value", text.slice(i, comma).trim()).str());
     std::string name = text.slice(i, equals).trim().str();
     std::string value;
     i = equals + 1;
@@ -80,8 +78,7 @@ llvm::Expected<llvm::SmallVector<std::pair<std::string, std::string>>> splitItem
         return llvm::createStringError(llvm::formatv("option '{0}': unterminated quoted value", name).str());
       ++i;
       if (i < text.size() && text[i] != ',')
-        return llvm::createStringError(
-            llvm::formatv("option '{0}': text after the closing quote", name).str());
+        return llvm::createStringError(llvm::formatv("option '{0}': text after the closing quote", name).str());
     } else {
       size_t end = std::min(text.find(',', i), text.size());
       value = text.slice(i, end).trim().str();
@@ -110,19 +107,15 @@ llvm::ArrayRef<OptionInfo> getOptionRegistry() {
   static const std::vector<OptionInfo> registry = [] {
     std::vector<OptionInfo> rows;
     PipelineConfig defaults;
-#define LA_FIXED                                                                                              \
+#define LA_FIXED                                                                                                       \
   TuningDomain {}
-#define LA_TUNE_BOOL(WHY)                                                                                     \
-  TuningDomain { Kind::Bool, 0, 1, "", WHY }
-#define LA_TUNE_POW2(MIN, MAX, BOUND, WHY)                                                                    \
-  TuningDomain { Kind::PowersOfTwo, MIN, MAX, BOUND, WHY }
-#define LA_TUNE_RANGE(MIN, MAX, BOUND, WHY)                                                                   \
-  TuningDomain { Kind::Range, MIN, MAX, BOUND, WHY }
-#define LA_TUNE_DIVISORS(DIM, WHY)                                                                            \
-  TuningDomain { Kind::Divisors, 0, 0, DIM, WHY }
-#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                    \
-  rows.push_back(OptionInfo{PipelineTarget::TARGET, NAME, optionTypeOf<TYPE>(), toText(defaults.FIELD), DOMAIN, \
-                            DESCRIPTION});
+#define LA_TUNE_BOOL(WHY) TuningDomain{Kind::Bool, 0, 1, "", WHY}
+#define LA_TUNE_POW2(MIN, MAX, BOUND, WHY) TuningDomain{Kind::PowersOfTwo, MIN, MAX, BOUND, WHY}
+#define LA_TUNE_RANGE(MIN, MAX, BOUND, WHY) TuningDomain{Kind::Range, MIN, MAX, BOUND, WHY}
+#define LA_TUNE_DIVISORS(DIM, WHY) TuningDomain{Kind::Divisors, 0, 0, DIM, WHY}
+#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                             \
+  rows.push_back(                                                                                                      \
+      OptionInfo{PipelineTarget::TARGET, NAME, optionTypeOf<TYPE>(), toText(defaults.FIELD), DOMAIN, DESCRIPTION});
 #include "Pipelines/PipelineOptions.def"
 #undef LA_FIXED
 #undef LA_TUNE_BOOL
@@ -162,8 +155,8 @@ llvm::Expected<llvm::SmallVector<std::string>> enumerateDomain(const OptionInfo 
     auto it = sizes.find(domain.bound);
     if (it == sizes.end())
       return llvm::createStringError(
-          llvm::formatv("option '{0}': its domain depends on the problem size '{1}', which was not given",
-                        option.name, domain.bound)
+          llvm::formatv("option '{0}': its domain depends on the problem size '{1}', which was not given", option.name,
+                        domain.bound)
               .str());
     bound = it->second;
   }
@@ -195,16 +188,16 @@ llvm::Expected<llvm::SmallVector<std::string>> enumerateDomain(const OptionInfo 
 }
 
 std::string PipelineConfig::get(llvm::StringRef name) const {
-#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                    \
-  if (name == NAME)                                                                                           \
+#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                             \
+  if (name == NAME)                                                                                                    \
     return toText(FIELD);
 #include "Pipelines/PipelineOptions.def"
   return "";
 }
 
 llvm::Error PipelineConfig::set(llvm::StringRef name, llvm::StringRef value) {
-#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                    \
-  if (name == NAME)                                                                                           \
+#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                             \
+  if (name == NAME)                                                                                                    \
     return fromText(name, value, FIELD);
 #include "Pipelines/PipelineOptions.def"
   std::vector<std::string> known;

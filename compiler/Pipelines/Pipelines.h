@@ -36,9 +36,9 @@ struct Specialization {
 
 /// The stages `lac compile --emit` can stop after, in pipeline order.
 enum class PipelineStage {
-  Fused,      ///< specialised, inlined, canonicalised, chunked `la`
-  Linalg,     ///< linalg on tensors, fused and tiled for the target
-  TargetIR    ///< what the target translates (the LLVM dialect for the CPU)
+  Fused,   ///< specialised, inlined, canonicalised, chunked `la`
+  Linalg,  ///< linalg on tensors, fused and tiled for the target
+  TargetIR ///< what the target translates (the LLVM dialect for the CPU)
 };
 
 /// Adds `la-specialize` for `specialization` (nothing when its entry is empty).
@@ -46,8 +46,7 @@ void addSpecialization(OpPassManager &pm, const Specialization &specialization);
 
 /// Target-neutral `la` ⇒ optimised `la`: specialisation (when asked), inlining, canonicalisation, chunking
 /// of causal scans.
-void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config,
-                                 const Specialization &specialization);
+void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config, const Specialization &specialization);
 
 /// Target-neutral optimised `la` ⇒ fused `linalg` on tensors.
 void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config);

@@ -13,8 +13,8 @@ namespace {
 /// A public kernel body: not an allocator, not one of the wrappers through which the runtime calls it.
 bool isKernel(LLVM::LLVMFuncOp func) {
   llvm::StringRef name = func.getSymName();
-  return !func.isExternal() && func.getLinkage() == LLVM::Linkage::External &&
-         !name.starts_with("_mlir_ciface_") && !name.starts_with("la_call_");
+  return !func.isExternal() && func.getLinkage() == LLVM::Linkage::External && !name.starts_with("_mlir_ciface_") &&
+         !name.starts_with("la_call_");
 }
 
 struct LALLVMFunctionAttributesPass : impl::LALLVMFunctionAttributesBase<LALLVMFunctionAttributesPass> {

@@ -27,7 +27,6 @@
 
 #include "llvm/Support/SourceMgr.h"
 
-
 using namespace mlir;
 
 namespace la {
@@ -71,8 +70,7 @@ struct ParsedProgram {
 
 llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef source, llvm::StringRef name) {
   auto parsed = std::make_unique<ParsedProgram>();
-  parsed->diagnostics.sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, name),
-                                                   llvm::SMLoc());
+  parsed->diagnostics.sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
   parsed->module = parseSourceFile<ModuleOp>(parsed->diagnostics.sourceMgr, parsed->context.get());
   if (!parsed->module)
     return parsed->diagnostics.error((name + ": cannot parse the program").str());
@@ -215,9 +213,9 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
   return entries;
 }
 
-llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName,
-                                             llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                                             const CompileOptions &options, int64_t slicedDims) {
+llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                             llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
+                                             int64_t slicedDims) {
   auto target = createTarget(options);
   if (!target)
     return target.takeError();
@@ -318,9 +316,7 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
     os << "\n";
     return text;
   }
-  return (*target)->emitArtifact(*program.module, stage == Stage::LLVM  ? "llvm"
-                                                  : stage == Stage::Asm ? "asm"
-                                                                        : "obj");
+  return (*target)->emitArtifact(*program.module, stage == Stage::LLVM ? "llvm" : stage == Stage::Asm ? "asm" : "obj");
 }
 
 } // namespace la

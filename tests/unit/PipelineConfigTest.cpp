@@ -14,7 +14,6 @@ template <typename T> std::string failure(llvm::Expected<T> value) {
 }
 std::string failure(llvm::Error err) { return err ? llvm::toString(std::move(err)) : std::string(); }
 
-
 TEST(PipelineConfig, DefaultsOfTheRegistryAreTheFieldDefaults) {
   PipelineConfig defaults;
   ASSERT_FALSE(getOptionRegistry().empty());
@@ -62,7 +61,8 @@ TEST(PipelineConfig, ParseAppliesASubsetOverTheDefaults) {
 
 TEST(PipelineConfig, ErrorsNameTheOptionAndTheValue) {
   EXPECT_EQ(failure(PipelineConfig::parse("chunk-size=big")), "option 'chunk-size': 'big' is not an integer");
-  EXPECT_EQ(failure(PipelineConfig::parse("fuse=maybe")), "option 'fuse': 'maybe' is not a boolean (true, false, 1, 0)");
+  EXPECT_EQ(failure(PipelineConfig::parse("fuse=maybe")),
+            "option 'fuse': 'maybe' is not a boolean (true, false, 1, 0)");
   std::string message = failure(PipelineConfig::parse("chunk=16"));
   EXPECT_NE(message.find("unknown option 'chunk'"), std::string::npos) << message;
   EXPECT_NE(message.find("chunk-size"), std::string::npos) << message;
@@ -79,7 +79,7 @@ TEST(PipelineConfig, TunableDomainsRespectTheirBound) {
   ASSERT_TRUE(bool(values)) << llvm::toString(values.takeError());
   EXPECT_EQ(*values, (llvm::SmallVector<std::string>{"8", "16", "32"}));
   EXPECT_EQ(failure(enumerateDomain(*chunk, {})), "option 'chunk-size': its domain depends on the problem size 'N', "
-                                               "which was not given");
+                                                  "which was not given");
 
   const OptionInfo *sweeps = lookupOption("group-sweeps");
   ASSERT_NE(sweeps, nullptr);

@@ -38,8 +38,8 @@ static cl::SubCommand compileCommand("compile", "Compile an entry and print a st
 static cl::SubCommand runCommand("run", "Run an entry on .npy inputs (or random ones) and time it");
 
 static cl::OptionCategory commonCategory("lac options");
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required,
-                                      cl::sub(compileCommand), cl::sub(runCommand));
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required, cl::sub(compileCommand),
+                                      cl::sub(runCommand));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
                                       cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::list<std::string> shapes("shape",
@@ -56,8 +56,8 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdo
 
 static cl::list<std::string> inputs("input", cl::desc("A .npy file per argument, in argument order"),
                                     cl::sub(runCommand), cl::cat(commonCategory));
-static cl::list<std::string> outputs("output", cl::desc("A .npy file per result, in result order"),
-                                     cl::sub(runCommand), cl::cat(commonCategory));
+static cl::list<std::string> outputs("output", cl::desc("A .npy file per result, in result order"), cl::sub(runCommand),
+                                     cl::cat(commonCategory));
 static cl::opt<std::string> randomDims("random",
                                        cl::desc("Seeded uniform(-1,1) inputs; B,H,N,D fill each argument's "
                                                 "dimensions in order"),
@@ -73,8 +73,8 @@ static cl::opt<std::string> u2As("u2-as",
                                  cl::init(""), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up run"), cl::init(0),
                                 cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"),
-                                 cl::init(0), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"), cl::init(0),
+                                 cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
                           cl::cat(commonCategory));
 static cl::opt<bool> check("check",
@@ -252,8 +252,9 @@ int runCompile() {
   bool printPipeline = emit == "pipeline";
   std::optional<la::Stage> stage = printPipeline ? la::Stage::LLVMDialect : la::parseStage(emit);
   if (!stage)
-    return fail("--emit=" + emit + ": unknown stage (choose la, fused, linalg, llvm-dialect, llvm, asm, obj, "
-                                   "pipeline)");
+    return fail("--emit=" + emit +
+                ": unknown stage (choose la, fused, linalg, llvm-dialect, llvm, asm, obj, "
+                "pipeline)");
   auto source = readSource(inputFile);
   if (!source)
     return fail(source.takeError());
@@ -349,8 +350,7 @@ int runRun() {
       for (size_t d = 0; d < spec.shape.size(); ++d)
         spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
       if (llvm::Error err = checkAllocatable(spec))
-        return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " +
-                    llvm::toString(std::move(err)));
+        return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
       la::HostTensor tensor(spec);
       for (int64_t e = 0; e < tensor.numElements(); ++e)
         tensor.set(e, uniform(generator));
@@ -427,8 +427,9 @@ int runRun() {
       return fail("--output #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
 
   std::sort(times.begin(), times.end());
-  double median = times.empty() ? 0 : times.size() % 2 ? times[times.size() / 2]
-                                                         : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  double median = times.empty()      ? 0
+                  : times.size() % 2 ? times[times.size() / 2]
+                                     : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
   double min = times.empty() ? 0 : times.front();
   unsigned usedThreads = (*runtime)->options().numThreads;
   if (json) {

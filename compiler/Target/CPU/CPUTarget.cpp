@@ -17,10 +17,10 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -203,9 +203,9 @@ llvm::Expected<std::string> CPUTarget::emitArtifact(ModuleOp module, llvm::Strin
   if (kind == "asm" || kind == "obj")
     return emitMachineCode(*llvmModule, **machine,
                            kind == "asm" ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile);
-  return llvm::createStringError(llvm::formatv("the CPU target has no artefact '{0}' (choose {1})", kind,
-                                               llvm::join(getArtifactKinds(), ", "))
-                                     .str());
+  return llvm::createStringError(
+      llvm::formatv("the CPU target has no artefact '{0}' (choose {1})", kind, llvm::join(getArtifactKinds(), ", "))
+          .str());
 }
 
 PipelineConfig CPUPipelineOptions::getConfig() const {
@@ -252,8 +252,7 @@ void registerCPUStages(llvm::StringRef arg, llvm::StringRef description, std::op
 void registerCPUPipelines() {
   registerCPUStages("la-cpu-pipeline", "Compile la kernels to the LLVM dialect for the CPU (what the JIT runs)",
                     std::nullopt, PipelineStage::TargetIR);
-  registerCPUStages("la-cpu-optimize", "Stage 1: la => specialised, chunked la", std::nullopt,
-                    PipelineStage::Fused);
+  registerCPUStages("la-cpu-optimize", "Stage 1: la => specialised, chunked la", std::nullopt, PipelineStage::Fused);
   registerCPUStages("la-cpu-to-linalg", "Stage 2: la => fused linalg on tensors, tiled for the CPU",
                     PipelineStage::Linalg, PipelineStage::Linalg);
   registerCPUStages("la-cpu-to-llvm", "Stage 3: tiled linalg => LLVM dialect", PipelineStage::TargetIR,

@@ -49,9 +49,9 @@ PipelineConfig resolveHostCPU(PipelineConfig config);
 /// The `la-opt` form of a CPU PipelineConfig: one pipeline option per registry row of the Common and CPU
 /// targets (generated from PipelineOptions.def), plus the specialisation.
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                    \
+#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                             \
   LA_OPTION_IN_##TARGET(FIELD, NAME, TYPE, DEFAULT, DESCRIPTION)
-#define LA_OPTION_IN_Common(FIELD, NAME, TYPE, DEFAULT, DESCRIPTION)                                          \
+#define LA_OPTION_IN_Common(FIELD, NAME, TYPE, DEFAULT, DESCRIPTION)                                                   \
   Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION), llvm::cl::init(DEFAULT)};
 #define LA_OPTION_IN_CPU LA_OPTION_IN_Common
 #include "Pipelines/PipelineOptions.def"
