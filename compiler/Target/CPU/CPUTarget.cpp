@@ -35,7 +35,7 @@ namespace {
 /// `JITTargetMachineBuilder::detectHost` builds, which the runtime's JIT links for.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(const PipelineConfig &config) {
   initializeNativeTarget();
-  llvm::orc::JITTargetMachineBuilder builder(llvm::Triple(llvm::sys::getProcessTriple()));
+  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(llvm::sys::getProcessTriple())};
   builder.setCPU(config.targetCPU);
   if (!config.targetFeatures.empty()) {
     llvm::SmallVector<llvm::StringRef> features;
