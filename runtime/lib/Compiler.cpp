@@ -80,10 +80,7 @@ llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef sour
 using mlir::la::PipelineStage;
 
 llvm::Expected<std::unique_ptr<mlir::la::TargetBackend>> createTarget(const CompileOptions &options) {
-  auto target = mlir::la::CPUTarget::create(options);
-  if (!target)
-    return target.takeError();
-  return std::unique_ptr<mlir::la::TargetBackend>(std::move(*target));
+  return mlir::la::CPUTarget::create(options);
 }
 
 mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments) {
