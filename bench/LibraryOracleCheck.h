@@ -1,6 +1,6 @@
 //===- LibraryOracleCheck.h - Generated AFT, GAU/FLASH and decay outputs vs fp64 oracles -*- C++ -*-===//
 //
-// Checks a generated output against the fp64 oracles of tests/numerics/LibraryOracles.h (written from the
+// Checks a generated output against the fp64 oracles of oracles/LibraryOracles.h (written from the
 // SPEC, not from the kernels), on a subset that keeps the naive O(T²) oracles affordable at T = 16K: the
 // first and last batch (or (b, h) slice); for AFT a spread of channels (channels are independent; for
 // aft_conv a spread of the h·c (head, channel) pairs, each an X×Y image with its head's kernel), for
