@@ -1,16 +1,12 @@
-//===- Reference.h - Unfused eager-style baselines and fp64 oracles -*- C++ -*-===//
+//===- Reference.h - Unfused eager-style flow/linear baselines -*- C++ -*-===//
 //
-// What the generated kernels are compared against:
-//
-// - `runReference`: the SPEC.md §1-§2 formulas run the way an eager framework (PyTorch) runs the official
-//   code: one parallel loop nest per tensor op, every intermediate materialised as a full tensor in freshly
-//   allocated memory, the causal forms building the [B,H,N,D,Dv] cumsum of k ⊗ v exactly like
-//   thuml/Flowformer's `Flow_Attention_Causal.causal_dot_product`. Float32, like the kernels. Each op spreads
-//   the B*H slices over a persistent thread pool, as an eager framework's intra-op pool would, so the
-//   comparison runs on the same number of threads as the kernels.
-// - `oracleSlice`: an independent float64 implementation of one (b, h) slice in the linear (prefix-state)
-//   form, O(N·D·Dv) time and O(D·Dv) memory, used to check outputs where the unfused reference would not
-//   fit in memory.
+// What the generated flow/linear kernels are timed against: `runReference`, the SPEC.md §1-§2 formulas run
+// the way an eager framework (PyTorch) runs the official code: one parallel loop nest per tensor op, every
+// intermediate materialised as a full tensor in freshly allocated memory, the causal forms building the
+// [B,H,N,D,Dv] cumsum of k ⊗ v exactly like thuml/Flowformer's `Flow_Attention_Causal.causal_dot_product`.
+// Float32, like the kernels. Each op spreads the B*H slices over a persistent thread pool, as an eager
+// framework's intra-op pool would, so the comparison runs on the same number of threads as the kernels.
+// It is a baseline, not an oracle: the fp64 checks are OracleCheck.h's.
 //
 // No MLIR or LLVM dependency: this file is part of the `LABenchSupport` library.
 //
@@ -88,15 +84,6 @@ void runReference(KernelKind kind, const Shape &shape, const float *q, const flo
 
 /// Frees the blocks `ReferenceMemory::Cached` keeps (call it between problem sizes).
 void releaseReferenceMemory();
-
-/// The float64 linear-form oracle of one (b, h) slice: writes N*Dv values of that slice to `out`.
-void oracleSlice(KernelKind kind, const Shape &shape, int64_t slice, const float *q, const float *k,
-                 const float *v, double *out, const ReferenceParams &params = {});
-
-/// Relative RMS error ‖x − y‖₂ / ‖y‖₂ of `out` against the oracle over the given slices.
-double oracleRelativeRms(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v,
-                         const float *out, const std::vector<int64_t> &slices,
-                         const ReferenceParams &params = {});
 
 /// Relative RMS error ‖x − y‖₂ / ‖y‖₂ of `x` against `y` (accumulated in double); NaN anywhere gives NaN.
 double relativeRms(const float *x, const float *y, size_t count);

@@ -10,15 +10,14 @@
 //   - this machine's roofline bound, from a bandwidth and a peak-FLOP microbenchmark run before and after
 //     the kernels (the better of the two runs is used).
 // Every figure is measured in this run. Each generated output is also checked, against the unfused reference
-// and against a float64 oracle on two (b, h) slices (the library kernels: on the subset LibraryOracleCheck.h
-// describes), so that a wrong kernel cannot post a good time; the exit status is non-zero when a kernel fails
-// or is wrong.
+// and against the float64 oracles of oracles/ on the subset OracleCheck.h describes, so that a wrong kernel
+// cannot post a good time; the exit status is non-zero when a kernel fails or is wrong.
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCost.h"
 #include "LibraryKernels.h"
-#include "LibraryOracleCheck.h"
 #include "LibraryReference.h"
+#include "OracleCheck.h"
 #include "Reference.h"
 #include "Roofline.h"
 #include "Stats.h"
@@ -548,6 +547,20 @@ void timeReference(const std::function<void()> &run, unsigned repeat, Row &row) 
   errs() << formatv("[N={0}] {1}: reference median {2:f3} ms\n", row.n, row.entry, *row.referenceMs);
 }
 
+/// Records `check` in `row` next to its error against the unfused reference (if any), marks the row wrong
+/// when either error is above `tolerance` or NaN, and logs both.
+void recordOracleCheck(const la::bench::OracleCheck &check, double tolerance, Row &row) {
+  row.errVsOracle = check.relRms;
+  row.oracleCoverage = check.coverage;
+  for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
+    if (e && !(*e <= tolerance)) // NaN fails too
+      row.ok = false;
+  errs() << formatv("[N={0}] {1}: rel RMS vs reference {2}, vs fp64 {3} ({4})\n", row.n, row.entry,
+                    formatErr(row.errVsReference), formatErr(row.errVsOracle), check.coverage);
+  if (!row.ok)
+    errs() << formatv("[N={0}] {1}: WRONG OUTPUT (tolerance {2})\n", row.n, row.entry, tolerance);
+}
+
 /// The PyTorch figure of `row`, or why there is none.
 void attachTorch(const TorchResults &torch, bool wantTorch, Row &row) {
   auto key = std::make_pair(row.entry, row.n);
@@ -690,16 +703,8 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
       if (!row.error) {
         if (row.referenceMs)
           row.errVsReference = la::bench::relativeRms(generated.data, reference->data, generated.count);
-        la::bench::OracleCheck check = la::bench::checkLibraryOracle(c.kernel, shape, pointers, generated.data);
-        row.errVsOracle = check.relRms;
-        row.oracleCoverage = check.coverage;
-        for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
-          if (e && !(*e <= opts.tolerance)) // NaN fails too
-            row.ok = false;
-        errs() << formatv("[N={0}] {1}: rel RMS vs reference {2}, vs fp64 {3} ({4})\n", n, row.entry,
-                          formatErr(row.errVsReference), formatErr(row.errVsOracle), check.coverage);
-        if (!row.ok)
-          errs() << formatv("[N={0}] {1}: WRONG OUTPUT (tolerance {2})\n", n, row.entry, opts.tolerance);
+        recordOracleCheck(la::bench::checkLibraryOracle(c.kernel, shape, pointers, generated.data), opts.tolerance,
+                          row);
       }
       attachTorch(torch, wantTorch, row);
       rows.push_back(std::move(row));
@@ -828,20 +833,13 @@ int main(int argc, char **argv) {
             opts.referenceRepeat, row);
       }
 
-      // Checks: against the unfused reference, and against the fp64 oracle on the first and last slice.
+      // Checks: against the unfused reference, and against the fp64 oracle on a subset.
       if (!row.error) {
         if (row.referenceMs)
           row.errVsReference = la::bench::relativeRms(generated.data, reference.data, generated.count);
-        row.errVsOracle =
-            la::bench::oracleRelativeRms(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data,
-                                         generated.data, {0, shape.slices() - 1});
-        for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
-          if (e && !(*e <= opts.tolerance)) // NaN fails too
-            row.ok = false;
-        if (!row.ok)
-          errs() << formatv(
-              "[N={0}] {1}: WRONG OUTPUT: rel RMS vs reference {2}, vs fp64 {3} (tolerance {4})\n", n,
-              row.entry, formatErr(row.errVsReference), formatErr(row.errVsOracle), opts.tolerance);
+        recordOracleCheck(la::bench::checkOracle(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data,
+                                                 generated.data),
+                          opts.tolerance, row);
       }
       attachTorch(torch, wantTorch, row);
       rows.push_back(std::move(row));

@@ -1,7 +1,8 @@
-//===- LibraryOracleCheck.cpp - Generated AFT, GAU/FLASH and decay outputs vs fp64 oracles ----===//
-#include "LibraryOracleCheck.h"
+//===- OracleCheck.cpp - Generated outputs vs the fp64 oracles ------------===//
+#include "OracleCheck.h"
 
 #include "LibraryOracles.h"
+#include "Oracles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -173,6 +174,24 @@ OracleCheck checkDecay(LibraryKernel kernel, const LibraryShape &sh, const std::
 }
 
 } // namespace
+
+OracleCheck la::bench::checkOracle(KernelKind kind, const Shape &sh, const float *q, const float *k,
+                                   const float *v, const float *out) {
+  const bool causal = isCausal(kind);
+  const bool flow = kind == KernelKind::FlowNormal || kind == KernelKind::FlowCausal;
+  const int64_t n = sh.n, m = causal ? sh.n : sh.m, d = sh.d, dv = sh.dv;
+  const oracle::AttnDims dims{1, 1, n, m, d, dv};
+  std::vector<int64_t> slices = firstAndLast(sh.slices());
+  ErrorSum sum;
+  for (int64_t slice : slices) {
+    const float *qs = q + slice * n * d, *ks = k + slice * m * d, *vs = v + slice * m * dv;
+    std::vector<double> want = flow ? oracle::flowAttentionRecurrent(dims, qs, ks, vs, causal)
+                                    : oracle::linearAttentionRecurrent(dims, qs, ks, vs, causal);
+    for (int64_t i = 0; i < n * dv; ++i)
+      sum.add(out[slice * n * dv + i], want[i]);
+  }
+  return {sum.relRms(), "(b,h) slices " + joinIndices(slices) + " of " + std::to_string(sh.slices())};
+}
 
 OracleCheck la::bench::checkLibraryOracle(LibraryKernel kernel, const LibraryShape &shape,
                                           const std::vector<const float *> &args, const float *out,
