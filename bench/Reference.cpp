@@ -22,65 +22,6 @@
 
 using namespace la::bench;
 
-//===----------------------------------------------------------------------===//
-// ThreadPool
-//===----------------------------------------------------------------------===//
-
-ThreadPool::ThreadPool(unsigned threads) : numThreads(std::max(1u, threads)) {
-  for (unsigned i = 1; i < numThreads; ++i)
-    workers.emplace_back([this, i] { workerLoop(i); });
-}
-
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
-  }
-  wake.notify_all();
-  for (std::thread &worker : workers)
-    worker.join();
-}
-
-void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &body) {
-  if (numThreads == 1 || n <= 1) {
-    body(0, n);
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    task = &body;
-    taskSize = n;
-    pending = numThreads - 1;
-    ++generation;
-  }
-  wake.notify_all();
-  body(0, n / numThreads); // block 0 on the calling thread
-  std::unique_lock<std::mutex> lock(mutex);
-  done.wait(lock, [this] { return pending == 0; });
-  task = nullptr;
-}
-
-void ThreadPool::workerLoop(unsigned index) {
-  uint64_t seen = 0;
-  while (true) {
-    const std::function<void(int64_t, int64_t)> *body;
-    int64_t n;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] { return stopping || generation != seen; });
-      if (stopping)
-        return;
-      seen = generation;
-      body = task;
-      n = taskSize;
-    }
-    (*body)(n * index / numThreads, n * (index + 1) / numThreads);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (--pending == 0)
-      done.notify_one();
-  }
-}
-
 namespace {
 
 using namespace la::bench::eager;
@@ -90,7 +31,7 @@ using namespace la::bench::eager;
 //===----------------------------------------------------------------------===//
 
 /// thuml/Flowformer Flow_Attention.forward after the projections.
-void flowNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ThreadPool &pool,
+void flowNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
                 const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, m = sh.m, d = sh.d, e = sh.dv;
   const float eps = p.eps;
@@ -137,7 +78,7 @@ void flowNormal(const Shape &sh, const float *q, const float *k, const float *v,
 }
 
 /// thuml/Flowformer Flow_Attention_Causal.forward after the projections.
-void flowCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ThreadPool &pool,
+void flowCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
                 const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, d = sh.d, e = sh.dv;
   const float eps = p.eps;
@@ -199,7 +140,7 @@ void flowCausal(const Shape &sh, const float *q, const float *k, const float *v,
 
 /// idiap/fast-transformers LinearAttention.forward with elu_feature_map (elu(x) + 1, two ops).
 void linearNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out,
-                  ThreadPool &pool, const ReferenceParams &p) {
+                  ForkJoinPool &pool, const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, m = sh.m, d = sh.d, e = sh.dv;
   Tensor qElu = map(pool, q, s, n * d, elu);
   Tensor qf = map(pool, qElu.data(), s, n * d, addConst(1.0f));
@@ -220,7 +161,7 @@ void linearNormal(const Shape &sh, const float *q, const float *k, const float *
 /// Causal linear attention the eager way (as in Flowformer's causal_dot_product): cumsum of the
 /// per-position outer products, cumsum of φ(K) for the normaliser.
 void linearCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out,
-                  ThreadPool &pool, const ReferenceParams &p) {
+                  ForkJoinPool &pool, const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, d = sh.d, e = sh.dv;
   Tensor qElu = map(pool, q, s, n * d, elu);
   Tensor qf = map(pool, qElu.data(), s, n * d, addConst(1.0f));
@@ -256,7 +197,7 @@ double la::bench::referencePeakBytes(KernelKind kind, const Shape &sh) {
 }
 
 void la::bench::runReference(KernelKind kind, const Shape &shape, const float *q, const float *k,
-                             const float *v, float *out, ThreadPool &pool, ReferenceMemory memory,
+                             const float *v, float *out, ForkJoinPool &pool, ReferenceMemory memory,
                              const ReferenceParams &params) {
   eager::setMemory(memory);
   switch (kind) {

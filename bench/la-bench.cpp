@@ -616,7 +616,7 @@ void fillArgument(float *data, size_t count, la::bench::Fill fill, uint64_t seed
 
 /// Times, checks and measures the baselines of every selected library kernel at every size.
 void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
-                     const std::map<Family, std::shared_ptr<la::Program>> &programs, la::bench::ThreadPool &pool,
+                     const std::map<Family, std::shared_ptr<la::Program>> &programs, la::bench::ForkJoinPool &pool,
                      la::bench::ReferenceMemory referenceMemory, const TorchResults &torch, bool wantTorch,
                      std::vector<Row> &rows) {
   for (unsigned n : opts.sizes) {
@@ -776,7 +776,7 @@ int main(int argc, char **argv) {
     programs[family] = *program;
   }
 
-  la::bench::ThreadPool pool(threads);
+  la::bench::ForkJoinPool pool(threads);
   la::bench::ReferenceMemory referenceMemory =
       opts.referenceFreshMemory ? la::bench::ReferenceMemory::Fresh : la::bench::ReferenceMemory::Cached;
   std::vector<Row> rows;
