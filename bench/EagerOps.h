@@ -147,8 +147,8 @@ Tensor zip(ForkJoinPool &pool, const float *x, const float *y, int64_t slices, i
 /// out[s, l, w] = f(x[s, l, w], r[s, l]): a per-position scalar broadcast along the last dim (`r[...,
 /// None]`).
 template <typename F>
-Tensor broadcastRows(ForkJoinPool &pool, const float *x, const float *r, int64_t slices, int64_t len,
-                     int64_t width, F f, float *into = nullptr) {
+Tensor broadcastRows(ForkJoinPool &pool, const float *x, const float *r, int64_t slices, int64_t len, int64_t width,
+                     F f, float *into = nullptr) {
   Tensor out = allocate(slices * len * width, into);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -244,7 +244,7 @@ inline Tensor dotRows(ForkJoinPool &pool, const float *x, const float *y, int64_
 
 /// einsum("nhld,nhlm->nhdm"), the state Kᵀ V: [S, L, D] x [S, L, E] -> [S, D, E].
 inline Tensor contractSeq(ForkJoinPool &pool, const float *k, const float *v, int64_t slices, int64_t len, int64_t d,
-                   int64_t e) {
+                          int64_t e) {
   Tensor out = allocate(slices * d * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -267,7 +267,7 @@ inline Tensor contractSeq(ForkJoinPool &pool, const float *k, const float *v, in
 
 /// einsum("nhld,nhdm->nhlm"), the read-out Q S: [S, L, D] x [S, D, E] -> [S, L, E].
 inline Tensor readOut(ForkJoinPool &pool, const float *q, const float *state, int64_t slices, int64_t len, int64_t d,
-               int64_t e) {
+                      int64_t e) {
   Tensor out = allocate(slices * len * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -290,7 +290,7 @@ inline Tensor readOut(ForkJoinPool &pool, const float *q, const float *state, in
 
 /// einsum("nhld,nhlm->nhldm"), every position's outer product: [S, L, D] x [S, L, E] -> [S, L, D, E].
 inline Tensor outerRows(ForkJoinPool &pool, const float *k, const float *v, int64_t slices, int64_t len, int64_t d,
-                 int64_t e) {
+                        int64_t e) {
   Tensor out = allocate(static_cast<size_t>(slices) * len * d * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -306,7 +306,7 @@ inline Tensor outerRows(ForkJoinPool &pool, const float *k, const float *v, int6
 
 /// einsum("nhld,nhldm->nhlm"), each position against its own state: [S, L, D] x [S, L, D, E] -> [S, L, E].
 inline Tensor readOutRows(ForkJoinPool &pool, const float *q, const float *states, int64_t slices, int64_t len,
-                   int64_t d, int64_t e) {
+                          int64_t d, int64_t e) {
   Tensor out = allocate(slices * len * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {

@@ -37,9 +37,8 @@ OracleCheck checkOracle(KernelKind kind, const Shape &shape, const float *q, con
                         const float *out);
 
 /// A library kernel: `args` in the order of libraryArguments(), `out` the generated result.
-OracleCheck checkLibraryOracle(LibraryKernel kernel, const LibraryShape &shape,
-                               const std::vector<const float *> &args, const float *out,
-                               double workBudget = 3e8);
+OracleCheck checkLibraryOracle(LibraryKernel kernel, const LibraryShape &shape, const std::vector<const float *> &args,
+                               const float *out, double workBudget = 3e8);
 
 } // namespace la::bench
 

@@ -139,8 +139,8 @@ void flowCausal(const Shape &sh, const float *q, const float *k, const float *v,
 }
 
 /// idiap/fast-transformers LinearAttention.forward with elu_feature_map (elu(x) + 1, two ops).
-void linearNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out,
-                  ForkJoinPool &pool, const ReferenceParams &p) {
+void linearNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
+                  const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, m = sh.m, d = sh.d, e = sh.dv;
   Tensor qElu = map(pool, q, s, n * d, elu);
   Tensor qf = map(pool, qElu.data(), s, n * d, addConst(1.0f));
@@ -160,8 +160,8 @@ void linearNormal(const Shape &sh, const float *q, const float *k, const float *
 
 /// Causal linear attention the eager way (as in Flowformer's causal_dot_product): cumsum of the
 /// per-position outer products, cumsum of φ(K) for the normaliser.
-void linearCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out,
-                  ForkJoinPool &pool, const ReferenceParams &p) {
+void linearCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
+                  const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, d = sh.d, e = sh.dv;
   Tensor qElu = map(pool, q, s, n * d, elu);
   Tensor qf = map(pool, qElu.data(), s, n * d, addConst(1.0f));
@@ -196,9 +196,8 @@ double la::bench::referencePeakBytes(KernelKind kind, const Shape &sh) {
   return bytes;
 }
 
-void la::bench::runReference(KernelKind kind, const Shape &shape, const float *q, const float *k,
-                             const float *v, float *out, ForkJoinPool &pool, ReferenceMemory memory,
-                             const ReferenceParams &params) {
+void la::bench::runReference(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v,
+                             float *out, ForkJoinPool &pool, ReferenceMemory memory, const ReferenceParams &params) {
   eager::setMemory(memory);
   switch (kind) {
   case KernelKind::FlowNormal:

@@ -49,8 +49,8 @@ enum class ReferenceMemory {
 
 /// Runs the unfused reference of `kind`: q [B,H,N,D], k [B,H,M,D], v [B,H,M,Dv] -> out [B,H,N,Dv].
 /// Not reentrant: run one reference call at a time.
-void runReference(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v,
-                  float *out, ForkJoinPool &pool, ReferenceMemory memory = ReferenceMemory::Cached,
+void runReference(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v, float *out,
+                  ForkJoinPool &pool, ReferenceMemory memory = ReferenceMemory::Cached,
                   const ReferenceParams &params = {});
 
 /// Frees the blocks `ReferenceMemory::Cached` keeps (call it between problem sizes).
