@@ -17,6 +17,7 @@
 #include "LibraryCost.h"
 #include "LibraryKernels.h"
 #include "LibraryReference.h"
+#include "OptionNames.h"
 #include "OracleCheck.h"
 #include "Reference.h"
 #include "Roofline.h"
@@ -145,7 +146,8 @@ struct FamilyParser : cl::parser<Family> {
 };
 
 /// The command line as llvm::cl options, stored into a BenchOptions. The options register themselves with
-/// llvm::cl's process-wide parser, which keeps pointers to them: a CommandLine lives as long as the program.
+/// llvm::cl's process-wide parser, which keeps pointers to them: a CommandLine lives as long as the program,
+/// and is created after takeOptionName("threads") (OptionNames.h).
 class CommandLine {
 public:
   CommandLine() { cl::HideUnrelatedOptions(category); }
@@ -673,10 +675,7 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
 
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
-  // libLLVM.so registers a top-level `threads` option of its own, and llvm::cl aborts when a second option
-  // takes a registered name: la-bench's --threads takes the name over before its options are created.
-  if (cl::Option *llvmThreads = cl::getRegisteredOptions().lookup("threads"))
-    llvmThreads->removeArgument();
+  la::bench::takeOptionName("threads");
   CommandLine commandLine;
   if (!commandLine.parse(argc, argv))
     return 2;
