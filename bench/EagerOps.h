@@ -10,7 +10,8 @@
 // nothing to do with fusion. Contractions are loop nests whose innermost loop runs over the contiguous
 // last dimension, so they vectorise; they are not a tuned BLAS (the PyTorch column has that).
 //
-// No MLIR or LLVM dependency: this file is part of the `LABenchSupport` library.
+// No MLIR dependency (LLVM only for ForkJoinPool.h's threads): this file is part of the `LABenchSupport`
+// library.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_BENCH_EAGEROPS_H
@@ -120,7 +121,7 @@ inline Tensor allocate(size_t count, float *into = nullptr) {
 
 /// out = f(x), elementwise over S slices of `len` elements.
 template <typename F>
-Tensor map(ThreadPool &pool, const float *x, int64_t slices, int64_t len, F f, float *into = nullptr) {
+Tensor map(ForkJoinPool &pool, const float *x, int64_t slices, int64_t len, F f, float *into = nullptr) {
   Tensor out = allocate(slices * len, into);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -132,7 +133,7 @@ Tensor map(ThreadPool &pool, const float *x, int64_t slices, int64_t len, F f, f
 
 /// out = f(x, y), elementwise, same shapes.
 template <typename F>
-Tensor zip(ThreadPool &pool, const float *x, const float *y, int64_t slices, int64_t len, F f,
+Tensor zip(ForkJoinPool &pool, const float *x, const float *y, int64_t slices, int64_t len, F f,
            float *into = nullptr) {
   Tensor out = allocate(slices * len, into);
   float *__restrict o = out.data();
@@ -146,8 +147,8 @@ Tensor zip(ThreadPool &pool, const float *x, const float *y, int64_t slices, int
 /// out[s, l, w] = f(x[s, l, w], r[s, l]): a per-position scalar broadcast along the last dim (`r[...,
 /// None]`).
 template <typename F>
-Tensor broadcastRows(ThreadPool &pool, const float *x, const float *r, int64_t slices, int64_t len,
-                     int64_t width, F f, float *into = nullptr) {
+Tensor broadcastRows(ForkJoinPool &pool, const float *x, const float *r, int64_t slices, int64_t len, int64_t width,
+                     F f, float *into = nullptr) {
   Tensor out = allocate(slices * len * width, into);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -162,7 +163,7 @@ Tensor broadcastRows(ThreadPool &pool, const float *x, const float *r, int64_t s
 
 /// out[s, l] = f(x[s, l], seq[l]): a [L] vector broadcast over the slices (`x * normal[None, None, :]`).
 template <typename F>
-Tensor broadcastSeq(ThreadPool &pool, const float *x, const float *seq, int64_t slices, int64_t len, F f) {
+Tensor broadcastSeq(ForkJoinPool &pool, const float *x, const float *seq, int64_t slices, int64_t len, F f) {
   Tensor out = allocate(slices * len);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -174,7 +175,7 @@ Tensor broadcastSeq(ThreadPool &pool, const float *x, const float *seq, int64_t 
 }
 
 /// x.sum(dim=2): [S, L, W] -> [S, W].
-inline Tensor sumSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
+inline Tensor sumSeq(ForkJoinPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
   Tensor out = allocate(slices * width);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -192,7 +193,7 @@ inline Tensor sumSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t l
 }
 
 /// x.cumsum(dim=2), inclusive: [S, L, W] -> [S, L, W].
-inline Tensor cumsumSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
+inline Tensor cumsumSeq(ForkJoinPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
   Tensor out = allocate(slices * len * width);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -209,7 +210,7 @@ inline Tensor cumsumSeq(ThreadPool &pool, const float *x, int64_t slices, int64_
 }
 
 /// einsum("nhld,nhd->nhl"): [S, L, W] · [S, W] -> [S, L].
-inline Tensor dotVec(ThreadPool &pool, const float *x, const float *y, int64_t slices, int64_t len, int64_t width) {
+inline Tensor dotVec(ForkJoinPool &pool, const float *x, const float *y, int64_t slices, int64_t len, int64_t width) {
   Tensor out = allocate(slices * len);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -227,7 +228,7 @@ inline Tensor dotVec(ThreadPool &pool, const float *x, const float *y, int64_t s
 }
 
 /// einsum("nhld,nhld->nhl"): [S, L, W] · [S, L, W] -> [S, L].
-inline Tensor dotRows(ThreadPool &pool, const float *x, const float *y, int64_t slices, int64_t len, int64_t width) {
+inline Tensor dotRows(ForkJoinPool &pool, const float *x, const float *y, int64_t slices, int64_t len, int64_t width) {
   Tensor out = allocate(slices * len);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -242,8 +243,8 @@ inline Tensor dotRows(ThreadPool &pool, const float *x, const float *y, int64_t 
 }
 
 /// einsum("nhld,nhlm->nhdm"), the state Kᵀ V: [S, L, D] x [S, L, E] -> [S, D, E].
-inline Tensor contractSeq(ThreadPool &pool, const float *k, const float *v, int64_t slices, int64_t len, int64_t d,
-                   int64_t e) {
+inline Tensor contractSeq(ForkJoinPool &pool, const float *k, const float *v, int64_t slices, int64_t len, int64_t d,
+                          int64_t e) {
   Tensor out = allocate(slices * d * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -265,8 +266,8 @@ inline Tensor contractSeq(ThreadPool &pool, const float *k, const float *v, int6
 }
 
 /// einsum("nhld,nhdm->nhlm"), the read-out Q S: [S, L, D] x [S, D, E] -> [S, L, E].
-inline Tensor readOut(ThreadPool &pool, const float *q, const float *state, int64_t slices, int64_t len, int64_t d,
-               int64_t e) {
+inline Tensor readOut(ForkJoinPool &pool, const float *q, const float *state, int64_t slices, int64_t len, int64_t d,
+                      int64_t e) {
   Tensor out = allocate(slices * len * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -288,8 +289,8 @@ inline Tensor readOut(ThreadPool &pool, const float *q, const float *state, int6
 }
 
 /// einsum("nhld,nhlm->nhldm"), every position's outer product: [S, L, D] x [S, L, E] -> [S, L, D, E].
-inline Tensor outerRows(ThreadPool &pool, const float *k, const float *v, int64_t slices, int64_t len, int64_t d,
-                 int64_t e) {
+inline Tensor outerRows(ForkJoinPool &pool, const float *k, const float *v, int64_t slices, int64_t len, int64_t d,
+                        int64_t e) {
   Tensor out = allocate(static_cast<size_t>(slices) * len * d * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -304,8 +305,8 @@ inline Tensor outerRows(ThreadPool &pool, const float *k, const float *v, int64_
 }
 
 /// einsum("nhld,nhldm->nhlm"), each position against its own state: [S, L, D] x [S, L, D, E] -> [S, L, E].
-inline Tensor readOutRows(ThreadPool &pool, const float *q, const float *states, int64_t slices, int64_t len,
-                   int64_t d, int64_t e) {
+inline Tensor readOutRows(ForkJoinPool &pool, const float *q, const float *states, int64_t slices, int64_t len,
+                          int64_t d, int64_t e) {
   Tensor out = allocate(slices * len * e);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -324,7 +325,7 @@ inline Tensor readOutRows(ThreadPool &pool, const float *q, const float *states,
 }
 
 /// torch.softmax(x, dim=-1) on [S, L]: one fused op in eager frameworks too (max, exp-sum, divide).
-inline Tensor softmaxLast(ThreadPool &pool, const float *x, int64_t slices, int64_t len) {
+inline Tensor softmaxLast(ForkJoinPool &pool, const float *x, int64_t slices, int64_t len) {
   Tensor out = allocate(slices * len);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {

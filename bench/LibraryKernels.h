@@ -3,7 +3,7 @@
 // What la-bench needs to know about the kernels of kernels/aft.mlir, kernels/flash.mlir and
 // kernels/retention.mlir beyond their entry names: the shape of every argument (in the order of the
 // `func.func` signature), how the benchmark fills it, and the output shape. The cost model is in
-// LibraryCost.h, the unfused references in LibraryReference.h, the fp64 checks in LibraryOracleCheck.h.
+// LibraryCost.h, the unfused references in LibraryReference.h, the fp64 checks in OracleCheck.h.
 //
 // No MLIR or LLVM dependency: this file is part of the `LABenchSupport` library.
 //

@@ -24,7 +24,7 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// x.amax(dim=1): [S, L, W] -> [S, W].
-Tensor maxSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
+Tensor maxSeq(ForkJoinPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
   Tensor out = allocate(slices * width);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -41,8 +41,8 @@ Tensor maxSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t len, int
 
 /// out[s, l, w] = f(x[s, l, w], c[s, w]): a per-slice row broadcast over the sequence (`x - m[:, None]`).
 template <typename F>
-Tensor broadcastCols(ThreadPool &pool, const float *x, const float *c, int64_t slices, int64_t len,
-                     int64_t width, F f, float *into = nullptr) {
+Tensor broadcastCols(ForkJoinPool &pool, const float *x, const float *c, int64_t slices, int64_t len, int64_t width,
+                     F f, float *into = nullptr) {
   Tensor out = allocate(slices * len * width, into);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -55,7 +55,7 @@ Tensor broadcastCols(ThreadPool &pool, const float *x, const float *c, int64_t s
 }
 
 /// torch.softmax(x, dim=1) on [S, L, W]: one fused op in eager frameworks too (max, exp-sum, divide).
-Tensor softmaxSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
+Tensor softmaxSeq(ForkJoinPool &pool, const float *x, int64_t slices, int64_t len, int64_t width) {
   Tensor out = allocate(slices * len * width);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -85,8 +85,7 @@ Tensor softmaxSeq(ThreadPool &pool, const float *x, int64_t slices, int64_t len,
 
 /// torch.matmul(q, k.transpose(-1, -2)): [S, N, D] x [S, M, D] -> [S, N, M]. k is transposed per slice into
 /// a scratch block first (what a BLAS does with a transposed operand), so the inner loop runs over M.
-Tensor scoresNT(ThreadPool &pool, const float *q, const float *k, int64_t slices, int64_t n, int64_t m,
-                int64_t d) {
+Tensor scoresNT(ForkJoinPool &pool, const float *q, const float *k, int64_t slices, int64_t n, int64_t m, int64_t d) {
   Tensor out = allocate(slices * n * m);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -112,7 +111,7 @@ Tensor scoresNT(ThreadPool &pool, const float *q, const float *k, int64_t slices
 
 /// torch.matmul(w, x) with one [L, M] matrix for every slice: [L, M] x [S, M, E] -> [S, L, E]. Parallel over
 /// S·L rows, since S is the batch (2) here.
-Tensor sharedMatmul(ThreadPool &pool, const float *w, const float *x, int64_t slices, int64_t len, int64_t m,
+Tensor sharedMatmul(ForkJoinPool &pool, const float *w, const float *x, int64_t slices, int64_t len, int64_t m,
                     int64_t e) {
   Tensor out = allocate(slices * len * e);
   float *__restrict o = out.data();
@@ -133,7 +132,7 @@ Tensor sharedMatmul(ThreadPool &pool, const float *w, const float *x, int64_t sl
 }
 
 /// w[None, :, :, None] + k[:, None, :, :]: [T, T] and [B, T, d] -> [B, T, T, d], parallel over B·T rows.
-Tensor jointLogits(ThreadPool &pool, const float *w, const float *k, int64_t batch, int64_t t, int64_t d) {
+Tensor jointLogits(ForkJoinPool &pool, const float *w, const float *k, int64_t batch, int64_t t, int64_t d) {
   Tensor out = allocate(static_cast<size_t>(batch) * t * t * d);
   float *__restrict o = out.data();
   pool.parallelFor(batch * t, [&](int64_t begin, int64_t end) {
@@ -148,8 +147,7 @@ Tensor jointLogits(ThreadPool &pool, const float *w, const float *k, int64_t bat
 }
 
 /// weights * v[:, None, :, :]: [B, T, T, d] and [B, T, d] -> [B, T, T, d], parallel over B·T rows.
-Tensor mulValuesJoint(ThreadPool &pool, const float *weights, const float *v, int64_t batch, int64_t t,
-                      int64_t d) {
+Tensor mulValuesJoint(ForkJoinPool &pool, const float *weights, const float *v, int64_t batch, int64_t t, int64_t d) {
   Tensor out = allocate(static_cast<size_t>(batch) * t * t * d);
   float *__restrict o = out.data();
   pool.parallelFor(batch * t, [&](int64_t begin, int64_t end) {
@@ -167,7 +165,7 @@ Tensor mulValuesJoint(ThreadPool &pool, const float *weights, const float *v, in
 
 /// x.masked_fill(~mask, fill) on [S, N, N] tiles with mask = keep(i, j).
 template <typename Keep>
-Tensor maskTiles(ThreadPool &pool, const float *x, int64_t slices, int64_t n, float fill, Keep keep) {
+Tensor maskTiles(ForkJoinPool &pool, const float *x, int64_t slices, int64_t n, float fill, Keep keep) {
   Tensor out = allocate(slices * n * n);
   float *__restrict o = out.data();
   pool.parallelFor(slices * n, [&](int64_t begin, int64_t end) {
@@ -181,7 +179,7 @@ Tensor maskTiles(ThreadPool &pool, const float *x, int64_t slices, int64_t n, fl
 }
 
 /// (b[..., :, None] - b[..., None, :]): [S, C] -> [S, C, C], the exponents of the decay mask.
-Tensor pairwiseDiff(ThreadPool &pool, const float *b, int64_t slices, int64_t c) {
+Tensor pairwiseDiff(ForkJoinPool &pool, const float *b, int64_t slices, int64_t c) {
   Tensor out = allocate(slices * c * c);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -194,7 +192,7 @@ Tensor pairwiseDiff(ThreadPool &pool, const float *b, int64_t slices, int64_t c)
 }
 
 /// b[:, :, -1:] - b over chunks: [S, C, W] -> [S, C, W], the decay from each position to its chunk's end.
-Tensor decayToEnd(ThreadPool &pool, const float *b, int64_t slices, int64_t c, int64_t width) {
+Tensor decayToEnd(ForkJoinPool &pool, const float *b, int64_t slices, int64_t c, int64_t width) {
   Tensor out = allocate(slices * c * width);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -210,8 +208,8 @@ Tensor decayToEnd(ThreadPool &pool, const float *b, int64_t slices, int64_t c, i
 /// with decay_g = e^{b_last of chunk g}, a scalar (width 1) or one per state row (width K). kv: [S, G, K, V],
 /// bLast: [S, G, width] -> [S, G, K, V], the state each chunk starts from. The sequential loop over chunks
 /// is one op here; in eager Python it is G iterations of a few small ops.
-Tensor chunkStates(ThreadPool &pool, const float *kv, const float *bLast, int64_t slices, int64_t chunks,
-                   int64_t kd, int64_t vd, int64_t width) {
+Tensor chunkStates(ForkJoinPool &pool, const float *kv, const float *bLast, int64_t slices, int64_t chunks, int64_t kd,
+                   int64_t vd, int64_t width) {
   Tensor out = allocate(static_cast<size_t>(slices) * chunks * kd * vd);
   float *__restrict o = out.data();
   pool.parallelFor(slices, [&](int64_t begin, int64_t end) {
@@ -240,7 +238,7 @@ Tensor chunkStates(ThreadPool &pool, const float *kv, const float *bLast, int64_
 /// out[b, x, y, c] = Σ_{u,v} weight[c, u, v] · x[b, x + u − p, y + v − p, c]. The weight is packed to
 /// [s·s, C] first (what the depthwise kernel does per call), so the inner loop runs over the channels.
 /// Parallel over the B·X output rows.
-Tensor depthwiseConv2d(ThreadPool &pool, const float *x, const float *weight, int64_t batch, int64_t xLen,
+Tensor depthwiseConv2d(ForkJoinPool &pool, const float *x, const float *weight, int64_t batch, int64_t xLen,
                        int64_t yLen, int64_t channels, int64_t size) {
   const int64_t taps = size * size, p = (size - 1) / 2;
   std::vector<float> packed(taps * channels);
@@ -286,8 +284,7 @@ const auto square = [](float x) { return x * x; };
 //===----------------------------------------------------------------------===//
 
 /// y = σ(q) * cumsum(e^{k−max} v, 1) / cumsum(e^{k−max}, 1).
-void aftCausal(const LibraryShape &sh, const float *q, const float *k, const float *v, float *out,
-               ThreadPool &pool) {
+void aftCausal(const LibraryShape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
   Tensor kMax = maxSeq(pool, k, b, t, d);                    // k.amax(dim=1, keepdim=True)
   Tensor shifted = broadcastCols(pool, k, kMax.data(), b, t, d, sub); // k - kmax
@@ -301,8 +298,7 @@ void aftCausal(const LibraryShape &sh, const float *q, const float *k, const flo
 }
 
 /// y = σ(q) * (softmax(k, 1) * v).sum(1, keepdim=True).
-void aftSimple(const LibraryShape &sh, const float *q, const float *k, const float *v, float *out,
-               ThreadPool &pool) {
+void aftSimple(const LibraryShape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
   Tensor weights = softmaxSeq(pool, k, b, t, d);
   Tensor wv = zip(pool, weights.data(), v, b, t * d, mul);
@@ -312,8 +308,8 @@ void aftSimple(const LibraryShape &sh, const float *q, const float *k, const flo
 }
 
 /// SPEC §3's form: global sums plus (e^{w} − 1) ⊙ band as a dense [T, T] matrix product.
-void aftLocal(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w,
-              float *out, ThreadPool &pool) {
+void aftLocal(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w, float *out,
+              ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d, window = kAftLocalWindow;
   Tensor kMax = maxSeq(pool, k, b, t, d);
   Tensor shifted = broadcastCols(pool, k, kMax.data(), b, t, d, sub);
@@ -338,7 +334,7 @@ void aftLocal(const LibraryShape &sh, const float *q, const float *k, const floa
 /// two depthwise F.conv2d's (groups = h·c, padding 3) with the per-head kernel e^{w} − 1 repeated over the
 /// head's channels.
 void aftConv(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w, float *out,
-             ThreadPool &pool) {
+             ForkJoinPool &pool) {
   const AftConvImage img = aftConvImage(sh.t);
   const int64_t b = sh.b, t = sh.t, h = sh.h, c = sh.d, hc = h * c, s = kAftConvKernel, taps = s * s;
   Tensor kMax = maxSeq(pool, k, b, t, hc);                            // k.amax(dim=(1, 2), keepdim=True)
@@ -365,7 +361,7 @@ void aftConv(const LibraryShape &sh, const float *q, const float *k, const float
 
 /// SPEC §7's form: softmax over t' of the [B, T, T, d] joint logits k + w, times v, summed over t'.
 void aftFull(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w, float *out,
-             ThreadPool &pool) {
+             ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
   Tensor logits = jointLogits(pool, w, k, b, t, d);            // w[None, :, :, None] + k[:, None]
   Tensor weights = softmaxSeq(pool, logits.data(), b * t, t, d); // torch.softmax(., dim=2)
@@ -384,7 +380,7 @@ void aftFull(const LibraryShape &sh, const float *q, const float *k, const float
 
 /// lucidrains GAU: sim = q kᵀ; attn = relu(sim) ** 2 / (N·s); out = (attn @ v) * u.
 void gau(const LibraryShape &sh, const float *u, const float *v, const float *q, const float *k, float *out,
-         ThreadPool &pool) {
+         ForkJoinPool &pool) {
   const int64_t b = sh.b, n = sh.t, s = sh.d, e = sh.e;
   Tensor sim = scoresNT(pool, q, k, b, n, n, s);
   Tensor r = map(pool, sim.data(), b, n * n, relu);
@@ -395,8 +391,8 @@ void gau(const LibraryShape &sh, const float *u, const float *v, const float *q,
 }
 
 /// lucidrains FLASH after the projections, groups of c = 256 as a [B·G, c, ·] reshape (a view).
-void flash(const LibraryShape &sh, bool causal, const float *u, const float *v, const float *qq,
-           const float *kq, const float *ql, const float *kl, float *out, ThreadPool &pool) {
+void flash(const LibraryShape &sh, bool causal, const float *u, const float *v, const float *qq, const float *kq,
+           const float *ql, const float *kl, float *out, ForkJoinPool &pool) {
   const int64_t b = sh.b, n = sh.t, s = sh.d, e = sh.e, c = kFlashChunk, g = n / c, groups = b * g;
   // Quadratic part: sim = einsum('... i d, ... j d -> ... i j', quad_q, quad_k); relu² / (c·s) [⊙ tril].
   Tensor sim = scoresNT(pool, qq, kq, groups, c, c, s);
@@ -444,8 +440,8 @@ void flash(const LibraryShape &sh, bool causal, const float *u, const float *v, 
 
 /// fla's chunked torch form with chunk C = 64. `g` is null for retention, whose gates are built first (the
 /// torch code builds them with `torch.full` per head). `perKey`: GLA's [B, H, T, K] gates.
-void decayChunked(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *g,
-                  bool perKey, float *out, ThreadPool &pool) {
+void decayChunked(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *g, bool perKey,
+                  float *out, ForkJoinPool &pool) {
   const int64_t slices = sh.b * sh.h, t = sh.t, kd = sh.d, vd = sh.e, c = kDecayChunk, chunks = t / c,
                 tiles = slices * chunks, gw = perKey ? kd : 1;
   Tensor retentionGates;
@@ -554,9 +550,8 @@ std::string la::bench::libraryReferenceUnsupported(LibraryKernel kernel, const L
   return "";
 }
 
-void la::bench::runLibraryReference(LibraryKernel kernel, const LibraryShape &sh,
-                                    const std::vector<const float *> &a, float *out, ThreadPool &pool,
-                                    ReferenceMemory memory) {
+void la::bench::runLibraryReference(LibraryKernel kernel, const LibraryShape &sh, const std::vector<const float *> &a,
+                                    float *out, ForkJoinPool &pool, ReferenceMemory memory) {
   setMemory(memory);
   switch (kernel) {
   case LibraryKernel::AftCausal:

@@ -1,7 +1,7 @@
 //===- LibraryReference.h - Unfused eager-style AFT, GAU/FLASH and decay baselines -*- C++ -*-===//
 //
 // The SPEC §3-§5 formulas run the way PyTorch eager runs them (EagerOps.h: one parallel loop nest per
-// tensor op, every intermediate materialised), in float32 like the kernels, on the same ThreadPool and
+// tensor op, every intermediate materialised), in float32 like the kernels, on the same ForkJoinPool and
 // thread count:
 //   - AFT as the paper's equations: causal and simple with a global max subtracted before exp, aft_local
 //     as SPEC §3's global sums plus a band-masked dense [T, T] matrix product (what `torch.matmul` with a
@@ -14,7 +14,8 @@
 //     q ⊙ e^{b} and k ⊙ e^{−b} inside a chunk (b the in-chunk cumsum of the log-gates).
 // Not reentrant: run one reference call at a time.
 //
-// No MLIR or LLVM dependency: this file is part of the `LABenchSupport` library.
+// No MLIR dependency (LLVM only for ForkJoinPool.h's threads): this file is part of the `LABenchSupport`
+// library.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_BENCH_LIBRARYREFERENCE_H
@@ -40,7 +41,7 @@ std::string libraryReferenceUnsupported(LibraryKernel kernel, const LibraryShape
 /// Runs the unfused reference: `args` in the order of libraryArguments(), `out` shaped like
 /// libraryOutputShape().
 void runLibraryReference(LibraryKernel kernel, const LibraryShape &shape, const std::vector<const float *> &args,
-                         float *out, ThreadPool &pool, ReferenceMemory memory = ReferenceMemory::Cached);
+                         float *out, ForkJoinPool &pool, ReferenceMemory memory = ReferenceMemory::Cached);
 
 } // namespace la::bench
 

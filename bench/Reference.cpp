@@ -1,4 +1,4 @@
-//===- Reference.cpp - Unfused eager-style baselines and fp64 oracles -----===//
+//===- Reference.cpp - Unfused eager-style flow/linear baselines ----------===//
 //
 // The unfused reference mirrors the op sequence of the official code (thuml/Flowformer `Flow_Attention.py`,
 // idiap/fast-transformers `linear_attention.py`) one tensor op at a time, including its redundancies (the
@@ -22,65 +22,6 @@
 
 using namespace la::bench;
 
-//===----------------------------------------------------------------------===//
-// ThreadPool
-//===----------------------------------------------------------------------===//
-
-ThreadPool::ThreadPool(unsigned threads) : numThreads(std::max(1u, threads)) {
-  for (unsigned i = 1; i < numThreads; ++i)
-    workers.emplace_back([this, i] { workerLoop(i); });
-}
-
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    stopping = true;
-  }
-  wake.notify_all();
-  for (std::thread &worker : workers)
-    worker.join();
-}
-
-void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &body) {
-  if (numThreads == 1 || n <= 1) {
-    body(0, n);
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    task = &body;
-    taskSize = n;
-    pending = numThreads - 1;
-    ++generation;
-  }
-  wake.notify_all();
-  body(0, n / numThreads); // block 0 on the calling thread
-  std::unique_lock<std::mutex> lock(mutex);
-  done.wait(lock, [this] { return pending == 0; });
-  task = nullptr;
-}
-
-void ThreadPool::workerLoop(unsigned index) {
-  uint64_t seen = 0;
-  while (true) {
-    const std::function<void(int64_t, int64_t)> *body;
-    int64_t n;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] { return stopping || generation != seen; });
-      if (stopping)
-        return;
-      seen = generation;
-      body = task;
-      n = taskSize;
-    }
-    (*body)(n * index / numThreads, n * (index + 1) / numThreads);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (--pending == 0)
-      done.notify_one();
-  }
-}
-
 namespace {
 
 using namespace la::bench::eager;
@@ -90,7 +31,7 @@ using namespace la::bench::eager;
 //===----------------------------------------------------------------------===//
 
 /// thuml/Flowformer Flow_Attention.forward after the projections.
-void flowNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ThreadPool &pool,
+void flowNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
                 const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, m = sh.m, d = sh.d, e = sh.dv;
   const float eps = p.eps;
@@ -137,7 +78,7 @@ void flowNormal(const Shape &sh, const float *q, const float *k, const float *v,
 }
 
 /// thuml/Flowformer Flow_Attention_Causal.forward after the projections.
-void flowCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ThreadPool &pool,
+void flowCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
                 const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, d = sh.d, e = sh.dv;
   const float eps = p.eps;
@@ -198,8 +139,8 @@ void flowCausal(const Shape &sh, const float *q, const float *k, const float *v,
 }
 
 /// idiap/fast-transformers LinearAttention.forward with elu_feature_map (elu(x) + 1, two ops).
-void linearNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out,
-                  ThreadPool &pool, const ReferenceParams &p) {
+void linearNormal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
+                  const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, m = sh.m, d = sh.d, e = sh.dv;
   Tensor qElu = map(pool, q, s, n * d, elu);
   Tensor qf = map(pool, qElu.data(), s, n * d, addConst(1.0f));
@@ -219,8 +160,8 @@ void linearNormal(const Shape &sh, const float *q, const float *k, const float *
 
 /// Causal linear attention the eager way (as in Flowformer's causal_dot_product): cumsum of the
 /// per-position outer products, cumsum of φ(K) for the normaliser.
-void linearCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out,
-                  ThreadPool &pool, const ReferenceParams &p) {
+void linearCausal(const Shape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool,
+                  const ReferenceParams &p) {
   const int64_t s = sh.slices(), n = sh.n, d = sh.d, e = sh.dv;
   Tensor qElu = map(pool, q, s, n * d, elu);
   Tensor qf = map(pool, qElu.data(), s, n * d, addConst(1.0f));
@@ -255,9 +196,8 @@ double la::bench::referencePeakBytes(KernelKind kind, const Shape &sh) {
   return bytes;
 }
 
-void la::bench::runReference(KernelKind kind, const Shape &shape, const float *q, const float *k,
-                             const float *v, float *out, ThreadPool &pool, ReferenceMemory memory,
-                             const ReferenceParams &params) {
+void la::bench::runReference(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v,
+                             float *out, ForkJoinPool &pool, ReferenceMemory memory, const ReferenceParams &params) {
   eager::setMemory(memory);
   switch (kind) {
   case KernelKind::FlowNormal:
@@ -269,202 +209,6 @@ void la::bench::runReference(KernelKind kind, const Shape &shape, const float *q
   case KernelKind::LinearCausal:
     return linearCausal(shape, q, k, v, out, pool, params);
   }
-}
-
-//===----------------------------------------------------------------------===//
-// fp64 linear-form oracles, one slice at a time, straight from SPEC.md §1-§2
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-double sigmoidD(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double elu1D(double x) { return x > 0 ? x + 1.0 : std::exp(x); }
-
-void flowNormalOracle(const Shape &sh, const float *q, const float *k, const float *v, double *out,
-                      const ReferenceParams &p) {
-  const int64_t n = sh.n, m = sh.m, d = sh.d, e = sh.dv;
-  const double eps = p.eps;
-  std::vector<double> qs(n * d), ks(m * d), sq(d, 0.0), sk(d, 0.0);
-  for (int64_t i = 0; i < n * d; ++i)
-    sq[i % d] += qs[i] = sigmoidD(q[i]);
-  for (int64_t j = 0; j < m * d; ++j)
-    sk[j % d] += ks[j] = sigmoidD(k[j]);
-  std::vector<double> a(n), b(m), kb(d, 0.0), qa(d, 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    double dot = 0;
-    for (int64_t c = 0; c < d; ++c)
-      dot += (qs[i * d + c] + eps) * (sk[c] + eps);
-    a[i] = 1.0 / dot;
-    for (int64_t c = 0; c < d; ++c)
-      qa[c] += qs[i * d + c] * a[i];
-  }
-  for (int64_t j = 0; j < m; ++j) {
-    double dot = 0;
-    for (int64_t c = 0; c < d; ++c)
-      dot += (ks[j * d + c] + eps) * (sq[c] + eps);
-    b[j] = 1.0 / dot;
-    for (int64_t c = 0; c < d; ++c)
-      kb[c] += ks[j * d + c] * b[j];
-  }
-  std::vector<double> outflow(m);
-  double maxOut = -1e300;
-  for (int64_t j = 0; j < m; ++j) {
-    double dot = 0;
-    for (int64_t c = 0; c < d; ++c)
-      dot += (ks[j * d + c] + eps) * (qa[c] + eps);
-    outflow[j] = std::min(std::max(dot, double(p.clampLow)), double(p.clampHigh));
-    maxOut = std::max(maxOut, outflow[j]);
-  }
-  double expSum = 0;
-  for (int64_t j = 0; j < m; ++j)
-    expSum += std::exp(outflow[j] - maxOut);
-  std::vector<double> state(d * e, 0.0);
-  for (int64_t j = 0; j < m; ++j) {
-    double comp = std::exp(outflow[j] - maxOut) / expSum * double(m);
-    for (int64_t c = 0; c < d; ++c)
-      for (int64_t x = 0; x < e; ++x)
-        state[c * e + x] += ks[j * d + c] * v[j * e + x] * comp;
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    double inflow = 0;
-    for (int64_t c = 0; c < d; ++c)
-      inflow += (qs[i * d + c] + eps) * (kb[c] + eps);
-    double w = sigmoidD(inflow * double(n) / double(m)) * a[i];
-    for (int64_t x = 0; x < e; ++x) {
-      double acc = 0;
-      for (int64_t c = 0; c < d; ++c)
-        acc += qs[i * d + c] * state[c * e + x];
-      out[i * e + x] = w * acc;
-    }
-  }
-}
-
-/// One forward sweep: every quantity at t depends only on prefixes up to t.
-void flowCausalOracle(const Shape &sh, const float *q, const float *k, const float *v, double *out,
-                      const ReferenceParams &p) {
-  const int64_t n = sh.n, d = sh.d, e = sh.dv;
-  const double eps = p.eps;
-  std::vector<double> cq(d, 0.0), ck(d, 0.0), cqa(d, 0.0), ckb(d, 0.0), qt(d), kt(d);
-  std::vector<double> state(d * e, 0.0);
-  double expPrefix = 0;
-  for (int64_t t = 0; t < n; ++t) {
-    double count = double(t + 1);
-    for (int64_t c = 0; c < d; ++c) {
-      qt[c] = sigmoidD(q[t * d + c]);
-      kt[c] = sigmoidD(k[t * d + c]);
-      cq[c] += qt[c];
-      ck[c] += kt[c];
-    }
-    double in = 0, outDot = 0;
-    for (int64_t c = 0; c < d; ++c) {
-      in += (qt[c] + eps) * (ck[c] + eps);
-      outDot += (kt[c] + eps) * (cq[c] + eps);
-    }
-    double a = count / in, b = count / outDot;
-    for (int64_t c = 0; c < d; ++c) {
-      ckb[c] += kt[c] * b;
-      cqa[c] += qt[c] * a;
-    }
-    double inflow = 0, outflow = 0;
-    for (int64_t c = 0; c < d; ++c) {
-      inflow += (qt[c] + eps) * (ckb[c] + eps);
-      outflow += (kt[c] + eps) * (cqa[c] + eps);
-    }
-    inflow /= count;
-    outflow = std::min(std::max(outflow / count, double(p.clampLow)), double(p.clampHigh));
-    double alloc = sigmoidD(inflow);
-    double ex = std::exp(outflow);
-    expPrefix += ex;
-    double comp = count * ex / expPrefix;
-    for (int64_t c = 0; c < d; ++c)
-      for (int64_t x = 0; x < e; ++x)
-        state[c * e + x] += kt[c] * v[t * e + x] * comp;
-    double w = alloc * a / count;
-    for (int64_t x = 0; x < e; ++x) {
-      double acc = 0;
-      for (int64_t c = 0; c < d; ++c)
-        acc += qt[c] * state[c * e + x];
-      out[t * e + x] = w * acc;
-    }
-  }
-}
-
-/// Non-causal: one sweep to build S and z, one to read out. Causal: S_t and z_t as prefix states.
-void linearOracle(const Shape &sh, bool causal, const float *q, const float *k, const float *v, double *out,
-                  const ReferenceParams &p) {
-  const int64_t n = sh.n, m = causal ? sh.n : sh.m, d = sh.d, e = sh.dv;
-  std::vector<double> state(d * e, 0.0), z(d, 0.0), kf(d), qf(d);
-  auto addKey = [&](int64_t j) {
-    for (int64_t c = 0; c < d; ++c) {
-      kf[c] = elu1D(k[j * d + c]);
-      z[c] += kf[c];
-      for (int64_t x = 0; x < e; ++x)
-        state[c * e + x] += kf[c] * v[j * e + x];
-    }
-  };
-  auto readQuery = [&](int64_t i) {
-    double den = 0;
-    for (int64_t c = 0; c < d; ++c) {
-      qf[c] = elu1D(q[i * d + c]);
-      den += qf[c] * z[c];
-    }
-    den += p.eps;
-    for (int64_t x = 0; x < e; ++x) {
-      double acc = 0;
-      for (int64_t c = 0; c < d; ++c)
-        acc += qf[c] * state[c * e + x];
-      out[i * e + x] = acc / den;
-    }
-  };
-  if (causal) {
-    for (int64_t t = 0; t < n; ++t) {
-      addKey(t);
-      readQuery(t);
-    }
-    return;
-  }
-  for (int64_t j = 0; j < m; ++j)
-    addKey(j);
-  for (int64_t i = 0; i < n; ++i)
-    readQuery(i);
-}
-
-} // namespace
-
-void la::bench::oracleSlice(KernelKind kind, const Shape &sh, int64_t slice, const float *q, const float *k,
-                            const float *v, double *out, const ReferenceParams &params) {
-  const int64_t m = isCausal(kind) ? sh.n : sh.m;
-  const float *qs = q + slice * sh.n * sh.d;
-  const float *ks = k + slice * m * sh.d;
-  const float *vs = v + slice * m * sh.dv;
-  switch (kind) {
-  case KernelKind::FlowNormal:
-    return flowNormalOracle(sh, qs, ks, vs, out, params);
-  case KernelKind::FlowCausal:
-    return flowCausalOracle(sh, qs, ks, vs, out, params);
-  case KernelKind::LinearNormal:
-    return linearOracle(sh, false, qs, ks, vs, out, params);
-  case KernelKind::LinearCausal:
-    return linearOracle(sh, true, qs, ks, vs, out, params);
-  }
-}
-
-double la::bench::oracleRelativeRms(KernelKind kind, const Shape &sh, const float *q, const float *k,
-                                    const float *v, const float *out, const std::vector<int64_t> &slices,
-                                    const ReferenceParams &params) {
-  const int64_t perSlice = sh.n * sh.dv;
-  std::vector<double> expected(perSlice);
-  double errSq = 0, refSq = 0;
-  for (int64_t slice : slices) {
-    oracleSlice(kind, sh, slice, q, k, v, expected.data(), params);
-    const float *got = out + slice * perSlice;
-    for (int64_t i = 0; i < perSlice; ++i) {
-      double diff = double(got[i]) - expected[i];
-      errSq += diff * diff;
-      refSq += expected[i] * expected[i];
-    }
-  }
-  return std::sqrt(errSq) / std::sqrt(refSq);
 }
 
 double la::bench::relativeRms(const float *x, const float *y, size_t count) {

@@ -1,60 +1,27 @@
-//===- Reference.h - Unfused eager-style baselines and fp64 oracles -*- C++ -*-===//
+//===- Reference.h - Unfused eager-style flow/linear baselines -*- C++ -*-===//
 //
-// What the generated kernels are compared against:
+// What the generated flow/linear kernels are timed against: `runReference`, the SPEC.md §1-§2 formulas run
+// the way an eager framework (PyTorch) runs the official code: one parallel loop nest per tensor op, every
+// intermediate materialised as a full tensor in freshly allocated memory, the causal forms building the
+// [B,H,N,D,Dv] cumsum of k ⊗ v exactly like thuml/Flowformer's `Flow_Attention_Causal.causal_dot_product`.
+// Float32, like the kernels. Each op spreads the B*H slices over a persistent thread pool, as an eager
+// framework's intra-op pool would (ForkJoinPool.h), so the comparison runs on the same number of threads as
+// the kernels. It is a baseline, not an oracle: the fp64 checks are OracleCheck.h's.
 //
-// - `runReference`: the SPEC.md §1-§2 formulas run the way an eager framework (PyTorch) runs the official
-//   code: one parallel loop nest per tensor op, every intermediate materialised as a full tensor in freshly
-//   allocated memory, the causal forms building the [B,H,N,D,Dv] cumsum of k ⊗ v exactly like
-//   thuml/Flowformer's `Flow_Attention_Causal.causal_dot_product`. Float32, like the kernels. Each op spreads
-//   the B*H slices over a persistent thread pool, as an eager framework's intra-op pool would, so the
-//   comparison runs on the same number of threads as the kernels.
-// - `oracleSlice`: an independent float64 implementation of one (b, h) slice in the linear (prefix-state)
-//   form, O(N·D·Dv) time and O(D·Dv) memory, used to check outputs where the unfused reference would not
-//   fit in memory.
-//
-// No MLIR or LLVM dependency: this file is part of the `LABenchSupport` library.
+// No MLIR dependency (LLVM only for ForkJoinPool.h's threads): this file is part of the `LABenchSupport`
+// library.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_BENCH_REFERENCE_H
 #define LA_BENCH_REFERENCE_H
 
+#include "ForkJoinPool.h"
 #include "Roofline.h"
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace la::bench {
-
-/// A fork/join pool with a fixed number of threads (the caller's included). `parallelFor(n, body)` splits
-/// [0, n) into one contiguous block per thread and returns when all blocks are done.
-class ThreadPool {
-public:
-  explicit ThreadPool(unsigned threads);
-  ~ThreadPool();
-  ThreadPool(const ThreadPool &) = delete;
-  ThreadPool &operator=(const ThreadPool &) = delete;
-
-  unsigned size() const { return numThreads; }
-  void parallelFor(int64_t n, const std::function<void(int64_t begin, int64_t end)> &body);
-
-private:
-  void workerLoop(unsigned index);
-
-  unsigned numThreads;
-  std::vector<std::thread> workers;
-  std::mutex mutex;
-  std::condition_variable wake, done;
-  const std::function<void(int64_t, int64_t)> *task = nullptr;
-  int64_t taskSize = 0;
-  uint64_t generation = 0;
-  unsigned pending = 0;
-  bool stopping = false;
-};
 
 /// Kernel parameters with the SPEC defaults.
 struct ReferenceParams {
@@ -82,21 +49,12 @@ enum class ReferenceMemory {
 
 /// Runs the unfused reference of `kind`: q [B,H,N,D], k [B,H,M,D], v [B,H,M,Dv] -> out [B,H,N,Dv].
 /// Not reentrant: run one reference call at a time.
-void runReference(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v,
-                  float *out, ThreadPool &pool, ReferenceMemory memory = ReferenceMemory::Cached,
+void runReference(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v, float *out,
+                  ForkJoinPool &pool, ReferenceMemory memory = ReferenceMemory::Cached,
                   const ReferenceParams &params = {});
 
 /// Frees the blocks `ReferenceMemory::Cached` keeps (call it between problem sizes).
 void releaseReferenceMemory();
-
-/// The float64 linear-form oracle of one (b, h) slice: writes N*Dv values of that slice to `out`.
-void oracleSlice(KernelKind kind, const Shape &shape, int64_t slice, const float *q, const float *k,
-                 const float *v, double *out, const ReferenceParams &params = {});
-
-/// Relative RMS error ‖x − y‖₂ / ‖y‖₂ of `out` against the oracle over the given slices.
-double oracleRelativeRms(KernelKind kind, const Shape &shape, const float *q, const float *k, const float *v,
-                         const float *out, const std::vector<int64_t> &slices,
-                         const ReferenceParams &params = {});
 
 /// Relative RMS error ‖x − y‖₂ / ‖y‖₂ of `x` against `y` (accumulated in double); NaN anywhere gives NaN.
 double relativeRms(const float *x, const float *y, size_t count);

@@ -10,15 +10,15 @@
 //   - this machine's roofline bound, from a bandwidth and a peak-FLOP microbenchmark run before and after
 //     the kernels (the better of the two runs is used).
 // Every figure is measured in this run. Each generated output is also checked, against the unfused reference
-// and against a float64 oracle on two (b, h) slices (the library kernels: on the subset LibraryOracleCheck.h
-// describes), so that a wrong kernel cannot post a good time; the exit status is non-zero when a kernel fails
-// or is wrong.
+// and against the float64 oracles of oracles/ on the subset OracleCheck.h describes, so that a wrong kernel
+// cannot post a good time; the exit status is non-zero when a kernel fails or is wrong.
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCost.h"
 #include "LibraryKernels.h"
-#include "LibraryOracleCheck.h"
 #include "LibraryReference.h"
+#include "OptionNames.h"
+#include "OracleCheck.h"
 #include "Reference.h"
 #include "Roofline.h"
 #include "Stats.h"
@@ -26,7 +26,8 @@
 #include "la/runtime/Runtime.h"
 #include "la/runtime/Tensor.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -103,209 +104,166 @@ bool selected(const std::vector<Family> &only, Family family) {
   return only.empty() || std::find(only.begin(), only.end(), family) != only.end();
 }
 
-/// The command line. Parsed by hand rather than with llvm::cl: the options live in the process-wide
-/// llvm::cl registry, which libLLVM/libMLIR (linked through LARuntime) already fill with names like
-/// `threads`, and a second registration aborts at start-up.
+/// What the command line asks for; CommandLine below declares each option, its default and its meaning.
 struct BenchOptions {
-  std::vector<unsigned> sizes = {1024, 4096, 16384};
-  unsigned threads = 2;
-  unsigned repeat = 10;
-  unsigned referenceRepeat = 3;
-  std::string kernelsDir = LA_KERNELS_DIR;
+  std::vector<unsigned> sizes;
+  unsigned threads = 0;
+  unsigned repeat = 0;
+  unsigned referenceRepeat = 0;
+  std::string kernelsDir;
   std::vector<Family> only; // empty: all
   std::string jsonPath;
   bool noReference = false;
-  double referenceLimitGiB = 2.0;
+  double referenceLimitGiB = 0;
   bool referenceFreshMemory = false;
   bool torch = false, noTorch = false;
-  std::string python = "python3";
-  std::string torchScript = LA_BENCH_DIR "/torch_baseline.py";
+  std::string python;
+  std::string torchScript;
   std::string cacheDir;
   bool noFuse = false;
   bool groupSweeps = false;
   bool noRegisterTile = false;
-  int64_t chunkSize = 16;
-  int64_t batch = 2, heads = 8, dim = 64, dimV = 64;
-  double tolerance = 1e-4;
+  int64_t chunkSize = 0;
+  int64_t batch = 0, heads = 0, dim = 0, dimV = 0;
+  double tolerance = 0;
 };
 
-const char *const usageText = R"(usage: la-bench [options]
-
-Times the generated kernels of kernels/flow_attention.mlir, linear_attention.mlir, aft.mlir, flash.mlir and
-retention.mlir against an unfused eager-style reference, PyTorch eager (when installed) and this machine's
-roofline. The AFT, FLASH and decay kernels run at fixed shapes (see the table printed), T = each size.
-
-  --sizes N1,N2,...          sequence lengths N (= M)                        [1024,4096,16384]
-  --threads T                threads for the kernels and every baseline     [2]
-  --repeat R                 timed runs of each generated kernel            [10]
-  --reference-repeat R       timed runs of each unfused reference           [3]
-  --kernels DIR              directory of the .mlir kernels                 [source tree's kernels/]
-  --only F1,F2,...           kernel families: flow, linear, aft, flash, decay (alias --family)   [all]
-  --json FILE                write every figure as a JSON array
-  --no-reference             do not run the unfused reference
-  --reference-limit-gib X    skip the reference when one materialised tensor exceeds X GiB   [2]
-  --reference-fresh-memory   fresh memory for every reference intermediate, page faults included
-                             (default: freed blocks are reused, like a caching allocator)
-  --torch / --no-torch       force / never run the PyTorch baseline (default: when `import torch` works)
-  --python EXE               interpreter for the torch baseline             [python3]
-  --torch-script FILE        path of torch_baseline.py                      [source tree's bench/]
-  --cache-dir DIR            kernel cache directory ("none": no disk cache) [$LA_CACHE_DIR or ~/.cache/la]
-  --no-fuse                  compile without the fusion passes
-  --group-sweeps             group the ops that read the sequence into shared loops (la-group-sweeps)
-  --no-register-tile         leave contractions to LLVM's loop vectoriser (no register blocks)
-  --chunk-size C             chunk length of the causal scans               [16]
-  --batch B --heads H --dim D --dim-v Dv    flow/linear shapes               [2 8 64 64]
-  --tolerance X              largest relative RMS error accepted            [1e-4, SPEC.md §7]
-)";
-
-/// Parses `--name value` and `--name=value`; returns false (after a message) on anything unknown.
-bool parseOptions(int argc, char **argv, BenchOptions &options) {
-  for (int i = 1; i < argc; ++i) {
-    StringRef arg = argv[i];
-    if (arg == "-h" || arg == "--help" || arg == "-help") {
-      outs() << usageText;
-      std::exit(0);
-    }
-    if (!arg.consume_front("--") && !arg.consume_front("-")) {
-      errs() << "la-bench: unexpected argument '" << arg << "'\n";
-      return false;
-    }
-    auto [name, inlineValue] = arg.split('=');
-    bool hasInline = arg.contains('=');
-    auto value = [&](StringRef &out) {
-      if (hasInline) {
-        out = inlineValue;
-        return true;
-      }
-      if (i + 1 >= argc) {
-        errs() << "la-bench: --" << name << " needs a value\n";
+/// cl::values' parser for --only, with an error that names the families rather than cl's "Cannot find option
+/// named 'x'".
+struct FamilyParser : cl::parser<Family> {
+  using cl::parser<Family>::parser;
+  bool parse(cl::Option &option, StringRef argName, StringRef arg, Family &value) {
+    std::string names;
+    for (const OptionInfo &info : Values) {
+      if (info.Name == arg) {
+        value = info.V.getValue();
         return false;
       }
-      out = argv[++i];
-      return true;
-    };
-    auto number = [&](auto &out) {
-      StringRef text;
-      if (!value(text))
-        return false;
-      using T = std::remove_reference_t<decltype(out)>;
-      if constexpr (std::is_floating_point_v<T>) {
-        double parsed;
-        if (text.getAsDouble(parsed)) {
-          errs() << "la-bench: --" << name << ": not a number: '" << text << "'\n";
-          return false;
-        }
-        out = parsed;
-      } else {
-        long long parsed;
-        if (text.getAsInteger(10, parsed) || parsed < 0) {
-          errs() << "la-bench: --" << name << ": not a non-negative integer: '" << text << "'\n";
-          return false;
-        }
-        out = static_cast<T>(parsed);
-      }
-      return true;
-    };
-    auto string = [&](std::string &out) {
-      StringRef text;
-      if (!value(text))
-        return false;
-      out = text.str();
-      return true;
-    };
-    bool ok = true;
-    if (name == "sizes") {
-      StringRef text;
-      ok = value(text);
-      options.sizes.clear();
-      SmallVector<StringRef> parts;
-      text.split(parts, ',', -1, /*KeepEmpty=*/false);
-      for (StringRef part : parts) {
-        unsigned n;
-        if (part.trim().getAsInteger(10, n) || n == 0) {
-          errs() << "la-bench: --sizes: not a positive integer: '" << part << "'\n";
-          return false;
-        }
-        options.sizes.push_back(n);
-      }
-      ok = ok && !options.sizes.empty();
-    } else if (name == "threads") {
-      ok = number(options.threads);
-    } else if (name == "repeat") {
-      ok = number(options.repeat);
-    } else if (name == "reference-repeat") {
-      ok = number(options.referenceRepeat);
-    } else if (name == "kernels") {
-      ok = string(options.kernelsDir);
-    } else if (name == "only" || name == "family") {
-      StringRef text;
-      ok = value(text);
-      SmallVector<StringRef> parts;
-      text.split(parts, ',', -1, /*KeepEmpty=*/false);
-      for (StringRef family : parts) {
-        bool known = false;
-        for (Family f : {Family::Flow, Family::Linear, Family::Aft, Family::Flash, Family::Decay})
-          if (family.trim() == familyName(f)) {
-            options.only.push_back(f);
-            known = true;
-          }
-        if (!known) {
-          errs() << "la-bench: --" << name << " takes flow, linear, aft, flash or decay, not '" << family
-                 << "'\n";
-          return false;
-        }
-      }
-    } else if (name == "json") {
-      ok = string(options.jsonPath);
-    } else if (name == "no-reference") {
-      options.noReference = true;
-    } else if (name == "reference-limit-gib") {
-      ok = number(options.referenceLimitGiB);
-    } else if (name == "reference-fresh-memory") {
-      options.referenceFreshMemory = true;
-    } else if (name == "torch") {
-      options.torch = true;
-    } else if (name == "no-torch") {
-      options.noTorch = true;
-    } else if (name == "python") {
-      ok = string(options.python);
-    } else if (name == "torch-script") {
-      ok = string(options.torchScript);
-    } else if (name == "cache-dir") {
-      ok = string(options.cacheDir);
-    } else if (name == "no-fuse") {
-      options.noFuse = true;
-    } else if (name == "group-sweeps") {
-      options.groupSweeps = true;
-    } else if (name == "no-register-tile") {
-      options.noRegisterTile = true;
-    } else if (name == "chunk-size") {
-      ok = number(options.chunkSize);
-    } else if (name == "batch") {
-      ok = number(options.batch);
-    } else if (name == "heads") {
-      ok = number(options.heads);
-    } else if (name == "dim") {
-      ok = number(options.dim);
-    } else if (name == "dim-v") {
-      ok = number(options.dimV);
-    } else if (name == "tolerance") {
-      ok = number(options.tolerance);
-    } else {
-      errs() << "la-bench: unknown option '" << argv[i] << "' (see --help)\n";
-      return false;
+      names += (names.empty() ? "" : ", ") + info.Name.str();
     }
-    if (!ok)
-      return false;
+    return option.error("takes " + names + "; not '" + arg + "'");
   }
-  options.threads = std::max(1u, options.threads);
-  options.repeat = std::max(1u, options.repeat);
-  options.referenceRepeat = std::max(1u, options.referenceRepeat);
-  if (options.batch < 1 || options.heads < 1 || options.dim < 1 || options.dimV < 1 ||
-      options.chunkSize < 1) {
+};
+
+/// The command line as llvm::cl options, stored into a BenchOptions. The options register themselves with
+/// llvm::cl's process-wide parser, which keeps pointers to them: a CommandLine lives as long as the program,
+/// and is created after takeOptionName("threads") (OptionNames.h).
+class CommandLine {
+public:
+  CommandLine() { cl::HideUnrelatedOptions(category); }
+
+  /// Parses the command line; false, after a message on errs(), when it is not a valid one.
+  bool parse(int argc, char **argv);
+  const BenchOptions &options() const { return values; }
+
+private:
+  template <typename T> using Opt = cl::opt<T, /*ExternalStorage=*/true>;
+
+  BenchOptions values;
+  cl::OptionCategory category{"la-bench options"};
+  cl::alias shortHelp{"h", cl::desc("Alias for --help"), cl::aliasopt(*cl::getRegisteredOptions().lookup("help"))};
+  cl::list<unsigned> sizes{"sizes",
+                           cl::desc("Sequence lengths N (= M), and T of the library kernels [1024,4096,16384]"),
+                           cl::value_desc("N1,N2,..."),
+                           cl::CommaSeparated,
+                           cl::list_init<unsigned>({1024, 4096, 16384}),
+                           cl::cat(category)};
+  Opt<unsigned> threads{"threads", cl::desc("Threads for the kernels and every baseline [2]"),
+                        cl::location(values.threads), cl::init(2u), cl::cat(category)};
+  Opt<unsigned> repeat{"repeat", cl::desc("Timed runs of each generated kernel [10]"), cl::location(values.repeat),
+                       cl::init(10u), cl::cat(category)};
+  Opt<unsigned> referenceRepeat{"reference-repeat", cl::desc("Timed runs of each unfused reference [3]"),
+                                cl::location(values.referenceRepeat), cl::init(3u), cl::cat(category)};
+  Opt<std::string> kernelsDir{"kernels",
+                              cl::desc("Directory of the .mlir kernels [the source tree's kernels/]"),
+                              cl::value_desc("dir"),
+                              cl::location(values.kernelsDir),
+                              cl::init(LA_KERNELS_DIR),
+                              cl::cat(category)};
+  cl::list<Family, bool, FamilyParser> only{
+      "only", cl::desc("Kernel families to run (alias --family) [all]"), cl::CommaSeparated,
+      cl::values(clEnumValN(Family::Flow, "flow", "Flow-Attention, normal and causal"),
+                 clEnumValN(Family::Linear, "linear", "linear attention, normal and causal"),
+                 clEnumValN(Family::Aft, "aft", "the AFT variants"),
+                 clEnumValN(Family::Flash, "flash", "GAU and FLASH"),
+                 clEnumValN(Family::Decay, "decay", "retention, simple GLA and GLA")),
+      cl::cat(category)};
+  cl::alias family{"family", cl::desc("Alias for --only"), cl::aliasopt(only), cl::CommaSeparated};
+  Opt<std::string> jsonPath{"json", cl::desc("Write every figure as a JSON array to this file"), cl::value_desc("file"),
+                            cl::location(values.jsonPath), cl::cat(category)};
+  Opt<bool> noReference{"no-reference", cl::desc("Do not run the unfused reference"), cl::location(values.noReference),
+                        cl::cat(category)};
+  Opt<double> referenceLimitGiB{"reference-limit-gib",
+                                cl::desc("Skip the reference when one materialised tensor exceeds this many GiB [2]"),
+                                cl::location(values.referenceLimitGiB), cl::init(2.0), cl::cat(category)};
+  Opt<bool> referenceFreshMemory{
+      "reference-fresh-memory",
+      cl::desc("Fresh memory for every reference intermediate, page faults included (default: freed blocks are "
+               "reused, like a caching allocator)"),
+      cl::location(values.referenceFreshMemory), cl::cat(category)};
+  Opt<bool> torch{"torch", cl::desc("Run the PyTorch baseline (default: when `import torch` works)"),
+                  cl::location(values.torch), cl::cat(category)};
+  Opt<bool> noTorch{"no-torch", cl::desc("Never run the PyTorch baseline"), cl::location(values.noTorch),
+                    cl::cat(category)};
+  Opt<std::string> python{"python",
+                          cl::desc("Interpreter for the torch baseline [python3]"),
+                          cl::value_desc("exe"),
+                          cl::location(values.python),
+                          cl::init("python3"),
+                          cl::cat(category)};
+  Opt<std::string> torchScript{"torch-script",
+                               cl::desc("Path of torch_baseline.py [the source tree's bench/]"),
+                               cl::value_desc("file"),
+                               cl::location(values.torchScript),
+                               cl::init(LA_BENCH_DIR "/torch_baseline.py"),
+                               cl::cat(category)};
+  Opt<std::string> cacheDir{"cache-dir",
+                            cl::desc("Kernel cache directory, 'none' for no disk cache [$LA_CACHE_DIR or ~/.cache/la]"),
+                            cl::value_desc("dir"), cl::location(values.cacheDir), cl::cat(category)};
+  Opt<bool> noFuse{"no-fuse", cl::desc("Compile without the fusion passes"), cl::location(values.noFuse),
+                   cl::cat(category)};
+  Opt<bool> groupSweeps{"group-sweeps",
+                        cl::desc("Group the ops that read the sequence into shared loops (la-group-sweeps)"),
+                        cl::location(values.groupSweeps), cl::cat(category)};
+  Opt<bool> noRegisterTile{"no-register-tile",
+                           cl::desc("Leave contractions to LLVM's loop vectoriser (no register blocks)"),
+                           cl::location(values.noRegisterTile), cl::cat(category)};
+  Opt<int64_t> chunkSize{"chunk-size", cl::desc("Chunk length of the causal scans [16]"),
+                         cl::location(values.chunkSize), cl::init(int64_t(16)), cl::cat(category)};
+  Opt<int64_t> batch{"batch", cl::desc("B of the flow/linear kernels [2]"), cl::location(values.batch),
+                     cl::init(int64_t(2)), cl::cat(category)};
+  Opt<int64_t> heads{"heads", cl::desc("H of the flow/linear kernels [8]"), cl::location(values.heads),
+                     cl::init(int64_t(8)), cl::cat(category)};
+  Opt<int64_t> dim{"dim", cl::desc("D of the flow/linear kernels [64]"), cl::location(values.dim),
+                   cl::init(int64_t(64)), cl::cat(category)};
+  Opt<int64_t> dimV{"dim-v", cl::desc("Dv of the flow/linear kernels [64]"), cl::location(values.dimV),
+                    cl::init(int64_t(64)), cl::cat(category)};
+  Opt<double> tolerance{"tolerance", cl::desc("Largest relative RMS error accepted [1e-4, SPEC.md §7]"),
+                        cl::location(values.tolerance), cl::init(1e-4), cl::cat(category)};
+};
+
+bool CommandLine::parse(int argc, char **argv) {
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "times the generated kernels of kernels/flow_attention.mlir, linear_attention.mlir, aft.mlir, flash.mlir "
+          "and retention.mlir against an unfused eager-style reference, PyTorch eager (when installed) and this "
+          "machine's roofline. The AFT, FLASH and decay kernels run at fixed shapes (see the table printed), T = "
+          "each size.\n",
+          &errs()))
+    return false;
+  values.sizes.assign(sizes.begin(), sizes.end());
+  values.only.assign(only.begin(), only.end());
+  if (values.sizes.empty() || llvm::is_contained(values.sizes, 0u)) {
+    errs() << "la-bench: --sizes takes positive sequence lengths\n";
+    return false;
+  }
+  if (values.batch < 1 || values.heads < 1 || values.dim < 1 || values.dimV < 1 || values.chunkSize < 1) {
     errs() << "la-bench: --batch, --heads, --dim, --dim-v and --chunk-size must be positive\n";
     return false;
   }
+  values.threads = std::max(1u, values.threads);
+  values.repeat = std::max(1u, values.repeat);
+  values.referenceRepeat = std::max(1u, values.referenceRepeat);
   return true;
 }
 
@@ -548,6 +506,20 @@ void timeReference(const std::function<void()> &run, unsigned repeat, Row &row) 
   errs() << formatv("[N={0}] {1}: reference median {2:f3} ms\n", row.n, row.entry, *row.referenceMs);
 }
 
+/// Records `check` in `row` next to its error against the unfused reference (if any), marks the row wrong
+/// when either error is above `tolerance` or NaN, and logs both.
+void recordOracleCheck(const la::bench::OracleCheck &check, double tolerance, Row &row) {
+  row.errVsOracle = check.relRms;
+  row.oracleCoverage = check.coverage;
+  for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
+    if (e && !(*e <= tolerance)) // NaN fails too
+      row.ok = false;
+  errs() << formatv("[N={0}] {1}: rel RMS vs reference {2}, vs fp64 {3} ({4})\n", row.n, row.entry,
+                    formatErr(row.errVsReference), formatErr(row.errVsOracle), check.coverage);
+  if (!row.ok)
+    errs() << formatv("[N={0}] {1}: WRONG OUTPUT (tolerance {2:e1})\n", row.n, row.entry, tolerance);
+}
+
 /// The PyTorch figure of `row`, or why there is none.
 void attachTorch(const TorchResults &torch, bool wantTorch, Row &row) {
   auto key = std::make_pair(row.entry, row.n);
@@ -603,7 +575,7 @@ void fillArgument(float *data, size_t count, la::bench::Fill fill, uint64_t seed
 
 /// Times, checks and measures the baselines of every selected library kernel at every size.
 void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
-                     const std::map<Family, std::shared_ptr<la::Program>> &programs, la::bench::ThreadPool &pool,
+                     const std::map<Family, std::shared_ptr<la::Program>> &programs, la::bench::ForkJoinPool &pool,
                      la::bench::ReferenceMemory referenceMemory, const TorchResults &torch, bool wantTorch,
                      std::vector<Row> &rows) {
   for (unsigned n : opts.sizes) {
@@ -690,16 +662,8 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
       if (!row.error) {
         if (row.referenceMs)
           row.errVsReference = la::bench::relativeRms(generated.data, reference->data, generated.count);
-        la::bench::OracleCheck check = la::bench::checkLibraryOracle(c.kernel, shape, pointers, generated.data);
-        row.errVsOracle = check.relRms;
-        row.oracleCoverage = check.coverage;
-        for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
-          if (e && !(*e <= opts.tolerance)) // NaN fails too
-            row.ok = false;
-        errs() << formatv("[N={0}] {1}: rel RMS vs reference {2}, vs fp64 {3} ({4})\n", n, row.entry,
-                          formatErr(row.errVsReference), formatErr(row.errVsOracle), check.coverage);
-        if (!row.ok)
-          errs() << formatv("[N={0}] {1}: WRONG OUTPUT (tolerance {2})\n", n, row.entry, opts.tolerance);
+        recordOracleCheck(la::bench::checkLibraryOracle(c.kernel, shape, pointers, generated.data), opts.tolerance,
+                          row);
       }
       attachTorch(torch, wantTorch, row);
       rows.push_back(std::move(row));
@@ -711,9 +675,11 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
 
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
-  BenchOptions opts;
-  if (!parseOptions(argc, argv, opts))
+  la::bench::takeOptionName("threads");
+  CommandLine commandLine;
+  if (!commandLine.parse(argc, argv))
     return 2;
+  const BenchOptions &opts = commandLine.options();
   const std::vector<unsigned> &sizes = opts.sizes;
   unsigned threads = opts.threads;
   unsigned repeat = opts.repeat;
@@ -771,7 +737,7 @@ int main(int argc, char **argv) {
     programs[family] = *program;
   }
 
-  la::bench::ThreadPool pool(threads);
+  la::bench::ForkJoinPool pool(threads);
   la::bench::ReferenceMemory referenceMemory =
       opts.referenceFreshMemory ? la::bench::ReferenceMemory::Fresh : la::bench::ReferenceMemory::Cached;
   std::vector<Row> rows;
@@ -828,20 +794,13 @@ int main(int argc, char **argv) {
             opts.referenceRepeat, row);
       }
 
-      // Checks: against the unfused reference, and against the fp64 oracle on the first and last slice.
+      // Checks: against the unfused reference, and against the fp64 oracle on a subset.
       if (!row.error) {
         if (row.referenceMs)
           row.errVsReference = la::bench::relativeRms(generated.data, reference.data, generated.count);
-        row.errVsOracle =
-            la::bench::oracleRelativeRms(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data,
-                                         generated.data, {0, shape.slices() - 1});
-        for (std::optional<double> e : {row.errVsReference, row.errVsOracle})
-          if (e && !(*e <= opts.tolerance)) // NaN fails too
-            row.ok = false;
-        if (!row.ok)
-          errs() << formatv(
-              "[N={0}] {1}: WRONG OUTPUT: rel RMS vs reference {2}, vs fp64 {3} (tolerance {4})\n", n,
-              row.entry, formatErr(row.errVsReference), formatErr(row.errVsOracle), opts.tolerance);
+        recordOracleCheck(
+            la::bench::checkOracle(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data, generated.data),
+            opts.tolerance, row);
       }
       attachTorch(torch, wantTorch, row);
       rows.push_back(std::move(row));

@@ -9,10 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OptionNames.h"
 #include "Stats.h"
 #include "la/runtime/Runtime.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -33,21 +36,19 @@ int fail(const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
-  int calls = 2000, batches = 25, threads = 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto next = [&]() -> int { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
-    if (arg == "--calls")
-      calls = next();
-    else if (arg == "--batches")
-      batches = next();
-    else if (arg == "--threads")
-      threads = next();
-    else {
-      llvm::outs() << "usage: la-call-overhead [--calls N] [--batches N] [--threads T]\n";
-      return arg == "-h" || arg == "--help" ? 0 : 1;
-    }
-  }
+  llvm::InitLLVM initLLVM(argc, argv);
+  la::bench::takeOptionName("threads");
+  llvm::cl::OptionCategory category("la-call-overhead options");
+  llvm::cl::opt<unsigned> callsFlag("calls", llvm::cl::desc("Calls per batch [2000]"), llvm::cl::init(2000),
+                                    llvm::cl::cat(category));
+  llvm::cl::opt<unsigned> batchesFlag("batches", llvm::cl::desc("Batches, the median of which is printed [25]"),
+                                      llvm::cl::init(25), llvm::cl::cat(category));
+  llvm::cl::opt<unsigned> threadsFlag("threads", llvm::cl::desc("Runtime threads [1]"), llvm::cl::init(1),
+                                      llvm::cl::cat(category));
+  llvm::cl::HideUnrelatedOptions(category);
+  if (!llvm::cl::ParseCommandLineOptions(argc, argv, "what a memory-cache hit adds to a runtime call\n", &llvm::errs()))
+    return 1;
+  const unsigned calls = callsFlag, batches = batchesFlag, threads = threadsFlag;
   if (calls < 1 || batches < 1 || threads < 1)
     return fail("--calls, --batches and --threads must be positive");
 
@@ -71,10 +72,10 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(error)));
 
   std::vector<double> perCallUs, lookupUs;
-  for (int batch = 0; batch < batches; ++batch) {
+  for (unsigned batch = 0; batch < batches; ++batch) {
     double lookupMs = 0;
     auto start = Clock::now();
-    for (int call = 0; call < calls; ++call) {
+    for (unsigned call = 0; call < calls; ++call) {
       la::CallStats stats;
       if (llvm::Error error = (*runtime)->call(**program, "linear_attention", inputs, outputs, &stats))
         return fail(llvm::toString(std::move(error)));

@@ -1,7 +1,8 @@
-//===- LibraryOracleCheck.cpp - Generated AFT, GAU/FLASH and decay outputs vs fp64 oracles ----===//
-#include "LibraryOracleCheck.h"
+//===- OracleCheck.cpp - Generated outputs vs the fp64 oracles ------------===//
+#include "OracleCheck.h"
 
 #include "LibraryOracles.h"
+#include "Oracles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,15 +85,14 @@ OracleCheck checkAft(LibraryKernel kernel, const LibraryShape &sh, const std::ve
       for (int64_t c = 0; c < nc; ++c)
         sum.add(out[(b * t + i) * d + cols[c]], want[i * nc + c]);
   }
-  return {sum.relRms(), "b " + joinIndices(batches) + "; " + std::to_string(nc) + "/" + std::to_string(d) +
-                            " channels"};
+  return {sum.relRms(),
+          "b " + joinIndices(batches) + "; " + std::to_string(nc) + "/" + std::to_string(d) + " channels"};
 }
 
 /// aft_conv: every (head, channel) of [B, X, Y, h, c] is an independent X×Y image with its head's kernel, so
 /// the picked channels go to the oracle as heads of one channel each, with their heads' kernels. The oracle
 /// visits all (position, position) pairs per channel: T² steps.
-OracleCheck checkAftConv(const LibraryShape &sh, const std::vector<const float *> &a, const float *out,
-                         double budget) {
+OracleCheck checkAftConv(const LibraryShape &sh, const std::vector<const float *> &a, const float *out, double budget) {
   const AftConvImage img = aftConvImage(sh.t);
   const int64_t t = sh.t, c = sh.d, hc = sh.h * sh.d, taps = kAftConvKernel * kAftConvKernel;
   std::vector<int64_t> cols = spread(hc, int64_t(budget / (double(t) * double(t)))), batches = firstAndLast(sh.b);
@@ -135,14 +135,13 @@ OracleCheck checkFlash(LibraryKernel kernel, const LibraryShape &sh, const std::
     if (kernel == LibraryKernel::Gau)
       want = oracle::gau(1, rows, s, ne, u.data(), v.data(), a[2] + b * t * s, a[3] + b * t * s, false);
     else
-      want = oracle::flash(1, rows, s, ne, u.data(), v.data(), a[2] + b * t * s, a[3] + b * t * s,
-                           a[4] + b * t * s, a[5] + b * t * s, kFlashChunk, kernel == LibraryKernel::FlashCausal);
+      want = oracle::flash(1, rows, s, ne, u.data(), v.data(), a[2] + b * t * s, a[3] + b * t * s, a[4] + b * t * s,
+                           a[5] + b * t * s, kFlashChunk, kernel == LibraryKernel::FlashCausal);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t c = 0; c < ne; ++c)
         sum.add(out[(b * t + i) * e + cols[c]], want[i * ne + c]);
   }
-  std::string coverage = "b " + joinIndices(batches) + "; " + std::to_string(ne) + "/" + std::to_string(e) +
-                         " columns";
+  std::string coverage = "b " + joinIndices(batches) + "; " + std::to_string(ne) + "/" + std::to_string(e) + " columns";
   if (rows < t)
     coverage += "; positions < " + std::to_string(rows);
   return {sum.relRms(), coverage};
@@ -174,9 +173,26 @@ OracleCheck checkDecay(LibraryKernel kernel, const LibraryShape &sh, const std::
 
 } // namespace
 
+OracleCheck la::bench::checkOracle(KernelKind kind, const Shape &sh, const float *q, const float *k, const float *v,
+                                   const float *out) {
+  const bool causal = isCausal(kind);
+  const bool flow = kind == KernelKind::FlowNormal || kind == KernelKind::FlowCausal;
+  const int64_t n = sh.n, m = causal ? sh.n : sh.m, d = sh.d, dv = sh.dv;
+  const oracle::AttnDims dims{1, 1, n, m, d, dv};
+  std::vector<int64_t> slices = firstAndLast(sh.slices());
+  ErrorSum sum;
+  for (int64_t slice : slices) {
+    const float *qs = q + slice * n * d, *ks = k + slice * m * d, *vs = v + slice * m * dv;
+    std::vector<double> want = flow ? oracle::flowAttentionRecurrent(dims, qs, ks, vs, causal)
+                                    : oracle::linearAttentionRecurrent(dims, qs, ks, vs, causal);
+    for (int64_t i = 0; i < n * dv; ++i)
+      sum.add(out[slice * n * dv + i], want[i]);
+  }
+  return {sum.relRms(), "(b,h) slices " + joinIndices(slices) + " of " + std::to_string(sh.slices())};
+}
+
 OracleCheck la::bench::checkLibraryOracle(LibraryKernel kernel, const LibraryShape &shape,
-                                          const std::vector<const float *> &args, const float *out,
-                                          double workBudget) {
+                                          const std::vector<const float *> &args, const float *out, double workBudget) {
   switch (libraryFamily(kernel)) {
   case LibraryFamily::Aft:
     if (kernel == LibraryKernel::AftConv)

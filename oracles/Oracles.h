@@ -8,23 +8,27 @@
 // Each mechanism has two independent implementations:
 //   * the naive QUADRATIC form of SPEC §7 (dense N×M attention / flow
 //     matrices, every sequence sum taken as a row or column sum of that
-//     matrix). These are the oracles kernels are compared against.
+//     matrix). These are the oracles the numerics tests compare kernels
+//     against.
 //   * a RECURRENT / linear form following the formulas of §1 and §2
-//     literally (global sums, prefix-sum recurrences). These exist only to
-//     cross-check the quadratic oracles against each other
-//     (OracleSelfTest.cpp).
+//     literally (global sums, prefix-sum recurrences). They cross-check the
+//     quadratic oracles (tests/numerics/OracleSelfTest.cpp), and la-bench
+//     compares kernels with them at N up to 16K, where the quadratic forms'
+//     N×M matrices per head would not fit in memory (the recurrent forms
+//     take O(N·D·Dv) time and O(N·D) memory per head).
 //
 // Layouts are head-major (SPEC notation): q [B,H,N,D], k [B,H,M,D],
 // v [B,H,M,Dv], output [B,H,N,Dv], all dense row-major. Causal forms need
 // N == M. Inputs are fp32 (what the kernels consume) and are widened to fp64
 // before any arithmetic; outputs are fp64.
 //
-// No LLVM dependency: this file is linked into plain gtest executables.
+// No LLVM dependency: this file is linked into plain gtest executables, the
+// demo and the benchmark (library LAOracles, oracles/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TESTS_NUMERICS_ORACLES_H
-#define LA_TESTS_NUMERICS_ORACLES_H
+#ifndef LA_ORACLES_ORACLES_H
+#define LA_ORACLES_ORACLES_H
 
 #include <cstdint>
 #include <limits>
@@ -155,4 +159,4 @@ std::vector<float> uniform(int64_t n, uint64_t seed, float lo, float hi);
 } // namespace oracle
 } // namespace la
 
-#endif // LA_TESTS_NUMERICS_ORACLES_H
+#endif // LA_ORACLES_ORACLES_H

@@ -34,12 +34,13 @@
 // ...) throws std::invalid_argument. Comparison metrics and the
 // deterministic input generator are the ones of Oracles.h.
 //
-// No LLVM dependency: this file is linked into plain gtest executables.
+// No LLVM dependency: this file is linked into plain gtest executables and
+// the benchmark (library LAOracles, oracles/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TESTS_NUMERICS_LIBRARYORACLES_H
-#define LA_TESTS_NUMERICS_LIBRARYORACLES_H
+#ifndef LA_ORACLES_LIBRARYORACLES_H
+#define LA_ORACLES_LIBRARYORACLES_H
 
 #include "Oracles.h"
 
@@ -245,4 +246,4 @@ DecayResult retention(const DecayDims &dims, const float *q, const float *k,
 } // namespace oracle
 } // namespace la
 
-#endif // LA_TESTS_NUMERICS_LIBRARYORACLES_H
+#endif // LA_ORACLES_LIBRARYORACLES_H
