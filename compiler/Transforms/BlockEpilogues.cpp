@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -79,6 +80,43 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
   return tiled->loops;
 }
 
+/// Rewrites a rank-reducing `insert` (its source drops unit dimensions of the slice it writes) as a
+/// `tensor.expand_shape` of the source back to the slice's rank and an insert of that, which writes the same
+/// elements. `scf::tileAndFuseConsumer` hands the inserted value to the consumer as its tile of the loop
+/// result as it is: a rank-reduced one (a scan loop writing a [B, D] row of its [B, N, D] result at batch
+/// B > 1) would become an operand of lower rank than the consumer's indexing maps, an invalid op that the
+/// vectoriser then turns into a `vector.transfer_read` whose permutation map does not match its source.
+static void expandRankReducingInsert(RewriterBase &rewriter, tensor::InsertSliceOp insert) {
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  if (dropped.none())
+    return;
+  // Each dropped dimension joins the group of the next kept one (trailing ones the last group); a rank-0
+  // source expands with no groups at all.
+  int64_t rank = insert.getType().getRank();
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    pending.push_back(dim);
+    if (!dropped.test(dim)) {
+      groups.push_back(std::move(pending));
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  // The kept sizes come from the source type, the dropped ones are 1.
+  ArrayRef<int64_t> sourceShape = insert.getSourceType().getShape();
+  SmallVector<int64_t> shape;
+  for (int64_t dim = 0, kept = 0; dim < rank; ++dim)
+    shape.push_back(dropped.test(dim) ? 1 : sourceShape[kept++]);
+  SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+  rewriter.setInsertionPoint(insert);
+  Value expanded = tensor::ExpandShapeOp::create(rewriter, insert.getLoc(), insert.getSourceType().clone(shape),
+                                                 insert.getSource(), groups, sizes);
+  rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(insert, expanded, insert.getDest(), insert.getMixedOffsets(),
+                                                     sizes, insert.getMixedStrides());
+}
+
 LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue,
                                    StringRef blockAttr) {
   auto loop = cast<scf::ForOp>(produced.getOwner());
@@ -92,6 +130,11 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
   DominanceInfo dominance;
   if (failed(moveValueDefinitions(rewriter, others, loop, dominance)))
     return failure();
+  // Upstream consumer fusion takes the inserted value as the consumer's tile: it must have the rank of the
+  // loop result.
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (auto insert = yield.getOperand(number).getDefiningOp<tensor::InsertSliceOp>())
+    expandRankReducingInsert(rewriter, insert);
   SmallVector<LoopLikeOpInterface> loops{cast<LoopLikeOpInterface>(loop.getOperation())};
   FailureOr<scf::SCFFuseConsumerOfSliceResult> fused = scf::tileAndFuseConsumer(rewriter, epilogue, loops);
   if (failed(fused))
@@ -106,7 +149,7 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
 
   // The loop still inserts each unconsumed tile into the old result, which nothing reads any more: yield
   // the loop-carried tensor unchanged instead, so canonicalisation drops it (and its N×Dv buffer).
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   auto insert = yield.getOperand(number).getDefiningOp<tensor::InsertSliceOp>();
   if (loop->getResult(number).use_empty() && insert && insert->hasOneUse() &&
       insert.getDest() == loop.getRegionIterArg(number)) {

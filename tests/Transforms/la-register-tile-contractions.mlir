@@ -311,6 +311,55 @@ func.func @gated_chunk_loop(%x: tensor<32x16xf32>, %s: tensor<32xf32>) -> tensor
 
 // -----
 
+// A scan loop writes one [B, D] row of its [B, N, D] result per step, through a rank-reducing insert (AFT's
+// online-softmax scan at batch 3: `lac compile kernels/aft.mlir --entry aft_causal --shape 3x100x48` failed
+// here with "'vector.transfer_read' op requires a permutation_map with input dims of the same rank as the
+// source type"). The gate that consumes it is fused into the loop with the row expanded to the slice's rank,
+// [3, 1, 16], so its tile has the rank of its indexing maps.
+// CHECK-LABEL: func.func @gated_rank_reduced_rows
+// CHECK:       %[[OUT:.*]] = scf.for %[[N:.*]] = %c0 to %c8 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<3x8x16xf32>) {
+// CHECK:         %[[ROW:.*]] = linalg.generic
+// CHECK:         } -> tensor<3x16xf32>
+// CHECK:         %[[TILE:.*]] = tensor.expand_shape %[[ROW]] {{\[}}[0], [1, 2]] output_shape [3, 1, 16] : tensor<3x16xf32> into tensor<3x1x16xf32>
+// CHECK:         %[[Q:.*]] = tensor.extract_slice %{{.*}}[0, %[[N]], 0] [3, 1, 16] [1, 1, 1] : tensor<3x8x16xf32> to tensor<3x1x16xf32>
+// CHECK-DAG:     %[[QV:.*]] = vector.transfer_read %[[Q]]{{.*}} : tensor<3x1x16xf32>, vector<3x1x16xf32>
+// CHECK-DAG:     %[[ROWV:.*]] = vector.transfer_read %[[TILE]]{{.*}} : tensor<3x1x16xf32>, vector<3x1x16xf32>
+// CHECK:         %[[GATED:.*]] = arith.mulf %[[QV]], %[[ROWV]] : vector<3x1x16xf32>
+// CHECK:         %[[WRITTEN:.*]] = vector.transfer_write %[[GATED]], {{.*}} : vector<3x1x16xf32>, tensor<3x1x16xf32>
+// CHECK:         %[[NEXT:.*]] = tensor.insert_slice %[[WRITTEN]] into %[[ACC]][0, %[[N]], 0] [3, 1, 16] [1, 1, 1]
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         scf.yield %[[NEXT]]
+// CHECK:       return %[[OUT]]
+#row = affine_map<(b, e) -> (b, e)>
+#all = affine_map<(b, n, e) -> (b, n, e)>
+func.func @gated_rank_reduced_rows(%x: tensor<3x8x16xf32>, %q: tensor<3x8x16xf32>) -> tensor<3x8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %empty = tensor.empty() : tensor<3x8x16xf32>
+  %rows = scf.for %n = %c0 to %c8 step %c1 iter_args(%acc = %empty) -> (tensor<3x8x16xf32>) {
+    %in = tensor.extract_slice %x[0, %n, 0] [3, 1, 16] [1, 1, 1] : tensor<3x8x16xf32> to tensor<3x16xf32>
+    %row_init = tensor.empty() : tensor<3x16xf32>
+    %row = linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+        ins(%in : tensor<3x16xf32>) outs(%row_init : tensor<3x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %sq = arith.mulf %a, %a : f32
+      linalg.yield %sq : f32
+    } -> tensor<3x16xf32>
+    %next = tensor.insert_slice %row into %acc[0, %n, 0] [3, 1, 16] [1, 1, 1] : tensor<3x16xf32> into tensor<3x8x16xf32>
+    scf.yield %next : tensor<3x8x16xf32>
+  }
+  %r = linalg.generic {indexing_maps = [#all, #all, #all], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q, %rows : tensor<3x8x16xf32>, tensor<3x8x16xf32>) outs(%empty : tensor<3x8x16xf32>) {
+  ^bb0(%qq: f32, %rr: f32, %o: f32):
+    %g = arith.mulf %qq, %rr : f32
+    linalg.yield %g : f32
+  } -> tensor<3x8x16xf32>
+  return %r : tensor<3x8x16xf32>
+}
+
+// -----
+
 // Causal scores tril(q·kᵀ) (a chunk's 16×16): the mask is the product's epilogue, so the product is tiled
 // into 8-row blocks before it is planned, and its strided k needs a transposed copy. The copy is made once,
 // in front of the loop of blocks (k does not change across blocks), not once per block.
