@@ -33,22 +33,29 @@ struct DecayLayout {
 
 /// The final state taken from `scan`: a slice of its last position along `dim` with full sizes elsewhere,
 /// keeping the unit dimension, collapsed into [B.., K, V] (a rank-reducing slice would be ambiguous about
-/// which unit dimension it drops). Returns the collapse, or null.
+/// which unit dimension it drops). A sequence of one position is its own last position, and the slice then
+/// folds away: the collapse reads the scan itself. Returns the collapse, or null.
 tensor::CollapseShapeOp matchFinalState(Operation *user, ScanOp scan, int64_t dim) {
-  auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
   auto scanType = cast<RankedTensorType>(scan.getResult(0).getType());
-  if (!slice || !scanType.hasStaticShape() || !slice.hasUnitStride() ||
-      slice.getType().getRank() != scanType.getRank() || !slice->hasOneUse())
+  if (!scanType.hasStaticShape())
     return nullptr;
-  for (int64_t i = 0; i < scanType.getRank(); ++i) {
-    std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
-    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
-    int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
-    int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
-    if (offset != expectedOffset || size != expectedSize)
+  Operation *reader = user;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+    if (!slice.hasUnitStride() || slice.getType().getRank() != scanType.getRank() || !slice->hasOneUse())
       return nullptr;
+    for (int64_t i = 0; i < scanType.getRank(); ++i) {
+      std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
+      std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
+      int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
+      int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
+      if (offset != expectedOffset || size != expectedSize)
+        return nullptr;
+    }
+    reader = *slice->user_begin();
+  } else if (scanType.getDimSize(dim) != 1) {
+    return nullptr;
   }
-  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*slice->user_begin());
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(reader);
   if (!collapse || collapse.getResultType().getRank() != scanType.getRank() - 1)
     return nullptr;
   // Every group is one dimension except the one that merges the sequence's unit dimension with a neighbour.
@@ -192,9 +199,10 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     result = out[1];
 
     for (tensor::CollapseShapeOp finalState : finalStates) {
-      Operation *slice = finalState.getSrc().getDefiningOp();
+      auto slice = finalState.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
       rewriter.replaceOp(finalState, state);
-      rewriter.eraseOp(slice);
+      if (slice)
+        rewriter.eraseOp(slice);
     }
     rewriter.replaceOp(reader, result);
     rewriter.eraseOp(scan);

@@ -111,6 +111,25 @@ func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor
 
 // -----
 
+// A sequence of one position is its own last position: the final-state slice has folded away and the
+// collapse reads the scan directly. It is still the state after the (single, partial) chunk.
+// CHECK-LABEL: func.func @decay_scan_one_position
+// CHECK-NOT: la.scan decay
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) {{.*}} -> tensor<1x1x1xf32>
+// CHECK: %[[FINAL:.*]] = la.map add {{.*}} -> tensor<1x3x2xf32>
+// CHECK: return %{{.*}}, %[[FINAL]] : tensor<1x1x2xf32>, tensor<1x3x2xf32>
+func.func @decay_scan_one_position(%q: tensor<1x1x3xf32>, %k: tensor<1x1x3xf32>, %v: tensor<1x1x2xf32>,
+                                   %g: tensor<1x1xf32>, %h0: tensor<1x3x2xf32>) -> (tensor<1x1x2xf32>, tensor<1x3x2xf32>) {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x1x3xf32>, tensor<1x1x2xf32> -> tensor<1x1x3x2xf32>
+  %s = la.scan decay %kv, %g init(%h0 : tensor<1x3x2xf32>) along 1 inclusive : tensor<1x1x3x2xf32>, tensor<1x1xf32> -> tensor<1x1x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x1x3xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x2xf32>
+  %final = tensor.collapse_shape %s [[0], [1, 2], [3]] : tensor<1x1x3x2xf32> into tensor<1x3x2xf32>
+  return %o, %final : tensor<1x1x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
 // A decay scan read any other way (here: a slice that is not the last position) keeps its sequential form.
 // CHECK-LABEL: func.func @decay_scan_other_reader
 // CHECK: la.scan decay
