@@ -83,6 +83,13 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
                                    StringRef blockAttr) {
   auto loop = cast<scf::ForOp>(produced.getOwner());
   unsigned number = produced.getResultNumber();
+  // The fused tile is the one slice the yielded insert writes; that is all an iteration writes only when it
+  // inserts into the carried tensor itself. An outer loop whose iteration runs an inner loop over most of its
+  // slice and then inserts the tail into the inner loop's result (a loop over batch×head slices around a
+  // chunk loop) would apply the epilogue to the tail alone.
+  auto written = loop.getYieldedValues()[number].getDefiningOp<tensor::InsertSliceOp>();
+  if (!written || written.getDest() != loop.getRegionIterArg(number))
+    return failure();
   // The epilogue's other operands (a gate computed from sums the loop does not touch) go in front of the
   // loop, so the fused tile can read them there (those already there are left alone).
   SmallVector<Value> others;
