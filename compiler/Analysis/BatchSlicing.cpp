@@ -18,6 +18,74 @@ bool allAtLeast(ArrayRef<int64_t> dims, int64_t k) {
   return llvm::all_of(dims, [&](int64_t d) { return d >= k; });
 }
 
+/// The dimension `value` is the extent of, when it is `tensor.dim` with a constant index.
+std::optional<int64_t> extentDim(Value value) {
+  auto dim = value.getDefiningOp<tensor::DimOp>();
+  return dim ? dim.getConstantIndex() : std::nullopt;
+}
+
+/// Whether `size`, the size of a slice along leading dimension `d` of `source`, is the whole dimension: a
+/// slice keeps the dimension's full extent only then, whatever that extent is in a slice of the kernel.
+bool isFullExtent(OpFoldResult size, Value source, int64_t d) {
+  if (auto value = dyn_cast<Value>(size))
+    return extentDim(value) == d;
+  auto type = cast<RankedTensorType>(source.getType());
+  return !type.isDynamicDim(d) && getConstantIntValue(size) == type.getDimSize(d);
+}
+
+/// A slice keeps the first k dimensions whole: offset 0, full size, stride 1, none dropped.
+bool keepsLeadingDimsWhole(tensor::ExtractSliceOp slice, int64_t k) {
+  if (slice.getSourceType().getRank() < k)
+    return false;
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  for (int64_t d = 0; d < k; ++d)
+    if (dropped.test(d) || !isConstantIntValue(slice.getMixedOffsets()[d], 0) ||
+        !isConstantIntValue(slice.getMixedStrides()[d], 1) ||
+        !isFullExtent(slice.getMixedSizes()[d], slice.getSource(), d))
+      return false;
+  return true;
+}
+
+/// The dimension given by the `j`-th dynamic entry of a static size list, or -1.
+int64_t dynamicEntryDim(ArrayRef<int64_t> staticSizes, int64_t j) {
+  for (auto [i, size] : llvm::enumerate(staticSizes))
+    if (ShapedType::isDynamic(size) && j-- == 0)
+      return i;
+  return -1;
+}
+
+/// A leading dimension's extent differs between the whole tensor and a slice (B against 1): `tensor.dim` of
+/// one may only size that same dimension of a slice, a new tensor or an expanded one, never feed arithmetic
+/// or an offset.
+bool isOnlyUsedAsExtent(tensor::DimOp dim, int64_t d) {
+  return llvm::all_of(dim->getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+      int64_t j = static_cast<int64_t>(use.getOperandNumber()) - slice.getSizes().getBeginOperandIndex();
+      return j >= 0 && j < static_cast<int64_t>(slice.getSizes().size()) &&
+             dynamicEntryDim(slice.getStaticSizes(), j) == d;
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(user))
+      return dynamicEntryDim(empty.getType().getShape(), use.getOperandNumber()) == d;
+    // Leading groups are single dimensions (checked on the reshape), so result dimension d is source's d.
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user)) {
+      int64_t j = static_cast<int64_t>(use.getOperandNumber()) - expand.getOutputShape().getBeginOperandIndex();
+      return j >= 0 && dynamicEntryDim(expand.getStaticOutputShape(), j) == d;
+    }
+    return false;
+  });
+}
+
+/// A reshape keeps the first k dimensions when each is a group of its own.
+bool keepsLeadingGroups(ArrayRef<ReassociationIndices> groups, int64_t k) {
+  if (static_cast<int64_t>(groups.size()) < k)
+    return false;
+  for (int64_t d = 0; d < k; ++d)
+    if (groups[d] != ReassociationIndices{d})
+      return false;
+  return true;
+}
+
 /// Whether one op keeps the first k dimensions as independent batch dimensions.
 bool keepsBatchDims(Operation *op, int64_t k) {
   if (auto map = dyn_cast<MapOp>(op)) {
@@ -64,6 +132,21 @@ bool keepsBatchDims(Operation *op, int64_t k) {
     return size.getDimAttr().getInt() >= k;
   if (isa<IndexOp, YieldOp>(op))
     return true;
+  // Shape glue the frontend writes around the ops, e.g. the last position of a state sequence.
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    std::optional<int64_t> d = dim.getConstantIndex();
+    return d && (*d >= k || (rankOf(dim.getSource()) >= k && isOnlyUsedAsExtent(dim, *d)));
+  }
+  // A new tensor's leading extents are dynamic, hence sizes read by `tensor.dim` (checked above).
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+    return empty.getType().getRank() >= k &&
+           llvm::all_of(llvm::seq<int64_t>(0, k), [&](int64_t d) { return empty.getType().isDynamicDim(d); });
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return keepsLeadingDimsWhole(slice, k);
+  if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op))
+    return keepsLeadingGroups(reshape.getReassociationIndices(), k);
+  if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op))
+    return keepsLeadingGroups(reshape.getReassociationIndices(), k);
   // Scalar arithmetic inside map regions and constants are per element; anything else is unknown.
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return llvm::none_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });

@@ -121,6 +121,13 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
                                    StringRef blockAttr) {
   auto loop = cast<scf::ForOp>(produced.getOwner());
   unsigned number = produced.getResultNumber();
+  // The fused tile is the one slice the yielded insert writes; that is all an iteration writes only when it
+  // inserts into the carried tensor itself. An outer loop whose iteration runs an inner loop over most of its
+  // slice and then inserts the tail into the inner loop's result (a loop over batch×head slices around a
+  // chunk loop) would apply the epilogue to the tail alone.
+  auto written = loop.getYieldedValues()[number].getDefiningOp<tensor::InsertSliceOp>();
+  if (!written || written.getDest() != loop.getRegionIterArg(number))
+    return failure();
   // The epilogue's other operands (a gate computed from sums the loop does not touch) go in front of the
   // loop, so the fused tile can read them there (those already there are left alone).
   SmallVector<Value> others;
@@ -132,9 +139,7 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
     return failure();
   // Upstream consumer fusion takes the inserted value as the consumer's tile: it must have the rank of the
   // loop result.
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  if (auto insert = yield.getOperand(number).getDefiningOp<tensor::InsertSliceOp>())
-    expandRankReducingInsert(rewriter, insert);
+  expandRankReducingInsert(rewriter, written);
   SmallVector<LoopLikeOpInterface> loops{cast<LoopLikeOpInterface>(loop.getOperation())};
   FailureOr<scf::SCFFuseConsumerOfSliceResult> fused = scf::tileAndFuseConsumer(rewriter, epilogue, loops);
   if (failed(fused))

@@ -37,10 +37,11 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
                                                                   StringRef blockAttr);
 
 /// Fuses `epilogue`, the elementwise consumer of `produced`, a result of an `scf.for` that each iteration
-/// writes with a `tensor.insert_slice` (a causal chunk loop's output), into the loop: every iteration
-/// applies it to the slice it writes (`scf::tileAndFuseConsumer`), and the loop no longer builds the
-/// unconsumed result. The tiled epilogue gets `blockAttr`. The epilogue's other operands are moved in front
-/// of the loop. Fails, leaving an equivalent program, when they cannot be or the consumer cannot be fused.
+/// writes with one `tensor.insert_slice` into its carried tensor (a causal chunk loop's output), into the
+/// loop: every iteration applies it to the slice it writes (`scf::tileAndFuseConsumer`), and the loop no
+/// longer builds the unconsumed result. The tiled epilogue gets `blockAttr`. The epilogue's other operands
+/// are moved in front of the loop. Fails, leaving an equivalent program, when the loop writes its result
+/// any other way, or the operands cannot be moved or the consumer cannot be fused.
 LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue,
                                    StringRef blockAttr);
 

@@ -12,10 +12,16 @@
 // scan's `init` is the state before the first chunk; the slice of the scan at its last position, collapsed
 // to [.., K, V] (the final state, a second kernel result), becomes the state after the last chunk.
 //
+// With several (batch, head) slices (a kernel the runtime does not slice, such as retention, whose gate
+// depends on the head), the slices run one after the other, each with its own chunk loop: the carried state
+// is one slice's [K, V] and stays in cache, as in a kernel compiled per slice, instead of a [B, H, K, V]
+// state swept by every op of every chunk.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,22 +39,29 @@ struct DecayLayout {
 
 /// The final state taken from `scan`: a slice of its last position along `dim` with full sizes elsewhere,
 /// keeping the unit dimension, collapsed into [B.., K, V] (a rank-reducing slice would be ambiguous about
-/// which unit dimension it drops). Returns the collapse, or null.
+/// which unit dimension it drops). A sequence of one position is its own last position, and the slice then
+/// folds away: the collapse reads the scan itself. Returns the collapse, or null.
 tensor::CollapseShapeOp matchFinalState(Operation *user, ScanOp scan, int64_t dim) {
-  auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
   auto scanType = cast<RankedTensorType>(scan.getResult(0).getType());
-  if (!slice || !scanType.hasStaticShape() || !slice.hasUnitStride() ||
-      slice.getType().getRank() != scanType.getRank() || !slice->hasOneUse())
+  if (!scanType.hasStaticShape())
     return nullptr;
-  for (int64_t i = 0; i < scanType.getRank(); ++i) {
-    std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
-    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
-    int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
-    int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
-    if (offset != expectedOffset || size != expectedSize)
+  Operation *reader = user;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+    if (!slice.hasUnitStride() || slice.getType().getRank() != scanType.getRank() || !slice->hasOneUse())
       return nullptr;
+    for (int64_t i = 0; i < scanType.getRank(); ++i) {
+      std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
+      std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
+      int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
+      int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
+      if (offset != expectedOffset || size != expectedSize)
+        return nullptr;
+    }
+    reader = *slice->user_begin();
+  } else if (scanType.getDimSize(dim) != 1) {
+    return nullptr;
   }
-  auto collapse = dyn_cast<tensor::CollapseShapeOp>(*slice->user_begin());
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(reader);
   if (!collapse || collapse.getResultType().getRank() != scanType.getRank() - 1)
     return nullptr;
   // Every group is one dimension except the one that merges the sequence's unit dimension with a neighbour.
@@ -115,8 +128,9 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     int64_t length = stateSeq.getDimSize(nb);
     int64_t dSize = stateSeq.getDimSize(nb + 1), eSize = stateSeq.getDimSize(nb + 2);
     ArrayRef<int64_t> batchShape = stateSeq.getShape().take_front(nb);
+    // Every value below is one (batch, head) slice: leading dimensions of size 1.
     auto shaped = [&](ArrayRef<int64_t> tail) {
-      SmallVector<int64_t> shape(batchShape.begin(), batchShape.end());
+      SmallVector<int64_t> shape(nb, 1);
       shape.append(tail.begin(), tail.end());
       return RankedTensorType::get(shape, elementType);
     };
@@ -130,17 +144,18 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
           .getResult();
     };
 
-    Value state = scan.getInit().empty()
-                      ? arith::ConstantOp::create(rewriter, loc, stateType,
-                                                  DenseElementsAttr::get(stateType, rewriter.getZeroAttr(elementType)))
-                            .getResult()
-                      : scan.getInit().front();
-    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), elementType);
-
-    // One chunk of `size` positions from `start`: returns the state after it and the result with its rows written.
-    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
+    // One chunk of `size` positions from `start` of the slice at `index`: returns the state after it and the
+    // result with its rows written.
+    auto emitChunk = [&](OpBuilder &bld, ArrayRef<DimWindow> index, Value start, int64_t size,
+                         ValueRange carried) -> SmallVector<Value> {
       Value st = carried[0], res = carried[1];
-      auto slice = [&](Value source) { return extractChunk(bld, loc, source, {nb}, start, size); };
+      SmallVector<DimWindow> windows(index);
+      windows.push_back({nb, {start, size}});
+      // A cheap or single-use map of an operand (q's scaling) is recomputed on the chunk rather than
+      // materialised over the whole sequence.
+      ProducerSlicer slicer(bld, loc);
+      slicer.recomputeCheapMaps();
+      auto slice = [&](Value source) { return slicer.slice(source, windows); };
       Value qc = slice(q), kc = slice(k), vc = slice(v), gc = slice(gate);
       // Letters and shapes of the gate: per position ("Bn"), or per position and key ("Bnd").
       std::string gTerm = l.perKeyGate ? bn + l.d : bn;
@@ -183,18 +198,42 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
                          ValueRange{named(bld, MapFn::exp, "", lastType, ValueRange{last}), st});
       Value next = named(bld, MapFn::add, "", stateType, ValueRange{kept, added});
 
-      return {next, insertChunk(bld, loc, sum, res, nb, start)};
+      return {next, insertWindows(bld, loc, sum, res, windows)};
     };
 
-    // Full chunks in a loop (none when the sequence fits one chunk), then the partial tail.
-    SmallVector<Value> out = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk);
-    state = out[0];
-    result = out[1];
+    // The (batch, head) slices one after the other, each a loop over its chunks: the carried [K, V] state is
+    // one slice's, which stays in cache, as in a kernel the runtime compiles per slice. Carried across slices:
+    // the result and, when it is read, the final state of every slice.
+    Value zeroState;
+    if (scan.getInit().empty())
+      zeroState = arith::ConstantOp::create(rewriter, loc, stateType,
+                                            DenseElementsAttr::get(stateType, rewriter.getZeroAttr(elementType)));
+    SmallVector<Value> slicesInit{tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), elementType)};
+    if (!finalStates.empty())
+      slicesInit.push_back(tensor::EmptyOp::create(rewriter, loc, finalStates.front().getResultType().getShape(),
+                                                   elementType));
+    auto emitSlice = [&](OpBuilder &bld, ArrayRef<DimWindow> index, ValueRange carried) -> SmallVector<Value> {
+      Value state = zeroState ? zeroState : extractWindows(bld, loc, scan.getInit().front(), index);
+      // Full chunks in a loop (none when the sequence fits one chunk), then the partial tail.
+      SmallVector<Value> out =
+          buildChunkLoop(bld, loc, length, chunk, {state, carried[0]},
+                         [&](OpBuilder &inner, Value start, int64_t size, ValueRange chunkCarried) {
+                           return emitChunk(inner, index, start, size, chunkCarried);
+                         });
+      SmallVector<Value> next{out[1]};
+      if (!finalStates.empty())
+        next.push_back(insertWindows(bld, loc, out[0], carried[1], index));
+      return next;
+    };
+    SmallVector<Value> out = buildBatchLoops(rewriter, loc, batchShape, slicesInit, emitSlice);
+    Value result = out[0];
+    Value state = finalStates.empty() ? Value() : out[1];
 
     for (tensor::CollapseShapeOp finalState : finalStates) {
-      Operation *slice = finalState.getSrc().getDefiningOp();
+      auto slice = finalState.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
       rewriter.replaceOp(finalState, state);
-      rewriter.eraseOp(slice);
+      if (slice)
+        rewriter.eraseOp(slice);
     }
     rewriter.replaceOp(reader, result);
     rewriter.eraseOp(scan);

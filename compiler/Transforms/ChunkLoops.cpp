@@ -32,11 +32,19 @@ Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> d
 }
 
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start) {
+  auto size = cast<RankedTensorType>(chunk.getType()).getDimSize(dim);
+  return insertWindows(b, loc, chunk, dest, {DimWindow{dim, {start, size}}});
+}
+
+Value insertWindows(OpBuilder &b, Location loc, Value chunk, Value dest, ArrayRef<DimWindow> windows) {
+  if (windows.empty())
+    return chunk;
   auto type = cast<RankedTensorType>(chunk.getType());
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t s : type.getShape())
     sizes.push_back(b.getIndexAttr(s));
-  offsets[dim] = start;
+  for (const DimWindow &w : windows)
+    offsets[w.dim] = w.window.start;
   return tensor::InsertSliceOp::create(b, loc, chunk, dest, offsets, sizes, strides);
 }
 
@@ -57,6 +65,34 @@ SmallVector<Value> buildChunkLoop(OpBuilder &b, Location loc, int64_t length, in
   if (tail > 0)
     carried = body(b, end, tail, carried);
   return carried;
+}
+
+/// The loops of `buildBatchLoops` from dimension `dim` on; `index` holds the windows of the outer ones.
+static SmallVector<Value> buildBatchLoopsFrom(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape,
+                                              int64_t dim, SmallVectorImpl<DimWindow> &index, ValueRange carried,
+                                              BatchBodyFn body) {
+  if (dim == static_cast<int64_t>(batchShape.size()))
+    return body(b, index, carried);
+  if (batchShape[dim] == 1)
+    return buildBatchLoopsFrom(b, loc, batchShape, dim + 1, index, carried, body);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value end = arith::ConstantIndexOp::create(b, loc, batchShape[dim]);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, zero, end, one, carried,
+                                 [&](OpBuilder &nested, Location, Value position, ValueRange iterArgs) {
+                                   index.push_back({dim, {position, 1}});
+                                   SmallVector<Value> next =
+                                       buildBatchLoopsFrom(nested, loc, batchShape, dim + 1, index, iterArgs, body);
+                                   index.pop_back();
+                                   scf::YieldOp::create(nested, loc, next);
+                                 });
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> buildBatchLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape, ValueRange init,
+                                   BatchBodyFn body) {
+  SmallVector<DimWindow> index;
+  return buildBatchLoopsFrom(b, loc, batchShape, 0, index, init, body);
 }
 
 } // namespace mlir::la

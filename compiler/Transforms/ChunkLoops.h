@@ -37,6 +37,10 @@ Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> d
 /// `chunk` written into `dest` from position `start` along `dim`.
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start);
 
+/// `chunk` written into `dest` at the start of each window along its dimension (from 0 elsewhere); `chunk`
+/// itself when there are no windows (it is then all of `dest`).
+Value insertWindows(OpBuilder &b, Location loc, Value chunk, Value dest, ArrayRef<DimWindow> windows);
+
 /// Builds the chunk of `size` positions from `start`, given the values carried from the previous chunk;
 /// returns the values carried to the next one.
 using ChunkBodyFn = function_ref<SmallVector<Value>(OpBuilder &b, Value start, int64_t size, ValueRange carried)>;
@@ -46,6 +50,18 @@ using ChunkBodyFn = function_ref<SmallVector<Value>(OpBuilder &b, Value start, i
 /// carried out of the last chunk.
 SmallVector<Value> buildChunkLoop(OpBuilder &b, Location loc, int64_t length, int64_t chunk, ValueRange init,
                                   ChunkBodyFn body);
+
+/// Builds the computation of one index of the leading dimensions, given as a window of one position along
+/// each dimension that has more than one (none for unit dimensions), and the values carried from the
+/// previous index; returns the values carried to the next one.
+using BatchBodyFn =
+    function_ref<SmallVector<Value>(OpBuilder &b, ArrayRef<DimWindow> index, ValueRange carried)>;
+
+/// Runs `body` once per index of leading dimensions of sizes `batchShape`: nested `scf.for`s over the
+/// dimensions longer than one, carrying `init` (no loop at all when every size is 1). Returns the values
+/// carried out of the last index.
+SmallVector<Value> buildBatchLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape, ValueRange init,
+                                   BatchBodyFn body);
 
 } // namespace mlir::la
 

@@ -111,6 +111,58 @@ func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor
 
 // -----
 
+// Several (batch, head) slices, as a kernel compiled unsliced has: a loop over each leading dimension longer
+// than one (b: 2, h: 3) runs the chunk loop of one slice at a time, so the carried state is one slice's
+// [1, 1, K, V] and starts from that slice of h0. Every operand is sliced at (b, h, chunk); q's scaling (a
+// single-use map) is recomputed on the chunk instead of being built over the whole sequence. Each chunk's
+// rows go straight into the [B, H, N, V] result, and each slice's final state into the [B, H, K, V] one.
+// CHECK-LABEL: func.func @decay_scan_heads
+// CHECK-NOT: tensor<2x3x10x4x2xf32>
+// CHECK: %[[OUT:.*]]:2 = scf.for %[[B:.*]] = %c0 to %c2 step %c1 iter_args(%[[RES:.*]] = %{{.*}}, %[[FIN:.*]] = %{{.*}})
+// CHECK:   %[[SL:.*]]:2 = scf.for %[[H:.*]] = %{{.*}} to %c3 step %{{.*}} iter_args(%[[RES2:.*]] = %[[RES]], %[[FIN2:.*]] = %[[FIN]])
+// CHECK:     %[[H0:.*]] = tensor.extract_slice %arg4[%[[B]], %[[H]], 0, 0] [1, 1, 4, 2]
+// CHECK:     %[[CH:.*]]:2 = scf.for %[[C:.*]] = %{{.*}} to %c8 step %c4 iter_args(%[[S:.*]] = %[[H0]], %[[O:.*]] = %[[RES2]])
+// CHECK:       %[[Q:.*]] = tensor.extract_slice %arg0[%[[B]], %[[H]], %[[C]], 0] [1, 1, 4, 4]
+// CHECK:       %[[QS:.*]] = la.map mul_const(0.5) %[[Q]] : tensor<1x1x4x4xf32>
+// CHECK:       la.contract "bhnd,bhmd->bhnm" %[[QS]], {{.*}} mask decay(n, m) {{.*}} -> tensor<1x1x4x4xf32>
+// CHECK:       la.contract "bhnd,bhde->bhne" {{.*}}, %[[S]]
+// CHECK:       tensor.insert_slice {{.*}} into %[[O]][%[[B]], %[[H]], %[[C]], 0] [1, 1, 4, 2]
+// CHECK:     tensor.insert_slice {{.*}} into %[[CH]]#1[%[[B]], %[[H]], %c8, 0] [1, 1, 2, 2]
+// CHECK:     tensor.insert_slice {{.*}} into %[[FIN2]][%[[B]], %[[H]], 0, 0] [1, 1, 4, 2]
+// CHECK: return %[[OUT]]#0, %[[OUT]]#1 : tensor<2x3x10x2xf32>, tensor<2x3x4x2xf32>
+func.func @decay_scan_heads(%q: tensor<2x3x10x4xf32>, %k: tensor<2x3x10x4xf32>, %v: tensor<2x3x10x2xf32>,
+                            %g: tensor<2x3x10xf32>, %h0: tensor<2x3x4x2xf32>) -> (tensor<2x3x10x2xf32>, tensor<2x3x4x2xf32>) {
+  %qs = la.map mul_const(0.5) %q : tensor<2x3x10x4xf32> -> tensor<2x3x10x4xf32>
+  %kv = la.contract "bhnd,bhne->bhnde" %k, %v : tensor<2x3x10x4xf32>, tensor<2x3x10x2xf32> -> tensor<2x3x10x4x2xf32>
+  %s = la.scan decay %kv, %g init(%h0 : tensor<2x3x4x2xf32>) along 2 inclusive
+      : tensor<2x3x10x4x2xf32>, tensor<2x3x10xf32> -> tensor<2x3x10x4x2xf32>
+  %o = la.contract "bhnd,bhnde->bhne" %qs, %s : tensor<2x3x10x4xf32>, tensor<2x3x10x4x2xf32> -> tensor<2x3x10x2xf32>
+  %last = tensor.extract_slice %s[0, 0, 9, 0, 0] [2, 3, 1, 4, 2] [1, 1, 1, 1, 1] : tensor<2x3x10x4x2xf32> to tensor<2x3x1x4x2xf32>
+  %final = tensor.collapse_shape %last [[0], [1], [2, 3], [4]] : tensor<2x3x1x4x2xf32> into tensor<2x3x4x2xf32>
+  return %o, %final : tensor<2x3x10x2xf32>, tensor<2x3x4x2xf32>
+}
+
+// -----
+
+// A sequence of one position is its own last position: the final-state slice has folded away and the
+// collapse reads the scan directly. It is still the state after the (single, partial) chunk.
+// CHECK-LABEL: func.func @decay_scan_one_position
+// CHECK-NOT: la.scan decay
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) {{.*}} -> tensor<1x1x1xf32>
+// CHECK: %[[FINAL:.*]] = la.map add {{.*}} -> tensor<1x3x2xf32>
+// CHECK: return %{{.*}}, %[[FINAL]] : tensor<1x1x2xf32>, tensor<1x3x2xf32>
+func.func @decay_scan_one_position(%q: tensor<1x1x3xf32>, %k: tensor<1x1x3xf32>, %v: tensor<1x1x2xf32>,
+                                   %g: tensor<1x1xf32>, %h0: tensor<1x3x2xf32>) -> (tensor<1x1x2xf32>, tensor<1x3x2xf32>) {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x1x3xf32>, tensor<1x1x2xf32> -> tensor<1x1x3x2xf32>
+  %s = la.scan decay %kv, %g init(%h0 : tensor<1x3x2xf32>) along 1 inclusive : tensor<1x1x3x2xf32>, tensor<1x1xf32> -> tensor<1x1x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x1x3xf32>, tensor<1x1x3x2xf32> -> tensor<1x1x2xf32>
+  %final = tensor.collapse_shape %s [[0], [1, 2], [3]] : tensor<1x1x3x2xf32> into tensor<1x3x2xf32>
+  return %o, %final : tensor<1x1x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
 // A decay scan read any other way (here: a slice that is not the last position) keeps its sequential form.
 // CHECK-LABEL: func.func @decay_scan_other_reader
 // CHECK: la.scan decay

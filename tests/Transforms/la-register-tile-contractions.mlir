@@ -398,3 +398,42 @@ func.func @masked_scores_transpose_once(%q: tensor<16x64xf32>, %k: tensor<16x64x
   } -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
 }
+
+// -----
+
+// A loop over two slices runs a chunk loop over 24 of each slice's 32 rows, then inserts the 8-row tail into
+// that loop's result: the yielded insert is not all an iteration writes, so the consumer (a narrowing to f16)
+// is not fused into the slice loop, where it would see the tails alone. It runs on the whole result after.
+// CHECK-LABEL: func.func @slice_loop_with_tail
+// CHECK:       %[[OUT:.*]] = scf.for {{.*}} -> (tensor<2x32x16xf32>) {
+// CHECK-NOT:     arith.truncf
+// CHECK:         scf.yield
+// CHECK:       linalg.generic {{.*}} ins(%[[OUT]] : tensor<2x32x16xf32>) outs(%{{.*}} : tensor<2x32x16xf16>)
+// CHECK:         arith.truncf
+#slice3 = affine_map<(b, n, e) -> (b, n, e)>
+func.func @slice_loop_with_tail(%x: tensor<2x32x16xf32>) -> tensor<2x32x16xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c24 = arith.constant 24 : index
+  %empty = tensor.empty() : tensor<2x32x16xf32>
+  %all = scf.for %b = %c0 to %c2 step %c1 iter_args(%acc = %empty) -> (tensor<2x32x16xf32>) {
+    %chunks = scf.for %c = %c0 to %c24 step %c8 iter_args(%rows = %acc) -> (tensor<2x32x16xf32>) {
+      %in = tensor.extract_slice %x[%b, %c, 0] [1, 8, 16] [1, 1, 1] : tensor<2x32x16xf32> to tensor<1x8x16xf32>
+      %next = tensor.insert_slice %in into %rows[%b, %c, 0] [1, 8, 16] [1, 1, 1] : tensor<1x8x16xf32> into tensor<2x32x16xf32>
+      scf.yield %next : tensor<2x32x16xf32>
+    }
+    %tail = tensor.extract_slice %x[%b, 24, 0] [1, 8, 16] [1, 1, 1] : tensor<2x32x16xf32> to tensor<1x8x16xf32>
+    %done = tensor.insert_slice %tail into %chunks[%b, 24, 0] [1, 8, 16] [1, 1, 1] : tensor<1x8x16xf32> into tensor<2x32x16xf32>
+    scf.yield %done : tensor<2x32x16xf32>
+  }
+  %half_init = tensor.empty() : tensor<2x32x16xf16>
+  %half = linalg.generic {indexing_maps = [#slice3, #slice3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%all : tensor<2x32x16xf32>) outs(%half_init : tensor<2x32x16xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<2x32x16xf16>
+  return %half : tensor<2x32x16xf16>
+}

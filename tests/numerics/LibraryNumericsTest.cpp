@@ -55,13 +55,15 @@ Argument randomArgument(std::vector<int64_t> shape, uint64_t seed, float lo, flo
   return arg;
 }
 
-/// Compiles `entry` of kernels/`file` for these arguments and runs it.
+/// Compiles `entry` of kernels/`file` for these arguments and runs it; `sliced`: per batch×head slice where
+/// the entry allows it, else whole.
 std::vector<la::HostTensor> runKernel(const char *file, const char *entry, const std::vector<Argument> &args,
-                                      int64_t chunk = 64) {
+                                      int64_t chunk = 64, bool sliced = true) {
   la::RuntimeOptions options;
   options.cacheDir = "none";
   options.numThreads = 2;
   options.compile.chunkSize = chunk;
+  options.compile.sliceBatchHeads = sliced;
   auto runtime = la::Runtime::create(options);
   if (!runtime) {
     ADD_FAILURE() << llvm::toString(runtime.takeError());
@@ -420,6 +422,27 @@ TEST(DecayState, SingleBatchAndHead) {
     DecayResult reference = problem.oracle(entry, h0.data.data());
     expectMatches(reference.o, outputs[0], 150, entry + " output");
     expectMatches(reference.finalState, outputs[1], 150, entry + " final state");
+  }
+}
+
+/// Compiled whole (as `lac compile` does) rather than per slice: the chunk loops then run inside loops over
+/// batch and head, each slice with its own state, initial state slice and final-state slot.
+TEST(DecayState, UnslicedBatchAndHeads) {
+  for (const char *name : {"retention", "simple_gla", "gla"}) {
+    std::string entry = name;
+    DecayProblem problem(entry, 100, -1.0f);
+    std::vector<la::HostTensor> outputs = runKernel("retention.mlir", name, problem.arguments(entry), 16, false);
+    ASSERT_EQ(outputs.size(), 1u) << entry;
+    expectMatches(problem.oracle(entry, nullptr).o, outputs[0], 100, entry + " unsliced");
+    Argument h0 = randomArgument({problem.dims.batch, problem.dims.heads, problem.dims.k, problem.dims.v}, 37,
+                                 -1.0f, 1.0f);
+    std::vector<Argument> args = problem.arguments(entry);
+    args.push_back(h0);
+    outputs = runKernel("retention.mlir", (entry + "_with_state").c_str(), args, 16, false);
+    ASSERT_EQ(outputs.size(), 2u) << entry;
+    DecayResult reference = problem.oracle(entry, h0.data.data());
+    expectMatches(reference.o, outputs[0], 100, entry + " unsliced output");
+    expectMatches(reference.finalState, outputs[1], 100, entry + " unsliced final state");
   }
 }
 

@@ -1,0 +1,127 @@
+//===- BatchSlicingTest.cpp - which library entries the runtime runs slice by slice -===//
+//
+// The runtime compiles an entry once per batch×head slice and runs the slices on its thread pool only when
+// Analysis/BatchSlicing.h proves the entry independent over those leading dimensions; an entry it cannot
+// prove runs whole on one thread. This pins the decision `la::inspectProgram` makes (the runtime's own
+// path: inline, canonicalise, analyse) for every library entry, so that a kernel cannot silently lose its
+// parallelism, and checks that the analysis still refuses what would be wrong to slice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "la/runtime/Compiler.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace {
+
+/// The slicedDims of every public entry of `source`.
+std::map<std::string, int64_t> slicedDimsOf(llvm::StringRef source, llvm::StringRef name) {
+  auto infos = la::inspectProgram(source, name);
+  EXPECT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
+  std::map<std::string, int64_t> dims;
+  if (infos)
+    for (const la::EntryInfo &info : *infos)
+      dims[info.name] = info.slicedDims;
+  return dims;
+}
+
+std::map<std::string, int64_t> slicedDimsOfFile(llvm::StringRef file) {
+  std::string path = std::string(LA_KERNELS_DIR) + "/" + file.str();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  EXPECT_TRUE(bool(buffer)) << path;
+  if (!buffer)
+    return {};
+  return slicedDimsOf((*buffer)->getBuffer(), path);
+}
+
+TEST(BatchSlicing, DecayKernelsSliceLikeTheirStatelessTwins) {
+  std::map<std::string, int64_t> dims = slicedDimsOfFile("retention.mlir");
+  // The initial state [B,H,K,V] and the final-state slice keep batch and head as leading dimensions.
+  EXPECT_EQ(dims["simple_gla"], 2);
+  EXPECT_EQ(dims["simple_gla_with_state"], 2);
+  EXPECT_EQ(dims["gla"], 2);
+  EXPECT_EQ(dims["gla_with_state"], 2);
+  // Retention's gate reads the head index (la.index 1), which a [1,1,T,D] slice would lose: batch only.
+  EXPECT_EQ(dims["retention"], 1);
+  EXPECT_EQ(dims["retention_with_state"], 1);
+}
+
+TEST(BatchSlicing, LibraryEntries) {
+  std::map<std::string, int64_t> linear = slicedDimsOfFile("linear_attention.mlir");
+  EXPECT_EQ(linear["linear_attention"], 2);
+  EXPECT_EQ(linear["linear_attention_causal"], 2);
+  std::map<std::string, int64_t> flow = slicedDimsOfFile("flow_attention.mlir");
+  EXPECT_EQ(flow["flow_attention"], 2);
+  EXPECT_EQ(flow["flow_attention_causal"], 2);
+}
+
+/// A slice that drops or offsets a leading dimension, a reshape that merges one, or a size read from one
+/// that is used as anything but that dimension's extent depends on the whole tensor: none of these may be
+/// sliced over it. Shape glue that keeps the leading dimensions whole may.
+TEST(BatchSlicing, ShapeGlue) {
+  constexpr const char *kProgram = R"mlir(
+// The last batch row only: offset along dimension 0.
+func.func @last_batch(%x: tensor<?x?x8xf32>) -> tensor<1x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %h = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %last = arith.subi %b, %c1 : index
+  %s = tensor.extract_slice %x[%last, 0, 0] [1, %h, 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<1x?x8xf32>
+  return %s : tensor<1x?x8xf32>
+}
+// Batch and head merged into one dimension.
+func.func @merged(%x: tensor<?x?x8xf32>) -> tensor<?x8xf32> {
+  %m = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  return %m : tensor<?x8xf32>
+}
+// The batch size as the extent of the head dimension of an expanded tensor.
+func.func @batch_as_heads(%x: tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32> {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %s = tensor.expand_shape %x [[0], [1], [2, 3]] output_shape [%b, %b, 2, 4] : tensor<?x?x8xf32> into tensor<?x?x2x4xf32>
+  return %s : tensor<?x?x2x4xf32>
+}
+// The batch size used as a length along another dimension.
+func.func @batch_as_length(%x: tensor<?x?x8xf32>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %h = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %e = tensor.empty(%b, %h, %b) : tensor<?x?x?xf32>
+  return %e : tensor<?x?x?xf32>
+}
+// The last dimension split in two: leading dimensions untouched, still sliceable.
+func.func @split_last(%x: tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %h = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %s = tensor.expand_shape %x [[0], [1], [2, 3]] output_shape [%b, %h, 2, 4] : tensor<?x?x8xf32> into tensor<?x?x2x4xf32>
+  return %s : tensor<?x?x2x4xf32>
+}
+// The first position of every (batch, head) slice: still sliceable.
+func.func @first_position(%x: tensor<?x?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x?x8xf32>
+  %h = tensor.dim %x, %c1 : tensor<?x?x?x8xf32>
+  %s = tensor.extract_slice %x[0, 0, 0, 0] [%b, %h, 1, 8] [1, 1, 1, 1] : tensor<?x?x?x8xf32> to tensor<?x?x1x8xf32>
+  %r = tensor.collapse_shape %s [[0], [1], [2, 3]] : tensor<?x?x1x8xf32> into tensor<?x?x8xf32>
+  return %r : tensor<?x?x8xf32>
+}
+)mlir";
+  std::map<std::string, int64_t> dims = slicedDimsOf(kProgram, "cross-slice.mlir");
+  EXPECT_EQ(dims["last_batch"], 0);
+  EXPECT_EQ(dims["merged"], 0);
+  EXPECT_EQ(dims["batch_as_length"], 0);
+  EXPECT_EQ(dims["batch_as_heads"], 0);
+  EXPECT_EQ(dims["first_position"], 2);
+  EXPECT_EQ(dims["split_last"], 2);
+}
+
+} // namespace
