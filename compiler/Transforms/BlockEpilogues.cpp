@@ -154,7 +154,7 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
 
   // The loop still inserts each unconsumed tile into the old result, which nothing reads any more: yield
   // the loop-carried tensor unchanged instead, so canonicalisation drops it (and its N×Dv buffer).
-  yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   auto insert = yield.getOperand(number).getDefiningOp<tensor::InsertSliceOp>();
   if (loop->getResult(number).use_empty() && insert && insert->hasOneUse() &&
       insert.getDest() == loop.getRegionIterArg(number)) {
