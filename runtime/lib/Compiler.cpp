@@ -273,10 +273,11 @@ llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef
     return parsed.takeError();
   ParsedProgram &program = **parsed;
   // Only `entry` and what it calls are widened: another entry that cannot be (say, one with an explicit
-  // truncation) must not stop this one from being checked.
-  for (auto func : llvm::make_early_inc_range(program.module->getOps<func::FuncOp>()))
+  // truncation) must not stop this one from being checked. The other entries become private, so symbol DCE
+  // keeps those that `entry` calls (retention calls @simple_gla) and drops the rest.
+  for (auto func : program.module->getOps<func::FuncOp>())
     if (func.isPublic() && func.getSymName() != entry)
-      func.erase();
+      func.setPrivate();
   PassManager pm(program.context.get(), ModuleOp::getOperationName());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(mlir::la::createLAPromoteToF64());
