@@ -2,6 +2,8 @@
 #include "LibraryKernels.h"
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 using namespace la::bench;
 
@@ -152,6 +154,16 @@ std::vector<int64_t> la::bench::libraryOutputShape(LibraryKernel kernel, const L
     return {s.b, s.h, s.t, s.e};
   }
   return {};
+}
+
+void la::bench::fillLibraryArgument(float *data, size_t count, Fill fill, uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (size_t i = 0; i < count; ++i) {
+    float x = normal(generator);
+    // log σ(x) = −log(1 + e^{−x}), written to stay finite for large |x|.
+    data[i] = fill == Fill::Normal ? x : std::min(x, 0.0f) - std::log1p(std::exp(-std::abs(x)));
+  }
 }
 
 std::string la::bench::describeLibraryShape(LibraryKernel kernel, const LibraryShape &s) {

@@ -11,6 +11,7 @@
 #ifndef LA_BENCH_LIBRARYKERNELS_H
 #define LA_BENCH_LIBRARYKERNELS_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -90,6 +91,9 @@ bool libraryIsCausal(LibraryKernel kernel);
 std::vector<LibraryArgument> libraryArguments(LibraryKernel kernel, const LibraryShape &shape);
 /// The shape of the single result.
 std::vector<int64_t> libraryOutputShape(LibraryKernel kernel, const LibraryShape &shape);
+/// Fills `count` floats as `fill` says, from `seed`, so that runs (and the two sides of a parity pair)
+/// compare.
+void fillLibraryArgument(float *data, size_t count, Fill fill, uint64_t seed);
 /// "B=2 T=1024 d=512" and the like, for the table.
 std::string describeLibraryShape(LibraryKernel kernel, const LibraryShape &shape);
 

@@ -19,6 +19,7 @@
 #include "LibraryReference.h"
 #include "OptionNames.h"
 #include "OracleCheck.h"
+#include "Parity.h"
 #include "Reference.h"
 #include "Roofline.h"
 #include "Stats.h"
@@ -126,6 +127,7 @@ struct BenchOptions {
   int64_t chunkSize = 0;
   int64_t batch = 0, heads = 0, dim = 0, dimV = 0;
   double tolerance = 0;
+  bool parity = true;
 };
 
 /// cl::values' parser for --only, with an error that names the families rather than cl's "Cannot find option
@@ -228,6 +230,10 @@ private:
   Opt<bool> noRegisterTile{"no-register-tile",
                            cl::desc("Leave contractions to LLVM's loop vectoriser (no register blocks)"),
                            cl::location(values.noRegisterTile), cl::cat(category)};
+  Opt<bool> parity{"parity",
+                   cl::desc("With the decay family, also time each decay entry against its twin (gla_with_state "
+                            "vs gla, retention vs simple_gla, ...) interleaved, and report the ratios [true]"),
+                   cl::location(values.parity), cl::init(true), cl::cat(category)};
   Opt<int64_t> chunkSize{"chunk-size", cl::desc("Chunk length of the causal scans [16]"),
                          cl::location(values.chunkSize), cl::init(int64_t(16)), cl::cat(category)};
   Opt<int64_t> batch{"batch", cl::desc("B of the flow/linear kernels [2]"), cl::location(values.batch),
@@ -562,17 +568,6 @@ const LibraryCase libraryCases[] = {
     {LibraryKernel::Gla, {2, 8, 0, 64, 64}},
 };
 
-/// Fills `count` floats as `fill` says, from a seed fixed per (argument, kernel, T) so that runs compare.
-void fillArgument(float *data, size_t count, la::bench::Fill fill, uint64_t seed) {
-  std::mt19937_64 generator(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (size_t i = 0; i < count; ++i) {
-    float x = normal(generator);
-    // log σ(x) = −log(1 + e^{−x}), written to stay finite for large |x|.
-    data[i] = fill == la::bench::Fill::Normal ? x : std::min(x, 0.0f) - std::log1p(std::exp(-std::abs(x)));
-  }
-}
-
 /// Times, checks and measures the baselines of every selected library kernel at every size.
 void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
                      const std::map<Family, std::shared_ptr<la::Program>> &programs, la::bench::ForkJoinPool &pool,
@@ -619,7 +614,7 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
       errs() << formatv("[N={0}] {1}: generating inputs {2}\n", n, row.entry, row.shapeText);
       for (size_t i = 0; i < arguments.size(); ++i) {
         buffers.push_back(std::make_unique<Buffer>(arguments[i].count()));
-        fillArgument(buffers.back()->data, buffers.back()->count, arguments[i].fill,
+        la::bench::fillLibraryArgument(buffers.back()->data, buffers.back()->count, arguments[i].fill,
                      20240611 + n * 31 + static_cast<uint64_t>(c.kernel) * 1009 + i);
         inputs.push_back(tensorRef(buffers.back()->data, arguments[i].shape));
         pointers.push_back(buffers.back()->data);
@@ -807,6 +802,14 @@ int main(int argc, char **argv) {
     }
   }
   runLibraryCases(opts, **runtime, programs, pool, referenceMemory, torch, wantTorch, rows);
+  // Same math, same speed: the decay entries against their twins, at the decay cases' shape.
+  std::vector<la::bench::ParityResult> parity;
+  if (opts.parity && selected(opts.only, Family::Decay))
+    for (unsigned n : sizes) {
+      LibraryShape shape{2, 8, n, 64, 64};
+      for (la::bench::ParityResult &result : la::bench::measureParity(**runtime, *programs[Family::Decay], shape, repeat))
+        parity.push_back(std::move(result));
+    }
 
   // 5. The roofline again, then the table.
   errs() << "[roofline] measuring again...\n";
@@ -865,6 +868,28 @@ int main(int argc, char **argv) {
       outs() << formatv("note: {0} N={1}: torch {2}\n", entry, row.n, row.torchNote);
     if (!row.oracleCoverage.empty())
       outs() << formatv("note: {0} N={1}: fp64 check on {2}\n", entry, row.n, row.oracleCoverage);
+  }
+  if (!parity.empty()) {
+    outs() << formatv("same math, same speed: median of {0} interleaved runs each; ratio = entry/twin, "
+                      "within {1:f2} is the same speed\n",
+                      repeat, la::bench::kParityBound);
+    const char *parityFormat = "{0,-24} {1,-12} {2,6} {3,10} {4,10} {5,8} {6,15} {7,9} {8}\n";
+    outs() << formatv(parityFormat, "entry", "twin", "N", "entry ms", "twin ms", "ratio", "rounds min..max",
+                      "outputs", "");
+    for (const la::bench::ParityResult &result : parity) {
+      if (result.error) {
+        allOk = false;
+        outs() << formatv(parityFormat, result.entry, result.twin, result.shape.t, "-", "-", "-", "-", "-",
+                          "ERROR: " + *result.error);
+        continue;
+      }
+      auto [low, high] = result.roundRatioRange();
+      outs() << formatv(parityFormat, result.entry, result.twin, result.shape.t,
+                        formatMs(median(result.entryMs)), formatMs(median(result.twinMs)),
+                        formatv("{0:f3}", result.ratio()), formatv("{0:f2}..{1:f2}", low, high),
+                        formatErr(result.outputDifference),
+                        result.ratio() <= la::bench::kParityBound ? "" : "SLOWER");
+    }
   }
   outs().flush();
 
@@ -928,6 +953,25 @@ int main(int argc, char **argv) {
       };
       for (const auto &field : row.shapeJson)
         object.insert({field.first, field.second});
+      array.push_back(std::move(object));
+    }
+    // Parity pairs: objects without "kernel", which plot.py skips.
+    for (const la::bench::ParityResult &result : parity) {
+      json::Array entryTimes(result.entryMs), twinTimes(result.twinMs);
+      json::Object object{{"parity_entry", result.entry},
+                          {"parity_twin", result.twin},
+                          {"N", result.shape.t},
+                          {"B", result.shape.b},
+                          {"H", result.shape.h},
+                          {"K", result.shape.d},
+                          {"V", result.shape.e},
+                          {"threads", threads},
+                          {"entry_times_ms", std::move(entryTimes)},
+                          {"twin_times_ms", std::move(twinTimes)},
+                          {"error", result.error ? json::Value(*result.error) : json::Value(nullptr)},
+                          {"outputs_rel_rms", result.outputDifference}};
+      if (!result.error)
+        object.insert({"ratio", result.ratio()});
       array.push_back(std::move(object));
     }
     std::error_code ec;

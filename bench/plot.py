@@ -36,7 +36,8 @@ def main(argv):
         return 2
     out = argv[2] if len(argv) > 2 else "la-bench.png"
     with open(argv[1]) as f:
-        rows = json.load(f)
+        # Parity pairs (objects without "kernel") are a table of ratios, not a time against N.
+        rows = [row for row in json.load(f) if "kernel" in row]
     if not rows:
         print("plot.py: no rows in %s" % argv[1], file=sys.stderr)
         return 1

@@ -31,6 +31,27 @@ func.func @map_region_index(%x: tensor<3x9xf32>) -> tensor<3x9xf32> {
 
 // -----
 
+// A map that reads only positions (retention's per-head gate) runs over the dimensions it reads, once per
+// head, and is broadcast to its result; a map that reads its input keeps the full iteration space (above).
+// CHECK-DAG: #[[ONE:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[HEAD:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @map_index_only
+// CHECK: %[[PERHEAD:.*]] = linalg.generic {indexing_maps = [#[[ONE]]], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<4xf32>)
+// CHECK:   linalg.index 0 : index
+// CHECK:   math.exp2
+// CHECK: linalg.generic {indexing_maps = [#[[HEAD]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[PERHEAD]] : tensor<4xf32>) outs(%{{.*}} : tensor<2x4x9xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   linalg.yield %[[IN]] : f32
+func.func @map_index_only(%shape: tensor<2x4x9xf32>) -> tensor<2x4x9xf32> {
+  %g = la.map "bht->bht" %shape : tensor<2x4x9xf32> -> tensor<2x4x9xf32> {
+  ^bb0(%unused: f32):
+    %h = la.index 1 : f32
+    %e = math.exp2 %h : f32
+    la.yield %e : f32
+  }
+  return %g : tensor<2x4x9xf32>
+}
+
 // A reduction fills its accumulator with the combiner's identity and reduces along the named dims.
 // CHECK-LABEL: func.func @reduce_max
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
