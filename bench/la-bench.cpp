@@ -24,6 +24,7 @@
 #include "Roofline.h"
 #include "Stats.h"
 
+#include "la/runtime/PipelineFlags.h"
 #include "la/runtime/Runtime.h"
 #include "la/runtime/Tensor.h"
 
@@ -121,10 +122,7 @@ struct BenchOptions {
   std::string python;
   std::string torchScript;
   std::string cacheDir;
-  bool noFuse = false;
-  bool groupSweeps = false;
-  bool noRegisterTile = false;
-  int64_t chunkSize = 0;
+  la::CompileOptions compile; // from the registry's flags (--chunk-size, --fuse, ...: la/runtime/PipelineFlags.h)
   int64_t batch = 0, heads = 0, dim = 0, dimV = 0;
   double tolerance = 0;
   bool parity = true;
@@ -222,20 +220,13 @@ private:
   Opt<std::string> cacheDir{"cache-dir",
                             cl::desc("Kernel cache directory, 'none' for no disk cache [$LA_CACHE_DIR or ~/.cache/la]"),
                             cl::value_desc("dir"), cl::location(values.cacheDir), cl::cat(category)};
-  Opt<bool> noFuse{"no-fuse", cl::desc("Compile without the fusion passes"), cl::location(values.noFuse),
-                   cl::cat(category)};
-  Opt<bool> groupSweeps{"group-sweeps",
-                        cl::desc("Group the ops that read the sequence into shared loops (la-group-sweeps)"),
-                        cl::location(values.groupSweeps), cl::cat(category)};
-  Opt<bool> noRegisterTile{"no-register-tile",
-                           cl::desc("Leave contractions to LLVM's loop vectoriser (no register blocks)"),
-                           cl::location(values.noRegisterTile), cl::cat(category)};
   Opt<bool> parity{"parity",
                    cl::desc("With the decay family, also time each decay entry against its twin (gla_with_state "
                             "vs gla, retention vs simple_gla, ...) interleaved, and report the ratios [true]"),
                    cl::location(values.parity), cl::init(true), cl::cat(category)};
-  Opt<int64_t> chunkSize{"chunk-size", cl::desc("Chunk length of the causal scans [16]"),
-                         cl::location(values.chunkSize), cl::init(int64_t(16)), cl::cat(category)};
+  // The compile options, as lac and la-opt spell them.
+  cl::SubCommandGroup topLevel{&cl::SubCommand::getTopLevel()};
+  la::PipelineFlags pipelineFlags{topLevel, category};
   Opt<int64_t> batch{"batch", cl::desc("B of the flow/linear kernels [2]"), cl::location(values.batch),
                      cl::init(int64_t(2)), cl::cat(category)};
   Opt<int64_t> heads{"heads", cl::desc("H of the flow/linear kernels [8]"), cl::location(values.heads),
@@ -263,10 +254,16 @@ bool CommandLine::parse(int argc, char **argv) {
     errs() << "la-bench: --sizes takes positive sequence lengths\n";
     return false;
   }
-  if (values.batch < 1 || values.heads < 1 || values.dim < 1 || values.dimV < 1 || values.chunkSize < 1) {
-    errs() << "la-bench: --batch, --heads, --dim, --dim-v and --chunk-size must be positive\n";
+  if (values.batch < 1 || values.heads < 1 || values.dim < 1 || values.dimV < 1) {
+    errs() << "la-bench: --batch, --heads, --dim and --dim-v must be positive\n";
     return false;
   }
+  Expected<la::CompileOptions> compile = pipelineFlags.get();
+  if (!compile) {
+    errs() << "la-bench: " << toString(compile.takeError()) << "\n";
+    return false;
+  }
+  values.compile = *compile;
   values.threads = std::max(1u, values.threads);
   values.repeat = std::max(1u, values.repeat);
   values.referenceRepeat = std::max(1u, values.referenceRepeat);
@@ -704,10 +701,7 @@ int main(int argc, char **argv) {
   la::RuntimeOptions options;
   options.numThreads = threads;
   options.cacheDir = opts.cacheDir;
-  options.compile.fuse = !opts.noFuse;
-  options.compile.groupSweeps = opts.groupSweeps;
-  options.compile.registerTile = !opts.noRegisterTile;
-  options.compile.chunkSize = opts.chunkSize;
+  options.compile = opts.compile;
   Expected<std::unique_ptr<la::Runtime>> runtime = la::Runtime::create(options);
   if (!runtime) {
     errs() << "la-bench: cannot create the runtime: " << toString(runtime.takeError()) << "\n";
@@ -916,10 +910,7 @@ int main(int argc, char **argv) {
           {"oracle_coverage", row.oracleCoverage.empty() ? json::Value(nullptr) : json::Value(row.oracleCoverage)},
           {"threads", threads},
           {"repeat", repeat},
-          {"fuse", !opts.noFuse},
-          {"group_sweeps", opts.groupSweeps},
-          {"register_tile", !opts.noRegisterTile},
-          {"chunk_size", opts.chunkSize},
+          {"options", opts.compile.str()},
           {"generated_median_ms", optionalNumber(gen)},
           {"generated_min_ms", optionalNumber(genMin)},
           {"generated_times_ms", std::move(times)},

@@ -14,6 +14,7 @@
 
 #include "la/runtime/Compiler.h"
 #include "la/runtime/Npy.h"
+#include "la/runtime/PipelineFlags.h"
 #include "la/runtime/Runtime.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -205,43 +206,10 @@ llvm::Error checkAllocatable(const la::TensorSpec &spec) {
   return llvm::Error::success();
 }
 
-/// One flag per registry option, in both subcommands. Values are kept as text and parsed by the registry,
-/// so `lac` accepts exactly what `la-opt` and the runtime accept; a bare boolean flag means true.
-class PipelineFlags {
-public:
-  PipelineFlags() {
-    for (const mlir::la::OptionInfo &option : mlir::la::getOptionRegistry()) {
-      std::string description = (option.description + " [" + option.defaultValue + "]").str();
-      auto flag = std::make_unique<cl::opt<std::string>>(option.name, cl::desc(description), cl::sub(compileCommand),
-                                                         cl::sub(runCommand), cl::cat(commonCategory));
-      if (option.type == mlir::la::OptionType::Bool)
-        flag->setValueExpectedFlag(cl::ValueOptional);
-      flags.push_back(std::move(flag));
-    }
-  }
-
-  /// The options the user gave, over the defaults. The error names the flag and the value.
-  llvm::Expected<la::CompileOptions> get() const {
-    la::CompileOptions options;
-    for (const auto &flag : flags) {
-      if (flag->getNumOccurrences() == 0)
-        continue;
-      llvm::StringRef value = flag->getValue();
-      const mlir::la::OptionInfo *option = mlir::la::lookupOption(flag->ArgStr);
-      if (value.empty() && option->type == mlir::la::OptionType::Bool)
-        value = "true";
-      if (llvm::Error err = options.set(flag->ArgStr, value))
-        return llvm::createStringError("--" + flag->ArgStr.str() + ": " + llvm::toString(std::move(err)));
-    }
-    return options;
-  }
-
-private:
-  std::vector<std::unique_ptr<cl::opt<std::string>>> flags;
-};
-
-const PipelineFlags &pipelineFlags() {
-  static const PipelineFlags flags;
+/// One flag per registry option, in both subcommands (la/runtime/PipelineFlags.h).
+const la::PipelineFlags &pipelineFlags() {
+  static cl::SubCommandGroup both{&compileCommand, &runCommand};
+  static const la::PipelineFlags flags(both, commonCategory);
   return flags;
 }
 
