@@ -89,9 +89,9 @@ bool keepsLeadingGroups(ArrayRef<ReassociationIndices> groups, int64_t k) {
 /// Whether one op keeps the first k dimensions as independent batch dimensions.
 bool keepsBatchDims(Operation *op, int64_t k) {
   if (auto map = dyn_cast<MapOp>(op)) {
-    bool indexOk = true;
-    map.getBody().walk([&](IndexOp index) { indexOk &= index.getDimAttr().getInt() >= k; });
-    if (!indexOk)
+    // A `la.index` along a leading dimension is fine: a slice reads its coordinates from arguments
+    // (la-slice-positions). The map's own leading dimensions must be the batch dimensions, though.
+    if (rankOf(map.getResult()) < k)
       return false;
     for (auto [input, dims] : llvm::zip(map.getInputs(), map.getInputToResultDims())) {
       if (rankOf(input) == 0)

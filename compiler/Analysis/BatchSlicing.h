@@ -15,7 +15,8 @@ namespace mlir::la {
 /// The largest k ≤ `maxDims` such that `func` (inlined `la`, no calls) computes every index of its first k
 /// dimensions independently: every argument and result has those k leading dimensions, every op keeps them
 /// as leading batch dimensions (contract batch letters, map/gate leading subscripts), and no reduction, scan,
-/// normalisation, size, mask or `la.index` involves them. 0 when nothing can be sliced.
+/// normalisation, size or mask involves them. 0 when nothing can be sliced. A `la.index` along one of them is
+/// allowed: a compiled slice reads its coordinates from extra arguments (the `la-slice-positions` pass).
 int64_t getSliceableLeadingDims(func::FuncOp func, int64_t maxDims = 2);
 
 } // namespace mlir::la

@@ -26,6 +26,12 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
                                  const Specialization &specialization) {
   addSpecialization(pm, specialization);
   pm.addPass(createInlinerPass());
+  if (specialization.slicedDims > 0) {
+    LASlicePositionsOptions positions;
+    positions.entry = specialization.entry;
+    positions.dims = specialization.slicedDims;
+    pm.addPass(createLASlicePositions(positions));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   LAChunkScansOptions chunking;

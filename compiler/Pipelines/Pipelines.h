@@ -32,6 +32,9 @@ class TargetBackend;
 struct Specialization {
   std::string entry;
   llvm::SmallVector<std::string> argTypes;
+  /// When the runtime compiles one batch×head slice of `entry`: how many leading dimensions it slices over.
+  /// The entry then reads its slice's coordinates from extra arguments (la-slice-positions).
+  int64_t slicedDims = 0;
 };
 
 /// The stages `lac compile --emit` can stop after, in pipeline order.

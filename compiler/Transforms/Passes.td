@@ -316,4 +316,26 @@ def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::fu
                            "mlir::affine::AffineDialect", "mlir::arith::ArithDialect"];
 }
 
+def LASlicePositions : Pass<"la-slice-positions", "mlir::ModuleOp"> {
+  let summary = "Makes a batch×head slice of an entry read its position from arguments: "
+                "la.index 1 => la.index 1 + extract(%position_1[0, 0])";
+  let description = [{
+    The runtime compiles a kernel that is independent over its leading `dims` dimensions (batch, head) once
+    for a single slice, those dimensions of size 1, and calls it once per slice (Analysis/BatchSlicing.h).
+    A `la.index d` on such a dimension (retention's per-head decay 1 − 2^{−5−h}) would then always read 0.
+    This pass appends `dims` arguments `tensor<1x...x1xf32>` to `entry`, the slice's coordinate along each
+    leading dimension, which the runtime fills per call, and adds that coordinate to every `la.index d`,
+    d < `dims`. Without it such an entry could only be sliced over the dimensions before the first one it
+    indexes: retention over the batch alone, so at B = 1 on one core.
+
+    Run after inlining (the index may sit in a callee) and before canonicalisation folds maps together. The
+    coordinates are f32: exact up to 2^24, beyond any batch or head count.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"", "The sliced entry">,
+    Option<"dims", "dims", "int64_t", /*default=*/"0", "Leading dimensions the runtime slices over">
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // LA_TRANSFORMS_PASSES_TD

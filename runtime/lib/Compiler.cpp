@@ -123,12 +123,14 @@ llvm::Expected<std::vector<TensorSpec>> toSpecs(TypeRange types, llvm::StringRef
 
 /// Runs the pipeline on `parsed` up to (and including) `stage` (LA..LLVMDialect). Without arguments, `LA`
 /// and `Fused` are not specialised.
+/// `slicedDims` > 0 compiles one batch×head slice that reads its coordinates from extra arguments.
 LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &target, llvm::StringRef entry,
-                        llvm::ArrayRef<TensorSpec> arguments, Stage stage) {
+                        llvm::ArrayRef<TensorSpec> arguments, Stage stage, int64_t slicedDims = 0) {
   PassManager pm(parsed.context.get(), ModuleOp::getOperationName());
   mlir::la::Specialization specialization;
   if (!arguments.empty() || stage > Stage::Fused)
     specialization = toSpecialization(entry, arguments);
+  specialization.slicedDims = slicedDims;
   if (stage == Stage::LA)
     mlir::la::addSpecialization(pm, specialization);
   else
@@ -155,7 +157,7 @@ std::optional<Stage> parseStage(llvm::StringRef name) {
 
 llvm::StringRef getCompilerVersion() {
   // Bump when generated code changes without a change of options (cache entries then miss).
-  return "la-compiler 0.4 (LLVM " LLVM_VERSION_STRING ")";
+  return "la-compiler 0.5 (LLVM " LLVM_VERSION_STRING ")";
 }
 
 std::string toMLIRTypeString(const TensorSpec &spec) {
@@ -222,7 +224,7 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   ParsedProgram &program = **parsed;
   // Two runs of one pipeline: the result types are read at the linalg stage, before bufferisation turns
   // results into out-parameters.
-  if (failed(runStages(program, **target, entry, arguments, Stage::Linalg)))
+  if (failed(runStages(program, **target, entry, arguments, Stage::Linalg, slicedDims)))
     return program.diagnostics.error("lowering to linalg failed");
   auto func = program.module->lookupSymbol<func::FuncOp>(entry);
   auto results = toSpecs(func.getResultTypes(), "a result");

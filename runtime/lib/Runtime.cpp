@@ -451,6 +451,21 @@ private:
       sliceSpecs.push_back(&info.arguments[i]);
       bases.push_back(static_cast<char *>(ref.data));
     }
+    // A sliced kernel reads its slice's coordinates from one f32 [1, .., 1] argument per sliced dimension
+    // (la-slice-positions): a table per dimension with one entry per slice, stepped like the other tensors.
+    TensorSpec positionSpec;
+    positionSpec.shape.assign(info.slicedDims, 1);
+    std::vector<std::vector<float>> positions(info.slicedDims, std::vector<float>(numSlices));
+    for (int64_t slice = 0; slice < numSlices; ++slice)
+      for (int64_t d = info.slicedDims - 1, rest = slice; d >= 0; --d) {
+        int64_t size = inputs[0].spec.shape[d];
+        positions[d][slice] = static_cast<float>(rest % size);
+        rest /= size;
+      }
+    for (std::vector<float> &table : positions) {
+      sliceSpecs.push_back(&positionSpec);
+      bases.push_back(reinterpret_cast<char *>(table.data()));
+    }
     for (auto [i, ref] : llvm::enumerate(outputs)) {
       sliceSpecs.push_back(&info.results[i]);
       bases.push_back(static_cast<char *>(ref.data));

@@ -45,9 +45,10 @@ TEST(BatchSlicing, DecayKernelsSliceLikeTheirStatelessTwins) {
   EXPECT_EQ(dims["simple_gla_with_state"], 2);
   EXPECT_EQ(dims["gla"], 2);
   EXPECT_EQ(dims["gla_with_state"], 2);
-  // Retention's gate reads the head index (la.index 1), which a [1,1,T,D] slice would lose: batch only.
-  EXPECT_EQ(dims["retention"], 1);
-  EXPECT_EQ(dims["retention_with_state"], 1);
+  // Retention's gate reads the head index (la.index 1): a [1,1,T,D] slice reads it from an argument
+  // (la-slice-positions), so retention slices over batch and heads like simple GLA.
+  EXPECT_EQ(dims["retention"], 2);
+  EXPECT_EQ(dims["retention_with_state"], 2);
 }
 
 TEST(BatchSlicing, LibraryEntries) {

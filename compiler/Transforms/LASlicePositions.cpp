@@ -1,0 +1,83 @@
+//===- LASlicePositions.cpp - slice coordinates as entry arguments --------===//
+
+#include "Transforms/Passes.h"
+
+#include "LA/IR/LAOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LASLICEPOSITIONS
+#include "Transforms/Passes.h.inc"
+
+namespace {
+
+/// `coordinate` (f32) as a value of `type`, the type of a `la.index`: index, f32 or f64.
+Value convertCoordinate(OpBuilder &b, Location loc, Value coordinate, Type type) {
+  if (type.isF32())
+    return coordinate;
+  if (type.isF64())
+    return arith::ExtFOp::create(b, loc, type, coordinate);
+  Value asInt = arith::FPToUIOp::create(b, loc, b.getI64Type(), coordinate);
+  return arith::IndexCastUIOp::create(b, loc, type, asInt);
+}
+
+Value addPosition(OpBuilder &b, Location loc, Value position, Value offset) {
+  if (isa<FloatType>(position.getType()))
+    return arith::AddFOp::create(b, loc, position, offset);
+  return arith::AddIOp::create(b, loc, position, offset);
+}
+
+struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
+  using LASlicePositionsBase::LASlicePositionsBase;
+
+  void runOnOperation() override {
+    if (dims <= 0)
+      return;
+    auto func = getOperation().lookupSymbol<func::FuncOp>(entry);
+    if (!func || func.isExternal()) {
+      getOperation().emitError() << "la-slice-positions: no function body named '" << entry << "'";
+      return signalPassFailure();
+    }
+    // The coordinates are those of a slice: every leading dimension of the first argument has size 1.
+    auto first = func.getNumArguments() ? dyn_cast<RankedTensorType>(func.getArgumentTypes().front()) : nullptr;
+    if (!first || first.getRank() < dims ||
+        llvm::any_of(first.getShape().take_front(dims), [](int64_t size) { return size != 1; })) {
+      func.emitError() << "la-slice-positions: the first argument of '" << entry << "' is not a slice (its first "
+                       << static_cast<int64_t>(dims) << " dimensions must have size 1)";
+      return signalPassFailure();
+    }
+
+    OpBuilder b(func.getContext());
+    auto positionType = RankedTensorType::get(SmallVector<int64_t>(dims, 1), b.getF32Type());
+    unsigned firstPosition = func.getNumArguments();
+    for (int64_t d = 0; d < dims; ++d)
+      if (failed(func.insertArgument(firstPosition + d, positionType, {}, func.getLoc())))
+        return signalPassFailure();
+
+    // One scalar per coordinate, read at the top of the body where every map can see it.
+    Block &body = func.getBody().front();
+    b.setInsertionPointToStart(&body);
+    Location loc = func.getLoc();
+    SmallVector<Value> zeros(dims, arith::ConstantIndexOp::create(b, loc, 0));
+    SmallVector<Value> coordinates;
+    for (int64_t d = 0; d < dims; ++d)
+      coordinates.push_back(tensor::ExtractOp::create(b, loc, body.getArgument(firstPosition + d), zeros));
+
+    SmallVector<IndexOp> indices;
+    func.walk([&](IndexOp index) {
+      if (index.getDimAttr().getInt() < dims)
+        indices.push_back(index);
+    });
+    for (IndexOp index : indices) {
+      b.setInsertionPointAfter(index);
+      Value offset = convertCoordinate(b, index.getLoc(), coordinates[index.getDimAttr().getInt()], index.getType());
+      Value shifted = addPosition(b, index.getLoc(), index.getResult(), offset);
+      index.getResult().replaceAllUsesExcept(shifted, shifted.getDefiningOp());
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::la
