@@ -8,6 +8,7 @@
 #include "LA/IR/LADialect.h"
 #include "Conversion/Passes.h"
 #include "Target/CPU/CPUTarget.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   mlir::la::registerLAPasses();
+  mlir::la::registerLACPUPasses();
   mlir::la::registerLAConversionPasses();
   mlir::la::registerCPUPipelines();
   registry.insert<mlir::la::LADialect>();

@@ -3,6 +3,7 @@
 #include "Target/CPU/CPUTarget.h"
 
 #include "Conversion/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

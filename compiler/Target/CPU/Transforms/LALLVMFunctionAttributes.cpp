@@ -1,12 +1,12 @@
 //===- LALLVMFunctionAttributes.cpp - attributes LLVM's code generation relies on ===//
 
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LALLVMFUNCTIONATTRIBUTES
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -1,10 +1,10 @@
 //===- LAEmitCInterface.cpp - C entry points for the runtime --------------===//
 
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAEMITCINTERFACE
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -1,12 +1,12 @@
 //===- LAEmitCallWrappers.cpp - one packed entry point per kernel ---------===//
 
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAEMITCALLWRAPPERS
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -14,7 +14,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAPREFETCHNEXTTILE
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 
