@@ -72,6 +72,43 @@ TEST(EmulatorRaceCheck, BarrierMakesItClean) {
   EXPECT_EQ(report.counters.barriers, 1u);
 }
 
+TEST(EmulatorRaceCheck, WarpSyncOrdersTheLanesOfAWarp) {
+  // Warp-synchronous exchange through shared memory: __syncwarp orders the lanes of one warp, not two warps.
+  for (bool sync : {false, true}) {
+    std::vector<uint32_t> out(64);
+    LaunchReport report = run(
+        [sync, o = out.data()] {
+          uint32_t t = __la_emu_tid_x(), warpBase = t / 32 * 32;
+          stShared<uint32_t>(t * 4, t, "wsync.mlir:1:1");
+          if (sync)
+            __la_emu_bar_warp_sync(~0u, "wsync.mlir:2:1");
+          stGlobal(o + t, ldShared<uint32_t>((warpBase + (t + 1) % 32) * 4, "wsync.mlir:3:1"), "wsync.mlir:4:1");
+        },
+        blockOf(64, 256, {buffer("out", out)}));
+    if (sync) {
+      EXPECT_TRUE(report.clean()) << text(report);
+      EXPECT_EQ(out[31], 0u);
+      EXPECT_EQ(out[40], 41u);
+    } else {
+      EXPECT_NE(find(report, FindingKind::SharedRaceRAW), nullptr) << text(report);
+    }
+  }
+  // A warp sync does not order two warps: warp 1 reads what warp 0 wrote.
+  LaunchReport report = run(
+      [] {
+        uint32_t t = __la_emu_tid_x();
+        if (t < 32)
+          stShared<uint32_t>(t * 4, t, "wsync.mlir:6:1");
+        __la_emu_bar_warp_sync(~0u, "wsync.mlir:7:1");
+        if (t >= 32)
+          (void)ldShared<uint32_t>((t - 32) * 4, "wsync.mlir:8:1");
+      },
+      blockOf(64, 128));
+  const Finding *race = find(report, FindingKind::SharedRaceRAW);
+  ASSERT_NE(race, nullptr) << text(report);
+  EXPECT_EQ(race->sites[1].loc, "wsync.mlir:8:1");
+}
+
 TEST(EmulatorRaceCheck, WriteWriteAndHalfWordsOfOneWord) {
   // Every thread writes word 0: WAW. Threads writing the two f16 halves of one word do not race.
   LaunchReport report = run(

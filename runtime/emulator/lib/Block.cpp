@@ -27,6 +27,7 @@ Block::Block(const LaunchContext &launch, Dim3 blockId, uint64_t seed)
     t.tid = {i % config.block.x, i / config.block.x % config.block.y, i / (config.block.x * config.block.y)};
   }
   pending.resize((count + 31) / 32);
+  warpSyncSeq.assign(pending.size(), 0);
   shared.assign(config.sharedBytes, 0);
   shadow.assign(config.sharedBytes, ShadowByte());
 }

@@ -60,6 +60,8 @@ struct Thread {
   // cp.async: copies not yet committed, and committed groups oldest first.
   std::vector<PendingCopy> uncommitted;
   std::deque<std::vector<PendingCopy>> groups;
+  // The warp's bar.warp.sync sequence number at the last one this lane took part in.
+  uint32_t lastWarpSync = 0;
 };
 
 struct Barrier {
@@ -76,10 +78,12 @@ struct Collective {
   const char *loc;
 };
 
-/// The race detector's record of one shared byte.
+/// The race detector's record of one shared byte. An access is also stamped with its warp's bar.warp.sync
+/// sequence number, so accesses of two lanes separated by a warp sync both took part in are ordered.
 struct ShadowByte {
   uint32_t writeEpoch = 0, readEpoch = 0;
   int32_t writer = -1, reader0 = -1, reader1 = -1, asyncOwner = -1;
+  uint32_t writeWarpSeq = 0, readWarpSeq0 = 0, readWarpSeq1 = 0;
   const char *writeLoc = nullptr, *readLoc0 = nullptr, *readLoc1 = nullptr, *asyncLoc = nullptr;
   bool written = false;
 };
@@ -153,7 +157,11 @@ private:
   std::vector<std::vector<Collective>> pending; // per warp
   std::vector<uint8_t> shared;
   std::vector<ShadowByte> shadow;
-  uint32_t epoch = 1; // advanced by every completed barrier
+  uint32_t epoch = 1;                // advanced by every completed block barrier
+  std::vector<uint32_t> warpSyncSeq; // per warp: completed bar.warp.sync
+  /// Whether thread `before`'s access, stamped `seq`, is ordered before thread `after`'s access now (same
+  /// barrier epoch): same thread, or same warp and both lanes took part in a warp sync since.
+  bool warpOrdered(int32_t before, uint32_t seq, const Thread &after) const;
 };
 
 } // namespace la::emu

@@ -177,9 +177,13 @@ void Block::complete(Collective &c, uint32_t w) {
     forArrived([&](uint32_t, Thread &t) { t.out[0] = acc; });
     break;
   }
-  case CollectiveKind::WarpSync:
+  case CollectiveKind::WarpSync: {
     ++counters.warpSyncs;
+    // Orders the shared accesses of the lanes that took part (Memory.cpp, warpOrdered).
+    uint32_t seq = ++warpSyncSeq[w];
+    forArrived([&](uint32_t, Thread &t) { t.lastWarpSync = seq; });
     break;
+  }
   case CollectiveKind::Ldmatrix:
     ++counters.ldmatrix;
     runLdmatrix(*this, c, w);

@@ -98,6 +98,13 @@ bool Block::sharedInBounds(Thread &t, uint32_t offset, uint32_t bytes, bool stor
 
 static std::string sharedAt(uint32_t offset) { return llvm::formatv("at shared[{0}]", offset).str(); }
 
+bool Block::warpOrdered(int32_t before, uint32_t seq, const Thread &after) const {
+  if (before == int32_t(after.linear))
+    return true;
+  const Thread &b = threads[before];
+  return warpOf(b) == warpOf(after) && b.lastWarpSync > seq && after.lastWarpSync > seq;
+}
+
 void Block::checkSharedAccess(Thread &t, uint32_t offset, uint32_t bytes, bool store, const char *loc) {
   int32_t me = t.linear;
   // One finding of each kind per access, at its first byte that shows it.
@@ -110,7 +117,8 @@ void Block::checkSharedAccess(Thread &t, uint32_t offset, uint32_t bytes, bool s
                     sharedAt(i),
                     {site(threads[s.asyncOwner], s.asyncLoc, "cp.async"), site(t, loc, store ? "write" : "read")}});
     }
-    bool writtenNow = s.writeEpoch == epoch && s.writer >= 0 && s.writer != me;
+    uint32_t mySeq = warpSyncSeq[warpOf(t)];
+    bool writtenNow = s.writeEpoch == epoch && s.writer >= 0 && !warpOrdered(s.writer, s.writeWarpSeq, t);
     if (!store) {
       if (!s.written && !uninit && s.asyncOwner < 0) {
         uninit = true;
@@ -122,14 +130,21 @@ void Block::checkSharedAccess(Thread &t, uint32_t offset, uint32_t bytes, bool s
                       sharedAt(i),
                       {site(threads[s.writer], s.writeLoc, "write"), site(t, loc, "read")}});
       }
+      // Keep up to two readers of this epoch that a later write could race with: a reader ordered before
+      // this one (itself, or a lane synchronised since) gives its slot up.
       if (s.readEpoch != epoch) {
         s.readEpoch = epoch;
+        s.reader1 = -1;
+        s.reader0 = -1;
+      }
+      if (s.reader0 < 0 || warpOrdered(s.reader0, s.readWarpSeq0, t)) {
         s.reader0 = me;
         s.readLoc0 = loc;
-        s.reader1 = -1;
-      } else if (s.reader0 != me && s.reader1 < 0) {
+        s.readWarpSeq0 = mySeq;
+      } else if (s.reader1 < 0 || warpOrdered(s.reader1, s.readWarpSeq1, t)) {
         s.reader1 = me;
         s.readLoc1 = loc;
+        s.readWarpSeq1 = mySeq;
       }
       continue;
     }
@@ -140,15 +155,18 @@ void Block::checkSharedAccess(Thread &t, uint32_t offset, uint32_t bytes, bool s
                     {site(threads[s.writer], s.writeLoc, "write"), site(t, loc, "write")}});
     }
     if (s.readEpoch == epoch && !war) {
-      int32_t other = s.reader0 != me ? s.reader0 : s.reader1;
-      const char *otherLoc = s.reader0 != me ? s.readLoc0 : s.readLoc1;
-      if (other >= 0) {
+      bool race0 = s.reader0 >= 0 && !warpOrdered(s.reader0, s.readWarpSeq0, t);
+      bool race1 = s.reader1 >= 0 && !warpOrdered(s.reader1, s.readWarpSeq1, t);
+      if (race0 || race1) {
         war = true;
-        findings.add(
-            {FindingKind::SharedRaceWAR, sharedAt(i), {site(threads[other], otherLoc, "read"), site(t, loc, "write")}});
+        findings.add({FindingKind::SharedRaceWAR,
+                      sharedAt(i),
+                      {site(threads[race0 ? s.reader0 : s.reader1], race0 ? s.readLoc0 : s.readLoc1, "read"),
+                       site(t, loc, "write")}});
       }
     }
     s.writeEpoch = epoch;
+    s.writeWarpSeq = mySeq;
     s.writer = me;
     s.writeLoc = loc;
     s.written = true;
