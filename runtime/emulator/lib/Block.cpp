@@ -17,7 +17,7 @@ Block &Block::current() {
 }
 
 Block::Block(const LaunchContext &launch, Dim3 blockId, uint64_t seed)
-    : launch(launch), blockId(blockId), rng(seed), shuffled(seed != 0) {
+    : launch(launch), blockId(blockId), rng(seed), shuffled(launch.config.seed != 0) {
   const LaunchConfig &config = launch.config;
   uint32_t count = config.block.count();
   threads.resize(count);

@@ -228,11 +228,11 @@ void Block::cpAsyncWait(Thread &t, uint32_t pendingGroups) {
     for (const PendingCopy &c : t.groups.front()) {
       for (uint32_t i = c.sharedDst; i < c.sharedDst + c.bytes; ++i)
         shadow[i].asyncOwner = -1;
-      uint8_t data[256] = {};
-      uint32_t chunk = std::min<uint32_t>(c.bytes, sizeof data);
+      // PTX copies 4, 8 or 16 bytes; the ABI takes any size. Bytes past srcBytes are zeros.
+      llvm::SmallVector<uint8_t, 16> data(c.bytes, 0);
       if (c.srcBytes)
-        loadGlobal(t, data, c.globalSrc, std::min(c.srcBytes, chunk), c.loc);
-      storeShared(t, c.sharedDst, data, chunk, c.loc);
+        loadGlobal(t, data.data(), c.globalSrc, c.srcBytes, c.loc);
+      storeShared(t, c.sharedDst, data.data(), c.bytes, c.loc);
       counters.cpAsyncBytes += c.bytes;
     }
     t.groups.pop_front();
