@@ -90,6 +90,57 @@ TEST(EmulatorMma, SingleInstructionFragmentsAgainstModel) {
   }
 }
 
+// m16n8k8: f16 (A 2 regs, B 1 reg) and tf32 (A 4 regs, B 2 regs of f32 bits), placed by the PTX ISA's tables.
+TEST(EmulatorMma, K8F16AndTF32FragmentsAgainstModel) {
+  for (bool tf32 : {false, true}) {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    // Values exact in both formats' inputs: f16 bits, or f32 with the low 13 mantissa bits clear (tf32).
+    std::vector<uint32_t> a(16 * 8), b(8 * 8);
+    auto value = [&] { return tf32 ? floatToBits(dist(rng)) & 0xffffe000u : uint32_t(floatToHalf(dist(rng))); };
+    for (uint32_t &v : a)
+      v = value();
+    for (uint32_t &v : b)
+      v = value();
+    auto real = [&](uint32_t v) { return tf32 ? double(bitsToFloat(v)) : double(halfToFloat(uint16_t(v))); };
+    std::vector<float> d(16 * 8, 0.0f);
+    LaunchConfig config;
+    config.block = {32, 1, 1};
+    config.buffers = {buffer("d", d)};
+    LaunchReport report = run(
+        [&] {
+          uint32_t lane = __la_emu_laneid(), g = lane / 4, t = lane % 4;
+          auto A = [&](uint32_t r, uint32_t k) { return a[r * 8 + k]; };
+          auto B = [&](uint32_t k, uint32_t n) { return b[k * 8 + n]; };
+          float cf[4] = {1.0f, 2.0f, 3.0f, 4.0f}, df[4];
+          if (tf32) {
+            // a0: (g, t), a1: (g+8, t), a2: (g, t+4), a3: (g+8, t+4); b0: (t, g), b1: (t+4, g)
+            uint32_t af[4] = {A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)};
+            uint32_t bf[2] = {B(t, g), B(t + 4, g)};
+            __la_emu_mma_m16n8k8_f32_tf32(df, af, bf, cf, "mma8.mlir:1:1");
+          } else {
+            // a0,a1: (g, 2t..2t+1); a2,a3: (g+8, 2t..2t+1); b0,b1: (2t..2t+1, g)
+            uint32_t af[2] = {A(g, 2 * t) | A(g, 2 * t + 1) << 16, A(g + 8, 2 * t) | A(g + 8, 2 * t + 1) << 16};
+            uint32_t bf[1] = {B(2 * t, g) | B(2 * t + 1, g) << 16};
+            __la_emu_mma_m16n8k8_f32_f16(df, af, bf, cf, "mma8.mlir:1:1");
+          }
+          float *rows[2] = {&d[g * 8 + 2 * t], &d[(g + 8) * 8 + 2 * t]};
+          __la_emu_st_global(rows[0], df, 8, "mma8.mlir:2:1");
+          __la_emu_st_global(rows[1], df + 2, 8, "mma8.mlir:2:1");
+        },
+        config);
+    ASSERT_TRUE(report.clean()) << text(report);
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t j = 0; j < 8; ++j) {
+        double ref = (i < 8 ? 1.0 : 3.0) + (j % 2);
+        for (uint32_t k = 0; k < 8; ++k)
+          ref += real(a[i * 8 + k]) * real(b[k * 8 + j]);
+        EXPECT_NEAR(d[i * 8 + j], ref, 1e-5) << "tf32 " << tf32 << " at " << i << "," << j;
+      }
+    EXPECT_EQ(report.counters.mmaFlops, 2u * 16 * 8 * 8);
+  }
+}
+
 struct Gemm {
   uint32_t m, n, k;
   bool bf16 = false;

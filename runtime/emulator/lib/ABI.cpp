@@ -8,6 +8,7 @@
 #include "Block.h"
 #include "Half.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -199,22 +200,30 @@ void __la_emu_ldmatrix(uint32_t *dst, uint32_t num, int32_t trans, uint32_t rowO
   std::memcpy(dst, t.out, num * 4);
 }
 
-static void mma(CollectiveKind kind, float *d, const uint32_t *a, const uint32_t *bfrag, const float *c,
-                const char *loc) {
+// The fragments go to Thread::in as runMma reads them: a in[0..3], b in[4..5], c in[6..9].
+static void mma(CollectiveKind kind, float *d, const uint32_t *a, uint32_t aRegs, const uint32_t *bfrag, uint32_t bRegs,
+                const float *c, const char *loc) {
   Block &b = block();
   Thread &t = b.self();
-  std::memcpy(t.in, a, 16);
-  std::memcpy(t.in + 4, bfrag, 8);
+  std::fill(std::begin(t.in), std::end(t.in), 0);
+  std::memcpy(t.in, a, aRegs * 4);
+  std::memcpy(t.in + 4, bfrag, bRegs * 4);
   std::memcpy(t.in + 6, c, 16);
   b.collective(kind, 0, ~0u, loc);
   std::memcpy(d, t.out, 16);
 }
 
 void __la_emu_mma_m16n8k16_f32_f16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc) {
-  mma(CollectiveKind::MmaF16, d, a, b, c, loc);
+  mma(CollectiveKind::MmaF16, d, a, 4, b, 2, c, loc);
 }
 void __la_emu_mma_m16n8k16_f32_bf16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc) {
-  mma(CollectiveKind::MmaBF16, d, a, b, c, loc);
+  mma(CollectiveKind::MmaBF16, d, a, 4, b, 2, c, loc);
+}
+void __la_emu_mma_m16n8k8_f32_f16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc) {
+  mma(CollectiveKind::MmaK8F16, d, a, 2, b, 1, c, loc);
+}
+void __la_emu_mma_m16n8k8_f32_tf32(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc) {
+  mma(CollectiveKind::MmaK8TF32, d, a, 4, b, 2, c, loc);
 }
 
 void __la_emu_cp_async(uint32_t sharedDst, const void *globalSrc, uint32_t bytes, uint32_t srcBytes, const char *loc) {

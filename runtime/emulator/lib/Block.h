@@ -36,7 +36,17 @@ struct LaunchContext {
 enum class Wait { None, Barrier, Collective, Exited };
 
 /// The warp collectives; a pending collective gathers the lanes of one membermask and one kind.
-enum class CollectiveKind { Shfl, Vote, Redux, WarpSync, Ldmatrix, MmaF16, MmaBF16 };
+enum class CollectiveKind {
+  Shfl,
+  Vote,
+  Redux,
+  WarpSync,
+  Ldmatrix,
+  MmaF16,    // m16n8k16 f16
+  MmaBF16,   // m16n8k16 bf16
+  MmaK8F16,  // m16n8k8 f16
+  MmaK8TF32, // m16n8k8 tf32
+};
 
 struct PendingCopy {
   uint32_t sharedDst;

@@ -190,10 +190,14 @@ void Block::complete(Collective &c, uint32_t w) {
     break;
   case CollectiveKind::MmaF16:
   case CollectiveKind::MmaBF16:
+  case CollectiveKind::MmaK8F16:
+  case CollectiveKind::MmaK8TF32: {
+    bool k8 = c.kind == CollectiveKind::MmaK8F16 || c.kind == CollectiveKind::MmaK8TF32;
     ++counters.mmaSync;
-    counters.mmaFlops += 2 * 16 * 8 * 16;
+    counters.mmaFlops += 2 * 16 * 8 * (k8 ? 8 : 16);
     runMma(*this, c, w);
     break;
+  }
   }
   forArrived([&](uint32_t, Thread &t) {
     if (running == &t)

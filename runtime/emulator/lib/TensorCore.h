@@ -16,7 +16,8 @@ struct Collective;
 
 /// ldmatrix.m8n8.x{op & 7}, .trans when op & 8; lane l's in[0] is its row offset.
 void runLdmatrix(Block &block, const Collective &c, uint32_t warp);
-/// mma.sync.m16n8k16 f32 += {f16|bf16}: in[0..3] a, in[4..5] b, in[6..9] c (f32 bits); out[0..3] d.
+/// mma.sync.m16n8k{16,8} f32 += {f16|bf16|tf32}: in[0..3] a, in[4..5] b, in[6..9] c (f32 bits), unused
+/// registers of the smaller fragments zero; out[0..3] d.
 void runMma(Block &block, const Collective &c, uint32_t warp);
 } // namespace la::emu
 

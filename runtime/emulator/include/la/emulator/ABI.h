@@ -125,6 +125,10 @@ void __la_emu_ldmatrix(uint32_t *dst, uint32_t num, int32_t trans, uint32_t rowO
 // layout: a[4] (8 halves), b[2] (4 halves), c[4] and d[4] f32. d may alias c.
 void __la_emu_mma_m16n8k16_f32_f16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc);
 void __la_emu_mma_m16n8k16_f32_bf16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc);
+// mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32: a[2], b[1]; and .f32.tf32.tf32.f32: a[4], b[2] (f32 bits;
+// the low 13 mantissa bits are ignored, as by the tensor core).
+void __la_emu_mma_m16n8k8_f32_f16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc);
+void __la_emu_mma_m16n8k8_f32_tf32(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc);
 
 // cp.async.{ca,cg}.shared.global [sharedDst], [globalSrc], bytes, srcBytes: copies srcBytes bytes and fills
 // the rest of `bytes` with zeros. The destination is written only when a cp.async.wait_group that covers it
