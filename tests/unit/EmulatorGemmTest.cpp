@@ -274,3 +274,61 @@ TEST(EmulatorGemm, WithoutItsCpAsyncWaitReadsBeforeTheWait) {
 }
 
 } // namespace
+
+namespace {
+
+// WMMA m16n16k16: one warp per 16x16 tile of C; A staged through shared memory (row-major), B read from
+// global memory as column-major (a transposed copy), C accumulated in f32 or f16.
+void wmmaGemm(bool f32Acc) {
+  const uint32_t M = 32, N = 48, K = 64;
+  std::vector<uint16_t> a = randomHalves(M * K, false, 8), b = randomHalves(K * N, false, 9), bt(N * K);
+  for (uint32_t k = 0; k < K; ++k)
+    for (uint32_t n = 0; n < N; ++n)
+      bt[n * K + k] = b[k * N + n];
+  std::vector<float> c32(M * N, 0.0f);
+  std::vector<uint16_t> c16(M * N, 0);
+  LaunchConfig config;
+  config.grid = {N / 16, M / 16, 1};
+  config.block = {32, 1, 1};
+  config.sharedBytes = 16 * 16 * 2;
+  config.buffers = {buffer("A", a), buffer("Bt", bt), buffer("C32", c32), buffer("C16", c16)};
+  LaunchReport report = run(
+      [&] {
+        uint32_t lane = __la_emu_laneid(), row0 = __la_emu_ctaid_y() * 16, col0 = __la_emu_ctaid_x() * 16;
+        uint32_t acc[8] = {};
+        for (uint32_t k0 = 0; k0 < K; k0 += 16) {
+          // Each lane copies 8 halves of the A tile into shared memory.
+          uint32_t r = lane / 2, c = lane % 2 * 8;
+          uint16_t part[8];
+          __la_emu_ld_global(part, &a[(row0 + r) * K + k0 + c], 16, "wmma.mlir:3:5");
+          __la_emu_st_shared((r * 16 + c) * 2, part, 16, "wmma.mlir:4:5");
+          __la_emu_barrier0("wmma.mlir:5:5");
+          uint32_t af[8], bf[8];
+          __la_emu_wmma_load(af, LA_EMU_WMMA_A, 0, 0, LA_EMU_SPACE_SHARED, 0, 16, "wmma.mlir:6:5");
+          __la_emu_wmma_load(bf, LA_EMU_WMMA_B, 1, 0, LA_EMU_SPACE_GLOBAL, uint64_t(uintptr_t(&bt[col0 * K + k0])), K,
+                             "wmma.mlir:7:5");
+          __la_emu_wmma_mma(acc, af, bf, acc, f32Acc, "wmma.mlir:8:5");
+          __la_emu_barrier0("wmma.mlir:9:5");
+        }
+        void *out = f32Acc ? static_cast<void *>(&c32[row0 * N + col0]) : static_cast<void *>(&c16[row0 * N + col0]);
+        __la_emu_wmma_store(acc, 0, f32Acc, LA_EMU_SPACE_GLOBAL, uint64_t(uintptr_t(out)), N, "wmma.mlir:11:3");
+      },
+      config);
+  ASSERT_TRUE(report.clean()) << text(report);
+  for (uint32_t i = 0; i < M; ++i)
+    for (uint32_t j = 0; j < N; ++j) {
+      double ref = 0;
+      for (uint32_t k = 0; k < K; ++k)
+        ref += double(halfToFloat(a[i * K + k])) * halfToFloat(b[k * N + j]);
+      double got = f32Acc ? c32[i * N + j] : halfToFloat(c16[i * N + j]);
+      // An f16 accumulator rounds after every 16-deep step.
+      ASSERT_NEAR(got, ref, f32Acc ? 1e-4 : 2e-2) << "at " << i << "," << j;
+    }
+  EXPECT_EQ(report.counters.mmaSync, (M / 16) * (N / 16) * (K / 16));
+  EXPECT_EQ(report.counters.mmaFlops, 2ull * M * N * K);
+}
+
+TEST(EmulatorWmma, GemmF32AccumulatorMatchesReference) { wmmaGemm(true); }
+TEST(EmulatorWmma, GemmF16AccumulatorMatchesReference) { wmmaGemm(false); }
+
+} // namespace

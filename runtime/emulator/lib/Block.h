@@ -46,6 +46,7 @@ enum class CollectiveKind {
   MmaBF16,   // m16n8k16 bf16
   MmaK8F16,  // m16n8k8 f16
   MmaK8TF32, // m16n8k8 tf32
+  Wmma,      // wmma.mma m16n16k16 f16 inputs; op: 1 when C/D are f16
 };
 
 struct PendingCopy {
@@ -64,8 +65,8 @@ struct Thread {
   uint32_t waitId = 0; // the barrier id, or the collective's membermask
   // A collective's operands (deposited on arrival) and this lane's results (written by the last lane).
   uint32_t op = 0;
-  uint32_t in[10] = {};
-  uint32_t out[4] = {};
+  uint32_t in[24] = {};
+  uint32_t out[8] = {};
   int32_t pred = 0;
   // cp.async: copies not yet committed, and committed groups oldest first.
   std::vector<PendingCopy> uncommitted;

@@ -198,6 +198,11 @@ void Block::complete(Collective &c, uint32_t w) {
     runMma(*this, c, w);
     break;
   }
+  case CollectiveKind::Wmma:
+    ++counters.mmaSync;
+    counters.mmaFlops += 2 * 16 * 16 * 16;
+    runWmma(*this, c, w);
+    break;
   }
   forArrived([&](uint32_t, Thread &t) {
     if (running == &t)

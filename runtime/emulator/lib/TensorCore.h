@@ -19,6 +19,9 @@ void runLdmatrix(Block &block, const Collective &c, uint32_t warp);
 /// mma.sync.m16n8k{16,8} f32 += {f16|bf16|tf32}: in[0..3] a, in[4..5] b, in[6..9] c (f32 bits), unused
 /// registers of the smaller fragments zero; out[0..3] d.
 void runMma(Block &block, const Collective &c, uint32_t warp);
+/// wmma.mma.sync m16n16k16 with f16 inputs in the emulator's fragment layout (Wmma.cpp): in[0..7] a,
+/// in[8..15] b, in[16..23] c; out[0..7] d.
+void runWmma(Block &block, const Collective &c, uint32_t warp);
 } // namespace la::emu
 
 #endif // LA_EMULATOR_LIB_TENSORCORE_H

@@ -130,6 +130,29 @@ void __la_emu_mma_m16n8k16_f32_bf16(float *d, const uint32_t *a, const uint32_t 
 void __la_emu_mma_m16n8k8_f32_f16(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc);
 void __la_emu_mma_m16n8k8_f32_tf32(float *d, const uint32_t *a, const uint32_t *b, const float *c, const char *loc);
 
+// wmma m16n16k16 with f16 inputs (wmma.load.{a,b,c}, wmma.mma, wmma.store.d). PTX leaves the fragment layout
+// unspecified, so the emulator has its own (docs/gpu-emulator.md); only these functions read fragments.
+// Fragment sizes per lane are NVVM's: A and B 8 registers (16 f16), C/D 8 f32 or 4 registers (8 f16).
+// `ptr` is a host pointer (space 0, global) or a shared offset (space 1); `stride` counts elements;
+// `colMajor` 0 for .row, 1 for .col.
+enum {
+  LA_EMU_WMMA_A = 0,
+  LA_EMU_WMMA_B = 1,
+  LA_EMU_WMMA_C = 2,
+};
+enum {
+  LA_EMU_SPACE_GLOBAL = 0,
+  LA_EMU_SPACE_SHARED = 1,
+};
+// `f32`: the C fragment is f32 (else f16); ignored for A and B.
+void __la_emu_wmma_load(uint32_t *frag, uint32_t which, int32_t colMajor, int32_t f32, uint32_t space, uint64_t ptr,
+                        uint32_t stride, const char *loc);
+// D = A * B + C; `f32`: C and D are f32 (else f16).
+void __la_emu_wmma_mma(uint32_t *d, const uint32_t *a, const uint32_t *b, const uint32_t *c, int32_t f32,
+                       const char *loc);
+void __la_emu_wmma_store(const uint32_t *frag, int32_t colMajor, int32_t f32, uint32_t space, uint64_t ptr,
+                         uint32_t stride, const char *loc);
+
 // cp.async.{ca,cg}.shared.global [sharedDst], [globalSrc], bytes, srcBytes: copies srcBytes bytes and fills
 // the rest of `bytes` with zeros. The destination is written only when a cp.async.wait_group that covers it
 // returns; reading it before is a finding.
