@@ -55,9 +55,7 @@ Value buildZeroCausalState(OpBuilder &b, Location loc, ContractOp op, const Caus
 }
 
 static Value addMap(OpBuilder &b, Location loc, Type type, Value x, Value y) {
-  return MapOp::create(b, loc, type, MapFnAttr::get(b.getContext(), MapFn::add), ArrayRef<double>{}, StringAttr(),
-                       ValueRange{x, y})
-      .getResult();
+  return MapOp::create(b, loc, type, MapFn::add, ValueRange{x, y}).getResult();
 }
 
 Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &l, Value qc, Value kc, Value vc,
@@ -83,25 +81,21 @@ Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLa
   Value sum;
   if (prior) {
     // Only the earlier chunks: q_c · S.
-    sum = ContractOp::create(b, loc, outType, bn + l.d + "," + bt + l.d + l.e + "->" + outTerm,
-                             ValueRange{qc, state}, MaskAttr(), Value(), acc);
+    sum = ContractOp::create(b, loc, outType, bn + l.d + "," + bt + l.d + l.e + "->" + outTerm, ValueRange{qc, state},
+                             acc);
   } else if (withValues) {
     // Inter-chunk q_c · S plus intra-chunk tril(q_c k_cᵀ) v_c, as C×C scores then one more contraction.
     Value inter = ContractOp::create(b, loc, outType, bn + l.d + "," + bt + l.d + l.e + "->" + outTerm,
-                                     ValueRange{qc, state}, MaskAttr(), Value(), acc);
+                                     ValueRange{qc, state}, acc);
     MaskAttr tril = MaskAttr::get(context, MaskKind::tril, l.n, l.m, 0);
     Value scores = ContractOp::create(b, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
                                       ValueRange{qc, kc}, tril, Value(), acc);
-    Value intra = ContractOp::create(b, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm,
-                                     ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+    Value intra =
+        ContractOp::create(b, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm, ValueRange{scores, vc}, acc);
     sum = addMap(b, loc, outType, inter, intra);
   } else {
-    Value prefix = ScanOp::create(b, loc, TypeRange{kc.getType()}, CombinerAttr::get(context, Combiner::add),
-                                  ValueRange{kc}, ValueRange{state}, nb, ScanKind::inclusive, /*reverse=*/false,
-                                  IntegerAttr(), acc)
-                       .getResult(0);
-    sum = ContractOp::create(b, loc, outType, bn + l.d + "," + bn + l.d + "->" + outTerm, ValueRange{qc, prefix},
-                             MaskAttr(), Value(), acc);
+    Value prefix = ScanOp::create(b, loc, kc.getType(), Combiner::add, kc, nb, state, acc).getResult(0);
+    sum = ContractOp::create(b, loc, outType, bn + l.d + "," + bn + l.d + "->" + outTerm, ValueRange{qc, prefix}, acc);
   }
 
   return sum;
@@ -113,12 +107,11 @@ Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const Ca
   std::string bm = l.batch + l.m;
   std::string stateTerm = l.e ? l.batch + l.d + l.e : l.batch + l.d;
   TypeAttr acc = op.getAccAttr();
-  Value delta = l.e ? ContractOp::create(b, loc, stateType, bm + l.d + "," + bm + l.e + "->" + stateTerm,
-                                         ValueRange{kc, vc}, MaskAttr(), Value(), acc)
-                          .getResult()
-                    : ReduceOp::create(b, loc, TypeRange{stateType}, CombinerAttr::get(b.getContext(), Combiner::add),
-                                       ValueRange{kc}, ArrayRef<int64_t>{int64_t(l.batch.size())}, acc)
-                          .getResult(0);
+  Value delta =
+      l.e ? ContractOp::create(b, loc, stateType, bm + l.d + "," + bm + l.e + "->" + stateTerm, ValueRange{kc, vc}, acc)
+                .getResult()
+          : ReduceOp::create(b, loc, stateType, Combiner::add, kc, ArrayRef<int64_t>{int64_t(l.batch.size())}, acc)
+                .getResult(0);
   return addMap(b, loc, stateType, state, delta);
 }
 

@@ -84,8 +84,8 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
       }
       DimWindow rowWindow{static_cast<int64_t>(rowDim), {rowStart, size}};
       MaskAttr shifted = MaskAttr::get(getContext(), MaskKind::band, n, m, mask.getSize(), offset);
-      Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rowWindow),
-                                      op.getSubscripts(), inputs, shifted, Value(), op.getAccAttr());
+      Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rowWindow), op.getSubscripts(),
+                                      inputs, shifted, op.getAccAttr());
       return insertChunk(b, loc, part, dest, rowDim, rowStart);
     };
     auto emitEdgeBlock = [&](int64_t block, Value dest) {

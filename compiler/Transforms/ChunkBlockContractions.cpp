@@ -61,7 +61,7 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
                            ? MaskAttr::get(getContext(), MaskKind::tril, n, m, 0)
                            : MaskAttr();
       Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rows), op.getSubscripts(),
-                                      inputs, inner, Value(), op.getAccAttr());
+                                      inputs, inner, op.getAccAttr());
       return {insertChunk(b, loc, part, carried[0], rowDim, start)};
     };
 

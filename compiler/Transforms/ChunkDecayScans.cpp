@@ -139,9 +139,7 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     MLIRContext *context = getContext();
     auto acc = reader.getAccAttr();
     auto named = [&](OpBuilder &bld, MapFn fn, StringRef subscripts, Type type, ValueRange inputs) {
-      return MapOp::create(bld, loc, type, MapFnAttr::get(context, fn), ArrayRef<double>{},
-                           subscripts.empty() ? StringAttr() : bld.getStringAttr(subscripts), inputs)
-          .getResult();
+      return MapOp::create(bld, loc, type, fn, inputs, subscripts).getResult();
     };
 
     // One chunk of `size` positions from `start` of the slice at `index`: returns the state after it and the
@@ -166,13 +164,8 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
       RankedTensorType outType = shaped({size, eSize});
 
       // b = in-chunk inclusive cumsum of g; b_last = the chunk's total.
-      Value cum = ScanOp::create(bld, loc, TypeRange{gType}, CombinerAttr::get(context, Combiner::add),
-                                 ValueRange{gc}, ValueRange{}, nb, ScanKind::inclusive, /*reverse=*/false,
-                                 IntegerAttr(), acc)
-                      .getResult(0);
-      Value last = ReduceOp::create(bld, loc, TypeRange{lastType}, CombinerAttr::get(context, Combiner::add),
-                                    ValueRange{gc}, ArrayRef<int64_t>{nb}, acc)
-                       .getResult(0);
+      Value cum = ScanOp::create(bld, loc, gType, Combiner::add, gc, nb, Value(), acc).getResult(0);
+      Value last = ReduceOp::create(bld, loc, lastType, Combiner::add, gc, ArrayRef<int64_t>{nb}, acc).getResult(0);
 
       // Intra-chunk: decay-masked scores (the mask computes e^{b_i - b_j} from gc), then times v_c.
       MaskAttr decay = MaskAttr::get(context, MaskKind::decay, l.n, l.m, 0);
@@ -180,12 +173,12 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
       Value scores = ContractOp::create(bld, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
                                         ValueRange{qc, kc}, decay, gc, acc);
       Value intra = ContractOp::create(bld, loc, outType, bn + l.m + "," + bm + l.e + "->" + bn + l.e,
-                                       ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+                                       ValueRange{scores, vc}, acc);
       // Inter-chunk: (q_c ⊙ e^{b}) S.
       Value qDecayed = named(bld, MapFn::mul, bn + l.d + "," + gTerm + "->" + bn + l.d, qkType,
                              ValueRange{qc, named(bld, MapFn::exp, "", gType, ValueRange{cum})});
       Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + bn + l.e,
-                                       ValueRange{qDecayed, st}, MaskAttr(), Value(), acc);
+                                       ValueRange{qDecayed, st}, acc);
       Value sum = named(bld, MapFn::add, "", outType, ValueRange{inter, intra});
 
       // State: e^{b_last} S + (k_c ⊙ e^{b_last - b})ᵀ v_c.
@@ -193,7 +186,7 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
       Value kDecayed = named(bld, MapFn::mul, bn + l.d + "," + gTerm + "->" + bn + l.d, qkType,
                              ValueRange{kc, named(bld, MapFn::exp, "", gType, ValueRange{toEnd})});
       Value added = ContractOp::create(bld, loc, stateType, bn + l.d + "," + bn + l.e + "->" + b + l.d + l.e,
-                                       ValueRange{kDecayed, vc}, MaskAttr(), Value(), acc);
+                                       ValueRange{kDecayed, vc}, acc);
       Value kept = named(bld, MapFn::mul, lastTerm + "," + b + l.d + l.e + "->" + b + l.d + l.e, stateType,
                          ValueRange{named(bld, MapFn::exp, "", lastType, ValueRange{last}), st});
       Value next = named(bld, MapFn::add, "", stateType, ValueRange{kept, added});

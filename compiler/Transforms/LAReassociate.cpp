@@ -95,11 +95,10 @@ static void emitOrder(PatternRewriter &rewriter, ContractOp op, ArrayRef<Factor>
   const Factor &first = factors[order.first], &second = factors[order.second], &last = factors[order.last];
   auto inner = ContractOp::create(rewriter, op.getLoc(), intermediateType,
                                   first.letters + "," + second.letters + "->" + order.intermediate,
-                                  ValueRange{first.value, second.value}, MaskAttr(), Value(), op.getAccAttr());
+                                  ValueRange{first.value, second.value}, op.getAccAttr());
   rewriter.replaceOpWithNewOp<ContractOp>(op, op.getResult().getType(),
                                           order.intermediate + "," + last.letters + "->" + result.str(),
-                                          ValueRange{inner.getResult(), last.value}, MaskAttr(), Value(),
-                                          op.getAccAttr());
+                                          ValueRange{inner.getResult(), last.value}, op.getAccAttr());
 }
 
 /// contract(A, B, C) => contract(contract(X, Y), Z) in the cheapest order: an unmasked three-way product

@@ -150,10 +150,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     if (decay) {
       Value gate = convertElementType(rewriter, loc, adaptor.getGate(), accType);
       int64_t rowDim = gateRowLetters.find(mask->getRow());
-      cumulative = ScanOp::create(rewriter, loc, TypeRange{gate.getType()},
-                                  CombinerAttr::get(context, Combiner::add), ValueRange{gate}, ValueRange{}, rowDim,
-                                  ScanKind::inclusive, /*reverse=*/false, IntegerAttr(), TypeAttr())
-                       .getResult(0);
+      cumulative = ScanOp::create(rewriter, loc, gate.getType(), Combiner::add, gate, rowDim).getResult(0);
     }
     auto buildDecayWeight = [&](OpBuilder &b, Location nested, StringRef letters, Value atRow, Value atCol) {
       Value exponent = arith::SubFOp::create(b, nested, atRow, atCol);

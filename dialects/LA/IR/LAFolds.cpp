@@ -173,8 +173,9 @@ struct FuseMapIntoMap : OpRewritePattern<MapOp> {
 
     Type element = consumer.getResult().getType().getElementType();
     std::string letters = resultLettersFor(consumer, producer, producerToConsumer, rank);
-    auto fused = MapOp::create(rewriter, consumer.getLoc(), consumer.getResult().getType(), MapFnAttr(),
-                               DenseF64ArrayAttr(), subscriptsFor(getContext(), inputDims, letters), inputs);
+    StringAttr subscripts = subscriptsFor(getContext(), inputDims, letters);
+    auto fused = MapOp::create(rewriter, consumer.getLoc(), consumer.getResult().getType(), inputs,
+                               subscripts ? subscripts.getValue() : StringRef());
     Block *block = rewriter.createBlock(&fused.getBody(), {}, SmallVector<Type>(inputs.size(), element),
                                         SmallVector<Location>(inputs.size(), consumer.getLoc()));
     rewriter.setInsertionPointToStart(block);

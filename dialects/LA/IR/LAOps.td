@@ -48,6 +48,20 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
     custom<MapHead>($fn, $params, $subscripts, $inputs) attr-dict `:` type($inputs) `->` type($result)
     ($body^)?
   }];
+  // Builders for C++ rewrites: the optional function parameters and subscripts default to none.
+  let builders = [
+    // A named function without parameters.
+    OpBuilder<(ins "Type":$result, "MapFn":$fn, "ValueRange":$inputs,
+                   CArg<"StringRef", "{}">:$subscripts), [{
+      build($_builder, $_state, result, MapFnAttr::get($_builder.getContext(), fn), DenseF64ArrayAttr(),
+            subscripts.empty() ? StringAttr() : $_builder.getStringAttr(subscripts), inputs);
+    }]>,
+    // A region body, which the caller then fills in.
+    OpBuilder<(ins "Type":$result, "ValueRange":$inputs, CArg<"StringRef", "{}">:$subscripts), [{
+      build($_builder, $_state, result, MapFnAttr(), DenseF64ArrayAttr(),
+            subscripts.empty() ? StringAttr() : $_builder.getStringAttr(subscripts), inputs);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
@@ -124,6 +138,14 @@ def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
     custom<CombinerHead>($combiner, $inputs) `along` $dims (`acc` `(` $acc^ `)`)? attr-dict
     `:` type($inputs) `->` type($results) ($body^)?
   }];
+  let builders = [
+    // A named combiner over one input.
+    OpBuilder<(ins "Type":$result, "Combiner":$combiner, "Value":$input, "ArrayRef<int64_t>":$dims,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, TypeRange{result}, CombinerAttr::get($_builder.getContext(), combiner),
+            ValueRange{input}, dims, acc);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
@@ -173,6 +195,15 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]
     `along` $dim $kind (`reverse` $reverse^)? (`window` `(` $window^ `)`)? (`acc` `(` $acc^ `)`)?
     attr-dict `:` type($inputs) `->` type($results) ($body^)?
   }];
+  let builders = [
+    // An inclusive forward scan with a named combiner over one input, optionally from an initial state.
+    OpBuilder<(ins "Type":$result, "Combiner":$combiner, "Value":$input, "int64_t":$dim,
+                   CArg<"Value", "{}">:$init, CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, TypeRange{result}, CombinerAttr::get($_builder.getContext(), combiner),
+            ValueRange{input}, init ? ValueRange{init} : ValueRange{}, dim, ScanKind::inclusive,
+            /*reverse=*/false, IntegerAttr(), acc);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
@@ -210,6 +241,14 @@ def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
     $kind $input (`by` $denominator^)? `along` custom<DimAndEps>($dim, $eps) (`acc` `(` $acc^ `)`)?
     attr-dict `:` type($input) (`,` type($denominator)^)? `->` type($result)
   }];
+  let builders = [
+    // The default eps and accumulation; `denominator` may be null.
+    OpBuilder<(ins "Type":$result, "NormalizeKind":$kind, "Value":$input, "Value":$denominator,
+                   "int64_t":$dim), [{
+      build($_builder, $_state, result, kind, input, denominator, static_cast<uint64_t>(dim), FloatAttr(),
+            TypeAttr());
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The eps added to the denominator: the attribute, or the SPEC default 1e-6 for `sum`, 0 for softmax.
@@ -252,6 +291,18 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
     $subscripts $inputs (`mask` custom<Mask>($mask)^)? (`gate` `(` $gate^ `:` type($gate) `)`)?
     (`acc` `(` $acc^ `)`)? attr-dict `:` type($inputs) `->` type($result)
   }];
+  // Builders for C++ rewrites: no mask, or a mask that needs no gate; a decay mask with its gate takes the
+  // generated builder with every operand.
+  let builders = [
+    OpBuilder<(ins "Type":$result, "StringRef":$subscripts, "ValueRange":$inputs,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, result, subscripts, inputs, MaskAttr(), Value(), acc);
+    }]>,
+    OpBuilder<(ins "Type":$result, "StringRef":$subscripts, "ValueRange":$inputs, "MaskAttr":$mask,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, result, subscripts, inputs, mask, Value(), acc);
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The parsed subscripts of a verified op.
