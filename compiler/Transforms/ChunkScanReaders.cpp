@@ -69,9 +69,9 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     if (op.getMaskAttr() || op.getGate() || op.getInputs().size() != 2)
       return failure();
-    Subscripts s = op.getParsedSubscripts();
-    const std::string &term = s.inputs[0];
-    if (term.size() < 2 || s.inputs[1] != term || s.result != term.substr(0, term.size() - 1))
+    SubscriptsAttr s = op.getSubscripts();
+    StringRef term = s.getInput(0);
+    if (term.size() < 2 || s.getInput(1) != term || s.getResult() != term.drop_back())
       return rewriter.notifyMatchFailure(op, "not a row-wise dot product \"Bnd,Bnd->Bn\"");
     auto resultType = op.getResult().getType();
     if (!resultType.hasStaticShape() ||

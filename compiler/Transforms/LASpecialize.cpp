@@ -44,14 +44,12 @@ SmallVector<Type> inferResultTypes(Operation *op) {
         refineDim(shape, resultDim, shapeOf(input)[inputDim]);
     types[0] = withShape(types[0], shape);
   } else if (auto contract = dyn_cast<ContractOp>(op)) {
-    Subscripts subscripts = contract.getParsedSubscripts();
+    SubscriptsAttr subscripts = contract.getSubscripts();
     SmallVector<int64_t> shape = llvm::to_vector(contract.getResult().getType().getShape());
-    for (auto [input, term] : llvm::zip(contract.getInputs(), subscripts.inputs))
-      for (auto [d, c] : llvm::enumerate(term)) {
-        size_t resultDim = subscripts.result.find(c);
-        if (resultDim != std::string::npos)
+    for (auto [input, term] : llvm::zip(contract.getInputs(), subscripts.getInputs()))
+      for (auto [d, c] : llvm::enumerate(term))
+        if (int64_t resultDim = subscripts.getResultDim(c); resultDim >= 0)
           refineDim(shape, resultDim, shapeOf(input)[d]);
-      }
     types[0] = withShape(types[0], shape);
   } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
     for (auto [i, input] : llvm::enumerate(reduce.getInputs())) {

@@ -94,7 +94,7 @@ TEST_F(LADialectTest, CanonicalizeFusesMapChainAndFoldsStaticSize) {
   MapOp fused;
   module->walk([&](MapOp op) { fused = op; });
   EXPECT_TRUE(fused.hasRegionBody());
-  EXPECT_EQ(fused.getSubscripts(), "ij,i->ij") << "the fused map keeps the consumer's dimension letters";
+  EXPECT_EQ(fused.getSubscriptsAttr().str(), "ij,i->ij") << "the fused map keeps the consumer's dimension letters";
 }
 
 } // namespace

@@ -40,7 +40,7 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
   }];
   let arguments = (ins OptionalAttr<LA_MapFn>:$fn,
                        DefaultValuedOptionalAttr<DenseF64ArrayAttr, "{}">:$params,
-                       OptionalAttr<StrAttr>:$subscripts,
+                       OptionalAttr<LA_SubscriptsAttr>:$subscripts,
                        Variadic<LA_Tensor>:$inputs);
   let results = (outs LA_Tensor:$result);
   let regions = (region AnyRegion:$body);
@@ -52,14 +52,13 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
   let builders = [
     // A named function without parameters.
     OpBuilder<(ins "Type":$result, "MapFn":$fn, "ValueRange":$inputs,
-                   CArg<"StringRef", "{}">:$subscripts), [{
+                   CArg<"SubscriptsAttr", "{}">:$subscripts), [{
       build($_builder, $_state, result, MapFnAttr::get($_builder.getContext(), fn), DenseF64ArrayAttr(),
-            subscripts.empty() ? StringAttr() : $_builder.getStringAttr(subscripts), inputs);
+            subscripts, inputs);
     }]>,
     // A region body, which the caller then fills in.
-    OpBuilder<(ins "Type":$result, "ValueRange":$inputs, CArg<"StringRef", "{}">:$subscripts), [{
-      build($_builder, $_state, result, MapFnAttr(), DenseF64ArrayAttr(),
-            subscripts.empty() ? StringAttr() : $_builder.getStringAttr(subscripts), inputs);
+    OpBuilder<(ins "Type":$result, "ValueRange":$inputs, CArg<"SubscriptsAttr", "{}">:$subscripts), [{
+      build($_builder, $_state, result, MapFnAttr(), DenseF64ArrayAttr(), subscripts, inputs);
     }]>
   ];
   let hasVerifier = 1;
@@ -69,8 +68,6 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
   let extraClassDeclaration = [{
     /// For each input, the result dimension each of its dimensions spans.
     ::llvm::SmallVector<::llvm::SmallVector<int64_t>> getInputToResultDims();
-    /// The parsed subscripts of a verified op, or none when the inputs have the result's shape.
-    std::optional<::mlir::la::Subscripts> getParsedSubscripts();
     /// Whether the function is given by the region rather than by name.
     bool hasRegionBody() { return !getBody().empty(); }
   }];
@@ -281,32 +278,38 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
         : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$subscripts,
+  let arguments = (ins LA_SubscriptsAttr:$subscripts,
                        Variadic<LA_Tensor>:$inputs,
                        OptionalAttr<LA_MaskAttr>:$mask,
                        Optional<LA_Tensor>:$gate,
                        OptionalAttr<TypeAttr>:$acc);
   let results = (outs LA_Tensor:$result);
   let assemblyFormat = [{
-    $subscripts $inputs (`mask` custom<Mask>($mask)^)? (`gate` `(` $gate^ `:` type($gate) `)`)?
+    custom<Subscripts>($subscripts) $inputs (`mask` custom<Mask>($mask)^)? (`gate` `(` $gate^ `:` type($gate) `)`)?
     (`acc` `(` $acc^ `)`)? attr-dict `:` type($inputs) `->` type($result)
   }];
   // Builders for C++ rewrites: no mask, or a mask that needs no gate; a decay mask with its gate takes the
   // generated builder with every operand.
   let builders = [
-    OpBuilder<(ins "Type":$result, "StringRef":$subscripts, "ValueRange":$inputs,
+    OpBuilder<(ins "Type":$result, "SubscriptsAttr":$subscripts, "ValueRange":$inputs,
                    CArg<"TypeAttr", "{}">:$acc), [{
       build($_builder, $_state, result, subscripts, inputs, MaskAttr(), Value(), acc);
     }]>,
-    OpBuilder<(ins "Type":$result, "StringRef":$subscripts, "ValueRange":$inputs, "MaskAttr":$mask,
+    OpBuilder<(ins "Type":$result, "SubscriptsAttr":$subscripts, "ValueRange":$inputs, "MaskAttr":$mask,
                    CArg<"TypeAttr", "{}">:$acc), [{
       build($_builder, $_state, result, subscripts, inputs, mask, Value(), acc);
+    }]>,
+    // From the text form, for host programs that write kernels in C++ ("bhmd,bhme->bhde"); a malformed
+    // string is reported at the op's location and leaves the op invalid.
+    OpBuilder<(ins "Type":$result, "StringRef":$subscripts, "ValueRange":$inputs,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      SubscriptsAttr parsed = SubscriptsAttr::parseText($_builder.getContext(), subscripts,
+                                                        [&] { return ::mlir::emitError($_state.location); });
+      build($_builder, $_state, result, parsed, inputs, MaskAttr(), Value(), acc);
     }]>
   ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The parsed subscripts of a verified op.
-    ::mlir::la::Subscripts getParsedSubscripts();
     /// The letters indexing the decay gate of a verified op with a decay mask: batch letters, the mask row,
     /// and the contracted letter when the gate has a feature dimension.
     std::string getDecayGateLetters();
