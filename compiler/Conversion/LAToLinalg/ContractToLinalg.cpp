@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Analysis/ContractionDims.h"
 #include "Conversion/LAToLinalg/LoweringUtils.h"
 #include "Conversion/Passes.h"
 
@@ -96,7 +97,8 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
           letterSource[letter] = {input, static_cast<int64_t>(d)};
       }
     }
-    std::string loopOrder = chooseLoopOrder(subscripts.getInputs(), subscripts.getResult(), letterSizes);
+    ContractionDims dims = inferContractionDims(subscripts);
+    std::string loopOrder = chooseLoopOrder(subscripts.getInputs(), subscripts.getResult(), dims.batch, letterSizes);
 
     SmallVector<OpFoldResult> sizes;
     for (char c : subscripts.getResult()) {
@@ -114,8 +116,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     SmallVector<AffineMap> maps = subscripts.getIndexingMaps(loopOrder);
     SmallVector<utils::IteratorType> iterators;
     for (char c : loopOrder)
-      iterators.push_back(!subscripts.getResult().contains(c) ? utils::IteratorType::reduction
-                                                                          : utils::IteratorType::parallel);
+      iterators.push_back(dims.isReduction(c) ? utils::IteratorType::reduction : utils::IteratorType::parallel);
 
     // Where the mask is applied decides whether the loop nest stays a plain multiply-accumulate (which
     // register blocks and vectorisers handle): on the result when both mask letters are result letters, on

@@ -82,7 +82,7 @@ arith::FastMathFlagsAttr getReassocFlags(MLIRContext *context) {
                                        arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
 
-std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTerm,
+std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTerm, StringRef batchLetters,
                             const llvm::StringMap<int64_t> &letterSizes) {
   std::string all;
   auto addLetters = [&](StringRef term) {
@@ -94,11 +94,6 @@ std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTe
   for (StringRef term : operandTerms)
     addLetters(term);
 
-  auto inEvery = [&](char c) {
-    if (resultTerm.find(c) == StringRef::npos)
-      return false;
-    return llvm::all_of(operandTerms, [&](StringRef t) { return t.contains(c); });
-  };
   // The innermost loop: the result's last dimension when some input is also contiguous along it (the
   // vectoriser then streams both), else the last dimension of the largest input (a vectorised reduction).
   char innermost = 0;
@@ -126,7 +121,7 @@ std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTe
   for (char c : all) {
     if (c == innermost)
       continue;
-    (inEvery(c) ? batch : rest).push_back(c);
+    (batchLetters.contains(c) ? batch : rest).push_back(c);
   }
   auto sizeOf = [&](char c) {
     int64_t s = letterSizes.lookup(StringRef(&c, 1));
