@@ -7,13 +7,15 @@ include "LA/IR/LADialect.td"
 include "LA/IR/LAAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/OpAsmInterface.td"
 
 //===----------------------------------------------------------------------===//
 // la.map
 //===----------------------------------------------------------------------===//
 
-def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
+def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Elementwise function with explicit broadcasting";
   let description = [{
     Applies a scalar function to every element of the result. The function is either a named one
@@ -108,7 +110,8 @@ def LA_YieldOp : LA_Op<"yield", [Pure, Terminator, ReturnLike,
 // la.reduce
 //===----------------------------------------------------------------------===//
 
-def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
+def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Associative reduction over one or more dimensions";
   let description = [{
     Combines the elements along `dims` with an associative, commutative combiner and drops those dimensions
@@ -152,7 +155,8 @@ def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
 // la.scan
 //===----------------------------------------------------------------------===//
 
-def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Associative prefix scan along one dimension";
   let description = [{
     Computes running combinations along dimension `dim`: `inclusive` gives `y_t = x_0 ⊕ ... ⊕ x_t`,
@@ -214,7 +218,8 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]
 // la.normalize
 //===----------------------------------------------------------------------===//
 
-def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
+def LA_NormalizeOp : LA_Op<"normalize", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Sum-normalisation or softmax along one dimension";
   let description = [{
     `sum`: `y = x / (Σ_dim x + eps)`; with `by %d` the denominator is given (shape of `x` without `dim`)
@@ -257,7 +262,8 @@ def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
 // la.contract
 //===----------------------------------------------------------------------===//
 
-def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
+def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Einsum-like contraction of two or three tensors, optionally masked";
   let description = [{
     Sums the product of the inputs over every subscript letter absent from the result. The mask (see
@@ -320,7 +326,8 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
 // la.gate
 //===----------------------------------------------------------------------===//
 
-def LA_GateOp : LA_Op<"gate", [Pure]> {
+def LA_GateOp : LA_Op<"gate", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Gated combine: f(gate) ⊙ (x_1 + ... + x_k)";
   let description = [{
     Scales the sum of one or more branches by `f(gate)`, `f` ∈ {`identity`, `sigmoid`, `silu`}. Branches
@@ -344,7 +351,8 @@ def LA_GateOp : LA_Op<"gate", [Pure]> {
 // la.size
 //===----------------------------------------------------------------------===//
 
-def LA_SizeOp : LA_Op<"size", [Pure]> {
+def LA_SizeOp : LA_Op<"size", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Size of a dimension as a rank-0 floating-point tensor";
   let description = [{
     Kernels that scale by a sequence length (Flow-Attention's `N/M`, FLASH's `1/N`) take it from here so
@@ -365,7 +373,8 @@ def LA_SizeOp : LA_Op<"size", [Pure]> {
 // la.window
 //===----------------------------------------------------------------------===//
 
-def LA_WindowOp : LA_Op<"window", [Pure]> {
+def LA_WindowOp : LA_Op<"window", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Centred, zero-padded sliding windows along some dimensions (a stride-1 'same' convolution's view)";
   let description = [{
     For each dimension `dims[j]` with odd window size `sizes[j] = 2·p_j + 1`, inserts a window-offset
