@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Analysis/ContractionDims.h"
 #include "LA/IR/LAOps.h"
 #include "Transforms/Passes.h"
 
@@ -156,7 +157,7 @@ private:
       rename[innerLetter] = outerLetter;
     std::string used = outerTerms.str();
     char fresh = 'a';
-    for (char c : innerTerms.getContractedLetters()) {
+    for (char c : inferContractionDims(innerTerms).k) { // the inner product's summed (k) letters
       if (!StringRef(used).contains(c)) { // keep the author's letter where it is free
         rename[c] = c;
         used.push_back(c);
