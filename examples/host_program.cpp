@@ -51,20 +51,14 @@ mlir::OwningOpRef<mlir::ModuleOp> buildLinearAttention(mlir::MLIRContext &contex
   b.setInsertionPointToStart(func.addEntryBlock());
   Value q = func.getArgument(0), k = func.getArgument(1), v = func.getArgument(2);
 
-  auto elu1 = mlir::la::MapFnAttr::get(&context, mlir::la::MapFn::elu1);
-  Value qf = mlir::la::MapOp::create(b, loc, x4, elu1, ArrayRef<double>{}, StringAttr(), ValueRange{q});
-  Value kf = mlir::la::MapOp::create(b, loc, x4, elu1, ArrayRef<double>{}, StringAttr(), ValueRange{k});
-  Value s = mlir::la::ContractOp::create(b, loc, x4, "bhmd,bhme->bhde", ValueRange{kf, v}, mlir::la::MaskAttr(), Value(),
-                                   TypeAttr());
-  Value z = mlir::la::ReduceOp::create(b, loc, TypeRange{x3}, mlir::la::CombinerAttr::get(&context, mlir::la::Combiner::add),
-                                 ValueRange{kf}, ArrayRef<int64_t>{2}, TypeAttr())
-                .getResult(0);
-  Value num = mlir::la::ContractOp::create(b, loc, x4, "bhnd,bhde->bhne", ValueRange{qf, s}, mlir::la::MaskAttr(), Value(),
-                                     TypeAttr());
-  Value den = mlir::la::ContractOp::create(b, loc, x3, "bhnd,bhd->bhn", ValueRange{qf, z}, mlir::la::MaskAttr(), Value(),
-                                     TypeAttr());
-  Value out = mlir::la::NormalizeOp::create(b, loc, x4, mlir::la::NormalizeKind::sum, num, den, 3, b.getF64FloatAttr(1e-6),
-                                      TypeAttr());
+  using mlir::la::MapFn;
+  Value qf = mlir::la::MapOp::create(b, loc, x4, MapFn::elu1, ValueRange{q});
+  Value kf = mlir::la::MapOp::create(b, loc, x4, MapFn::elu1, ValueRange{k});
+  Value s = mlir::la::ContractOp::create(b, loc, x4, "bhmd,bhme->bhde", ValueRange{kf, v});
+  Value z = mlir::la::ReduceOp::create(b, loc, x3, mlir::la::Combiner::add, kf, ArrayRef<int64_t>{2}).getResult(0);
+  Value num = mlir::la::ContractOp::create(b, loc, x4, "bhnd,bhde->bhne", ValueRange{qf, s});
+  Value den = mlir::la::ContractOp::create(b, loc, x3, "bhnd,bhd->bhn", ValueRange{qf, z});
+  Value out = mlir::la::NormalizeOp::create(b, loc, x4, mlir::la::NormalizeKind::sum, num, den, 3);
   func::ReturnOp::create(b, loc, out);
   return module;
 }

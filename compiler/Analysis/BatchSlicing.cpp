@@ -105,12 +105,12 @@ bool keepsBatchDims(Operation *op, int64_t k) {
     return true;
   }
   if (auto contract = dyn_cast<ContractOp>(op)) {
-    Subscripts subscripts = contract.getParsedSubscripts();
-    if (static_cast<int64_t>(subscripts.result.size()) < k)
+    SubscriptsAttr subscripts = contract.getSubscripts();
+    if (static_cast<int64_t>(subscripts.getResult().size()) < k)
       return false;
-    StringRef batch = StringRef(subscripts.result).take_front(k);
-    for (const std::string &term : subscripts.inputs)
-      if (!StringRef(term).starts_with(batch))
+    StringRef batch = subscripts.getResult().take_front(k);
+    for (StringRef term : subscripts.getInputs())
+      if (!term.starts_with(batch))
         return false;
     if (MaskAttr mask = contract.getMaskAttr())
       if (batch.contains(mask.getRow()) || batch.contains(mask.getCol()))

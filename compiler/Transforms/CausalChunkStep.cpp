@@ -12,26 +12,26 @@ std::optional<CausalLayout> matchCausalContract(ContractOp op) {
     return std::nullopt;
   if (mask.getKind() != MaskKind::tril && !(mask.getKind() == MaskKind::prior_block && op.getInputs().size() == 3))
     return std::nullopt;
-  Subscripts s = op.getParsedSubscripts();
+  SubscriptsAttr s = op.getSubscripts();
   CausalLayout layout;
   layout.n = mask.getRow();
   layout.m = mask.getCol();
-  size_t pos = s.result.find(layout.n);
-  if (pos == std::string::npos)
+  size_t pos = s.getResult().find(layout.n);
+  if (pos == StringRef::npos)
     return std::nullopt;
-  layout.batch = s.result.substr(0, pos);
+  layout.batch = s.getResult().substr(0, pos).str();
   const std::string &b = layout.batch;
-  auto is = [](const std::string &term, const std::string &expected) { return term == expected; };
-  if (s.inputs.size() == 3 && s.result.size() == b.size() + 2) {
-    layout.e = s.result.back();
-    layout.d = s.inputs[0].back();
-    if (is(s.inputs[0], b + layout.n + layout.d) && is(s.inputs[1], b + layout.m + layout.d) &&
-        is(s.inputs[2], b + layout.m + layout.e))
+  auto is = [](StringRef term, const std::string &expected) { return term == expected; };
+  if (s.getNumInputs() == 3 && s.getResult().size() == b.size() + 2) {
+    layout.e = s.getResult().back();
+    layout.d = s.getInput(0).back();
+    if (is(s.getInput(0), b + layout.n + layout.d) && is(s.getInput(1), b + layout.m + layout.d) &&
+        is(s.getInput(2), b + layout.m + layout.e))
       return layout;
   }
-  if (s.inputs.size() == 2 && s.result.size() == b.size() + 1) {
-    layout.d = s.inputs[0].back();
-    if (is(s.inputs[0], b + layout.n + layout.d) && is(s.inputs[1], b + layout.m + layout.d))
+  if (s.getNumInputs() == 2 && s.getResult().size() == b.size() + 1) {
+    layout.d = s.getInput(0).back();
+    if (is(s.getInput(0), b + layout.n + layout.d) && is(s.getInput(1), b + layout.m + layout.d))
       return layout;
   }
   return std::nullopt;
@@ -55,9 +55,7 @@ Value buildZeroCausalState(OpBuilder &b, Location loc, ContractOp op, const Caus
 }
 
 static Value addMap(OpBuilder &b, Location loc, Type type, Value x, Value y) {
-  return MapOp::create(b, loc, type, MapFnAttr::get(b.getContext(), MapFn::add), ArrayRef<double>{}, StringAttr(),
-                       ValueRange{x, y})
-      .getResult();
+  return MapOp::create(b, loc, type, MapFn::add, ValueRange{x, y}).getResult();
 }
 
 Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &l, Value qc, Value kc, Value vc,
@@ -79,29 +77,27 @@ Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLa
   RankedTensorType outType = withValues ? shaped({size, eSize}) : shaped({size});
   std::string outTerm = withValues ? bn + l.e : bn;
   TypeAttr acc = op.getAccAttr();
+  auto terms = [&](ArrayRef<std::string> inputs, StringRef result) {
+    return SubscriptsAttr::getFromTerms(op.getContext(), inputs, result);
+  };
 
   Value sum;
   if (prior) {
     // Only the earlier chunks: q_c · S.
-    sum = ContractOp::create(b, loc, outType, bn + l.d + "," + bt + l.d + l.e + "->" + outTerm,
-                             ValueRange{qc, state}, MaskAttr(), Value(), acc);
+    sum = ContractOp::create(b, loc, outType, terms({bn + l.d, bt + l.d + l.e}, outTerm), ValueRange{qc, state}, acc);
   } else if (withValues) {
     // Inter-chunk q_c · S plus intra-chunk tril(q_c k_cᵀ) v_c, as C×C scores then one more contraction.
-    Value inter = ContractOp::create(b, loc, outType, bn + l.d + "," + bt + l.d + l.e + "->" + outTerm,
-                                     ValueRange{qc, state}, MaskAttr(), Value(), acc);
+    Value inter =
+        ContractOp::create(b, loc, outType, terms({bn + l.d, bt + l.d + l.e}, outTerm), ValueRange{qc, state}, acc);
     MaskAttr tril = MaskAttr::get(context, MaskKind::tril, l.n, l.m, 0);
-    Value scores = ContractOp::create(b, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
-                                      ValueRange{qc, kc}, tril, Value(), acc);
-    Value intra = ContractOp::create(b, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm,
-                                     ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+    Value scores = ContractOp::create(b, loc, shaped({size, size}), terms({bn + l.d, bm + l.d}, bn + l.m),
+                                      ValueRange{qc, kc}, tril, acc);
+    Value intra =
+        ContractOp::create(b, loc, outType, terms({bn + l.m, bm + l.e}, outTerm), ValueRange{scores, vc}, acc);
     sum = addMap(b, loc, outType, inter, intra);
   } else {
-    Value prefix = ScanOp::create(b, loc, TypeRange{kc.getType()}, CombinerAttr::get(context, Combiner::add),
-                                  ValueRange{kc}, ValueRange{state}, nb, ScanKind::inclusive, /*reverse=*/false,
-                                  IntegerAttr(), acc)
-                       .getResult(0);
-    sum = ContractOp::create(b, loc, outType, bn + l.d + "," + bn + l.d + "->" + outTerm, ValueRange{qc, prefix},
-                             MaskAttr(), Value(), acc);
+    Value prefix = ScanOp::create(b, loc, kc.getType(), Combiner::add, kc, nb, state, acc).getResult(0);
+    sum = ContractOp::create(b, loc, outType, terms({bn + l.d, bn + l.d}, outTerm), ValueRange{qc, prefix}, acc);
   }
 
   return sum;
@@ -113,12 +109,14 @@ Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const Ca
   std::string bm = l.batch + l.m;
   std::string stateTerm = l.e ? l.batch + l.d + l.e : l.batch + l.d;
   TypeAttr acc = op.getAccAttr();
-  Value delta = l.e ? ContractOp::create(b, loc, stateType, bm + l.d + "," + bm + l.e + "->" + stateTerm,
-                                         ValueRange{kc, vc}, MaskAttr(), Value(), acc)
-                          .getResult()
-                    : ReduceOp::create(b, loc, TypeRange{stateType}, CombinerAttr::get(b.getContext(), Combiner::add),
-                                       ValueRange{kc}, ArrayRef<int64_t>{int64_t(l.batch.size())}, acc)
-                          .getResult(0);
+  auto terms = [&](ArrayRef<std::string> inputs, StringRef result) {
+    return SubscriptsAttr::getFromTerms(op.getContext(), inputs, result);
+  };
+  Value delta =
+      l.e ? ContractOp::create(b, loc, stateType, terms({bm + l.d, bm + l.e}, stateTerm), ValueRange{kc, vc}, acc)
+                .getResult()
+          : ReduceOp::create(b, loc, stateType, Combiner::add, kc, ArrayRef<int64_t>{int64_t(l.batch.size())}, acc)
+                .getResult(0);
   return addMap(b, loc, stateType, state, delta);
 }
 

@@ -39,17 +39,17 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
     MaskAttr mask = op.getMaskAttr();
     if (!mask || mask.getKind() != MaskKind::band || mask.getOffset() != 0 || op.getGate())
       return failure();
-    Subscripts s = op.getParsedSubscripts();
+    SubscriptsAttr s = op.getSubscripts();
     char n = mask.getRow(), m = mask.getCol();
-    size_t rowDim = s.result.find(n);
-    if (rowDim == std::string::npos || s.result.find(m) != std::string::npos)
+    size_t rowDim = s.getResult().find(n);
+    if (rowDim == StringRef::npos || s.getResult().contains(m))
       return rewriter.notifyMatchFailure(op, "the band's rows are not a result letter or its columns are");
     auto resultType = op.getResult().getType();
     if (!resultType.hasStaticShape() ||
         llvm::any_of(op.getInputs(), [](Value v) { return !cast<RankedTensorType>(v.getType()).hasStaticShape(); }))
       return failure();
     int64_t cols = -1;
-    for (auto [input, term] : llvm::zip(op.getInputs(), s.inputs))
+    for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs()))
       if (size_t d = term.find(m); d != std::string::npos)
         cols = cast<RankedTensorType>(input.getType()).getDimSize(d);
     int64_t rows = resultType.getDimSize(rowDim);
@@ -72,7 +72,7 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
                          int64_t offset, Value dest) -> Value {
       ProducerSlicer slicer(b, loc);
       SmallVector<Value> inputs;
-      for (auto [input, term] : llvm::zip(op.getInputs(), s.inputs)) {
+      for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs())) {
         SmallVector<DimWindow> windows;
         for (auto [d, letter] : llvm::enumerate(term)) {
           if (letter == n)
@@ -84,8 +84,8 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
       }
       DimWindow rowWindow{static_cast<int64_t>(rowDim), {rowStart, size}};
       MaskAttr shifted = MaskAttr::get(getContext(), MaskKind::band, n, m, mask.getSize(), offset);
-      Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rowWindow),
-                                      op.getSubscripts(), inputs, shifted, Value(), op.getAccAttr());
+      Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rowWindow), op.getSubscripts(),
+                                      inputs, shifted, op.getAccAttr());
       return insertChunk(b, loc, part, dest, rowDim, rowStart);
     };
     auto emitEdgeBlock = [&](int64_t block, Value dest) {

@@ -32,10 +32,10 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
     MaskAttr mask = op.getMaskAttr();
     if (!isBlockMask(mask))
       return failure();
-    Subscripts s = op.getParsedSubscripts();
+    SubscriptsAttr s = op.getSubscripts();
     char n = mask.getRow(), m = mask.getCol();
-    size_t rowDim = s.result.find(n);
-    if (rowDim == std::string::npos || s.result.find(m) != std::string::npos)
+    size_t rowDim = s.getResult().find(n);
+    if (rowDim == StringRef::npos || s.getResult().contains(m))
       return rewriter.notifyMatchFailure(op, "the block's rows are not a result letter or its columns are");
     auto resultType = op.getResult().getType();
     if (!resultType.hasStaticShape() ||
@@ -49,7 +49,7 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
       ProducerSlicer slicer(b, loc, block);
       Window window{start, size};
       SmallVector<Value> inputs;
-      for (auto [input, term] : llvm::zip(op.getInputs(), s.inputs)) {
+      for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs())) {
         SmallVector<DimWindow> windows;
         for (auto [d, letter] : llvm::enumerate(term))
           if (letter == n || letter == m)
@@ -61,7 +61,7 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
                            ? MaskAttr::get(getContext(), MaskKind::tril, n, m, 0)
                            : MaskAttr();
       Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rows), op.getSubscripts(),
-                                      inputs, inner, Value(), op.getAccAttr());
+                                      inputs, inner, op.getAccAttr());
       return {insertChunk(b, loc, part, carried[0], rowDim, start)};
     };
 

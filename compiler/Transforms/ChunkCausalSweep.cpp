@@ -103,9 +103,9 @@ bool CausalSweep::seed(Value value, int64_t dim) {
   } else if (auto scan = dyn_cast_or_null<ScanOp>(producer); scan && scan.getInputs().size() == 1) {
     return seed(scan.getInputs()[0], dim);
   } else if (auto contract = dyn_cast_or_null<ContractOp>(producer); contract && !contract.getMaskAttr()) {
-    Subscripts s = contract.getParsedSubscripts();
-    char letter = s.result[dim];
-    for (auto [input, term] : llvm::zip(contract.getInputs(), s.inputs))
+    SubscriptsAttr s = contract.getSubscripts();
+    char letter = s.getResult()[dim];
+    for (auto [input, term] : llvm::zip(contract.getInputs(), s.getInputs()))
       if (size_t pos = term.find(letter); pos != std::string::npos && !seed(input, pos))
         return false;
   }
@@ -193,7 +193,7 @@ std::optional<int64_t> CausalSweep::resultDim(Operation *op) {
   if (auto contract = dyn_cast<ContractOp>(op)) {
     if (contract.getGate())
       return std::nullopt;
-    Subscripts s = contract.getParsedSubscripts();
+    SubscriptsAttr s = contract.getSubscripts();
     if (contract.getMaskAttr()) {
       std::optional<CausalLayout> layout = matchTrilContract(contract);
       if (!layout)
@@ -207,16 +207,16 @@ std::optional<int64_t> CausalSweep::resultDim(Operation *op) {
     }
     // The position letter, from the inputs that carry the sequence; it must survive into the result.
     char letter = 0;
-    for (auto [input, term] : llvm::zip(contract.getInputs(), s.inputs))
+    for (auto [input, term] : llvm::zip(contract.getInputs(), s.getInputs()))
       if (auto it = seqDim.find(input); it != seqDim.end()) {
         if (letter && letter != term[it->second])
           return std::nullopt;
         letter = term[it->second];
       }
-    size_t pos = s.result.find(letter);
+    size_t pos = s.getResult().find(letter);
     if (!letter || pos == std::string::npos)
       return std::nullopt; // contracted over the sequence: not causal
-    for (auto [input, term] : llvm::zip(contract.getInputs(), s.inputs)) {
+    for (auto [input, term] : llvm::zip(contract.getInputs(), s.getInputs())) {
       size_t at = term.find(letter);
       if (!acceptOperand(input, at == std::string::npos ? std::nullopt : std::optional<int64_t>(at)))
         return std::nullopt;

@@ -101,20 +101,20 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
         reader.getMaskAttr() || reader.getInputs().size() != 2 || reader.getInputs()[1] != scan.getResult(0))
       return rewriter.notifyMatchFailure(scan, "not q · scan(k ⊗ v)");
 
-    Subscripts r = reader.getParsedSubscripts(), o = outer.getParsedSubscripts();
+    SubscriptsAttr r = reader.getSubscripts(), o = outer.getSubscripts();
     DecayLayout l;
-    l.batch = o.result.substr(0, nb);
-    l.n = o.result[nb];
-    l.d = o.result[nb + 1];
-    l.e = o.result[nb + 2];
+    l.batch = o.getResult().substr(0, nb).str();
+    l.n = o.getResult()[nb];
+    l.d = o.getResult()[nb + 1];
+    l.e = o.getResult()[nb + 2];
     const std::string &b = l.batch;
     std::string bn = b + l.n;
-    if (o.inputs[0] != bn + l.d || o.inputs[1] != bn + l.e || r.inputs[0] != bn + l.d || r.inputs[1] != o.result ||
-        r.result != bn + l.e)
+    if (o.getInput(0) != bn + l.d || o.getInput(1) != bn + l.e || r.getInput(0) != bn + l.d ||
+        r.getInput(1) != o.getResult() || r.getResult() != bn + l.e)
       return rewriter.notifyMatchFailure(scan, "letters are not Bnd,Bne->Bnde read by Bnd,Bnde->Bne");
     // The key position's letter: 'm' by convention, else the next unused one.
     for (char c : StringRef("mpqrsuvwxyzabcfgijklot"))
-      if (!l.m && o.result.find(c) == std::string::npos)
+      if (!l.m && !o.getResult().contains(c))
         l.m = c;
     Value gate = scan.getInputs()[1];
     auto gateType = cast<RankedTensorType>(gate.getType());
@@ -138,10 +138,11 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     Location loc = scan.getLoc();
     MLIRContext *context = getContext();
     auto acc = reader.getAccAttr();
-    auto named = [&](OpBuilder &bld, MapFn fn, StringRef subscripts, Type type, ValueRange inputs) {
-      return MapOp::create(bld, loc, type, MapFnAttr::get(context, fn), ArrayRef<double>{},
-                           subscripts.empty() ? StringAttr() : bld.getStringAttr(subscripts), inputs)
-          .getResult();
+    auto named = [&](OpBuilder &bld, MapFn fn, SubscriptsAttr subscripts, Type type, ValueRange inputs) {
+      return MapOp::create(bld, loc, type, fn, inputs, subscripts).getResult();
+    };
+    auto terms = [&](ArrayRef<std::string> inputs, StringRef result) {
+      return SubscriptsAttr::getFromTerms(context, inputs, result);
     };
 
     // One chunk of `size` positions from `start` of the slice at `index`: returns the state after it and the
@@ -166,37 +167,32 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
       RankedTensorType outType = shaped({size, eSize});
 
       // b = in-chunk inclusive cumsum of g; b_last = the chunk's total.
-      Value cum = ScanOp::create(bld, loc, TypeRange{gType}, CombinerAttr::get(context, Combiner::add),
-                                 ValueRange{gc}, ValueRange{}, nb, ScanKind::inclusive, /*reverse=*/false,
-                                 IntegerAttr(), acc)
-                      .getResult(0);
-      Value last = ReduceOp::create(bld, loc, TypeRange{lastType}, CombinerAttr::get(context, Combiner::add),
-                                    ValueRange{gc}, ArrayRef<int64_t>{nb}, acc)
-                       .getResult(0);
+      Value cum = ScanOp::create(bld, loc, gType, Combiner::add, gc, nb, Value(), acc).getResult(0);
+      Value last = ReduceOp::create(bld, loc, lastType, Combiner::add, gc, ArrayRef<int64_t>{nb}, acc).getResult(0);
 
       // Intra-chunk: decay-masked scores (the mask computes e^{b_i - b_j} from gc), then times v_c.
       MaskAttr decay = MaskAttr::get(context, MaskKind::decay, l.n, l.m, 0);
       std::string bm = b + l.m;
-      Value scores = ContractOp::create(bld, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
+      Value scores = ContractOp::create(bld, loc, shaped({size, size}), terms({bn + l.d, bm + l.d}, bn + l.m),
                                         ValueRange{qc, kc}, decay, gc, acc);
-      Value intra = ContractOp::create(bld, loc, outType, bn + l.m + "," + bm + l.e + "->" + bn + l.e,
-                                       ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+      Value intra =
+          ContractOp::create(bld, loc, outType, terms({bn + l.m, bm + l.e}, bn + l.e), ValueRange{scores, vc}, acc);
       // Inter-chunk: (q_c ⊙ e^{b}) S.
-      Value qDecayed = named(bld, MapFn::mul, bn + l.d + "," + gTerm + "->" + bn + l.d, qkType,
-                             ValueRange{qc, named(bld, MapFn::exp, "", gType, ValueRange{cum})});
-      Value inter = ContractOp::create(bld, loc, outType, bn + l.d + "," + b + l.d + l.e + "->" + bn + l.e,
-                                       ValueRange{qDecayed, st}, MaskAttr(), Value(), acc);
-      Value sum = named(bld, MapFn::add, "", outType, ValueRange{inter, intra});
+      Value qDecayed = named(bld, MapFn::mul, terms({bn + l.d, gTerm}, bn + l.d), qkType,
+                             ValueRange{qc, named(bld, MapFn::exp, {}, gType, ValueRange{cum})});
+      Value inter = ContractOp::create(bld, loc, outType, terms({bn + l.d, b + l.d + l.e}, bn + l.e),
+                                       ValueRange{qDecayed, st}, acc);
+      Value sum = named(bld, MapFn::add, {}, outType, ValueRange{inter, intra});
 
       // State: e^{b_last} S + (k_c ⊙ e^{b_last - b})ᵀ v_c.
-      Value toEnd = named(bld, MapFn::sub, lastTerm + "," + gTerm + "->" + gTerm, gType, ValueRange{last, cum});
-      Value kDecayed = named(bld, MapFn::mul, bn + l.d + "," + gTerm + "->" + bn + l.d, qkType,
-                             ValueRange{kc, named(bld, MapFn::exp, "", gType, ValueRange{toEnd})});
-      Value added = ContractOp::create(bld, loc, stateType, bn + l.d + "," + bn + l.e + "->" + b + l.d + l.e,
-                                       ValueRange{kDecayed, vc}, MaskAttr(), Value(), acc);
-      Value kept = named(bld, MapFn::mul, lastTerm + "," + b + l.d + l.e + "->" + b + l.d + l.e, stateType,
-                         ValueRange{named(bld, MapFn::exp, "", lastType, ValueRange{last}), st});
-      Value next = named(bld, MapFn::add, "", stateType, ValueRange{kept, added});
+      Value toEnd = named(bld, MapFn::sub, terms({lastTerm, gTerm}, gTerm), gType, ValueRange{last, cum});
+      Value kDecayed = named(bld, MapFn::mul, terms({bn + l.d, gTerm}, bn + l.d), qkType,
+                             ValueRange{kc, named(bld, MapFn::exp, {}, gType, ValueRange{toEnd})});
+      Value added = ContractOp::create(bld, loc, stateType, terms({bn + l.d, bn + l.e}, b + l.d + l.e),
+                                       ValueRange{kDecayed, vc}, acc);
+      Value kept = named(bld, MapFn::mul, terms({lastTerm, b + l.d + l.e}, b + l.d + l.e), stateType,
+                         ValueRange{named(bld, MapFn::exp, {}, lastType, ValueRange{last}), st});
+      Value next = named(bld, MapFn::add, {}, stateType, ValueRange{kept, added});
 
       return {next, insertWindows(bld, loc, sum, res, windows)};
     };

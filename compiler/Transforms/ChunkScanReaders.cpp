@@ -69,9 +69,9 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     if (op.getMaskAttr() || op.getGate() || op.getInputs().size() != 2)
       return failure();
-    Subscripts s = op.getParsedSubscripts();
-    const std::string &term = s.inputs[0];
-    if (term.size() < 2 || s.inputs[1] != term || s.result != term.substr(0, term.size() - 1))
+    SubscriptsAttr s = op.getSubscripts();
+    StringRef term = s.getInput(0);
+    if (term.size() < 2 || s.getInput(1) != term || s.getResult() != term.drop_back())
       return rewriter.notifyMatchFailure(op, "not a row-wise dot product \"Bnd,Bnd->Bn\"");
     auto resultType = op.getResult().getType();
     if (!resultType.hasStaticShape() ||
@@ -109,16 +109,15 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
       slicer.recomputeCheapMaps();
       SmallVector<DimWindow> window = {{dim, {start, size}}};
       Value chunkInput = slicer.slice(scanned, window);
-      Value prefix = ScanOp::create(b, loc, TypeRange{chunkInput.getType()}, scan.getCombinerAttr(),
-                                    ValueRange{chunkInput}, ValueRange{carried[0]}, dim, ScanKind::inclusive,
-                                    /*reverse=*/false, IntegerAttr(), scan.getAccAttr())
-                         .getResult(0);
+      Value prefix =
+          ScanOp::create(b, loc, chunkInput.getType(), Combiner::add, chunkInput, dim, carried[0], scan.getAccAttr())
+              .getResult(0);
       Value chunkRead = read->map ? slicer.sliceMap(read->map, window, scan.getResult(0), prefix) : prefix;
       SmallVector<Value> inputs(2);
       inputs[readIndex] = chunkRead;
       inputs[1 - readIndex] = slicer.slice(op.getInputs()[1 - readIndex], window);
       Value dot = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), window), op.getSubscripts(),
-                                     inputs, MaskAttr(), Value(), op.getAccAttr());
+                                     inputs, op.getAccAttr());
       // The last row is copied into the carried buffer rather than yielded as a view of the prefix tile:
       // a yielded view keeps the tile alive into the next iteration, so bufferization would allocate a
       // fresh tile per chunk instead of one for the whole loop.

@@ -51,16 +51,16 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive ||
         scan.getReverse() || scan.getWindow() || !scan.getInit().empty() || !scan->hasOneUse())
       return failure();
-    Subscripts s = op.getParsedSubscripts();
-    const std::string &qTerm = s.inputs[0], &sTerm = s.inputs[1];
+    SubscriptsAttr s = op.getSubscripts();
+    StringRef qTerm = s.getInput(0), sTerm = s.getInput(1), resultTerm = s.getResult();
     int64_t dim = scan.getDimAttr().getInt();
     if (dim >= static_cast<int64_t>(sTerm.size()))
       return failure();
     char n = sTerm[dim];
-    std::string batch = sTerm.substr(0, dim);
+    std::string batch = sTerm.substr(0, dim).str();
     // The reader must be pointwise in n with the batch letters in front, q = "Bnd".
     if (qTerm.size() != batch.size() + 2 || qTerm.substr(0, batch.size() + 1) != batch + n ||
-        s.result.substr(0, batch.size() + 1) != batch + n)
+        resultTerm.substr(0, batch.size() + 1) != batch + n)
       return failure();
     char d = qTerm.back();
     char m = freshLetter(s.str());
@@ -71,10 +71,10 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     MaskAttr tril = MaskAttr::get(getContext(), MaskKind::tril, n, m, 0);
 
     // Vector form: the scanned tensor is k itself, "Bnd".
-    if (sTerm == batch + n + d && s.result == batch + n) {
-      rewriter.replaceOpWithNewOp<ContractOp>(op, op.getType(), qTerm + "," + ms + d + "->" + s.result,
-                                              ValueRange{op.getInputs()[0], input}, tril, Value(),
-                                              op.getAccAttr());
+    if (sTerm == batch + n + d && resultTerm == batch + n) {
+      rewriter.replaceOpWithNewOp<ContractOp>(
+          op, op.getType(), SubscriptsAttr::getFromTerms(getContext(), {qTerm.str(), ms + d}, resultTerm),
+          ValueRange{op.getInputs()[0], input}, tril, op.getAccAttr());
       return success();
     }
     // Outer-product form: the scanned tensor is contract "Bnd,Bne->Bnde" (k, v).
@@ -82,14 +82,14 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     if (!outer || outer.getMaskAttr() || outer.getInputs().size() != 2 || sTerm.size() != batch.size() + 3)
       return failure();
     char e = sTerm.back();
-    Subscripts o = outer.getParsedSubscripts();
-    if (sTerm[dim + 1] != d || o.result != sTerm || o.inputs[0] != batch + n + d || o.inputs[1] != batch + n + e ||
-        s.result != batch + n + e)
+    SubscriptsAttr o = outer.getSubscripts();
+    if (sTerm[dim + 1] != d || o.getResult() != sTerm || o.getInput(0) != batch + n + d ||
+        o.getInput(1) != batch + n + e || resultTerm != batch + n + e)
       return failure();
-    std::string subscripts = qTerm + "," + ms + d + "," + ms + e + "->" + s.result;
+    auto subscripts = SubscriptsAttr::getFromTerms(getContext(), {qTerm.str(), ms + d, ms + e}, resultTerm);
     rewriter.replaceOpWithNewOp<ContractOp>(op, op.getType(), subscripts,
                                             ValueRange{op.getInputs()[0], outer.getInputs()[0], outer.getInputs()[1]},
-                                            tril, Value(), op.getAccAttr());
+                                            tril, op.getAccAttr());
     return success();
   }
 };

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Analysis/ContractionDims.h"
 #include "LA/IR/LAOps.h"
-#include "LA/IR/Subscripts.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -93,13 +93,14 @@ static void emitOrder(PatternRewriter &rewriter, ContractOp op, ArrayRef<Factor>
   SmallVector<int64_t> shape = llvm::map_to_vector(order.intermediate, [&](char c) { return sizes.lookup(c); });
   auto intermediateType = RankedTensorType::get(shape, element);
   const Factor &first = factors[order.first], &second = factors[order.second], &last = factors[order.last];
-  auto inner = ContractOp::create(rewriter, op.getLoc(), intermediateType,
-                                  first.letters + "," + second.letters + "->" + order.intermediate,
-                                  ValueRange{first.value, second.value}, MaskAttr(), Value(), op.getAccAttr());
-  rewriter.replaceOpWithNewOp<ContractOp>(op, op.getResult().getType(),
-                                          order.intermediate + "," + last.letters + "->" + result.str(),
-                                          ValueRange{inner.getResult(), last.value}, MaskAttr(), Value(),
-                                          op.getAccAttr());
+  MLIRContext *context = op.getContext();
+  auto inner =
+      ContractOp::create(rewriter, op.getLoc(), intermediateType,
+                         SubscriptsAttr::getFromTerms(context, {first.letters, second.letters}, order.intermediate),
+                         ValueRange{first.value, second.value}, op.getAccAttr());
+  rewriter.replaceOpWithNewOp<ContractOp>(
+      op, op.getResult().getType(), SubscriptsAttr::getFromTerms(context, {order.intermediate, last.letters}, result),
+      ValueRange{inner.getResult(), last.value}, op.getAccAttr());
 }
 
 /// contract(A, B, C) => contract(contract(X, Y), Z) in the cheapest order: an unmasked three-way product
@@ -110,15 +111,16 @@ struct SplitTernaryContract : OpRewritePattern<ContractOp> {
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     if (op.getInputs().size() != 3 || op.getMaskAttr())
       return rewriter.notifyMatchFailure(op, "not an unmasked three-input contraction");
-    Subscripts subscripts = op.getParsedSubscripts();
+    SubscriptsAttr subscripts = op.getSubscripts();
     SmallVector<Factor> factors;
     LetterSizes sizes;
-    for (auto [value, letters] : llvm::zip(op.getInputs(), subscripts.inputs)) {
-      factors.push_back({value, letters});
+    for (auto [value, letters] : llvm::zip(op.getInputs(), subscripts.getInputs())) {
+      factors.push_back({value, letters.str()});
       if (failed(recordSizes(factors.back(), sizes)))
         return rewriter.notifyMatchFailure(op, "dynamic dimension: cost unknown");
     }
-    emitOrder(rewriter, op, factors, subscripts.result, sizes, cheapestOrder(factors, subscripts.result, sizes));
+    emitOrder(rewriter, op, factors, subscripts.getResult(), sizes,
+              cheapestOrder(factors, subscripts.getResult(), sizes));
     return success();
   }
 };
@@ -145,17 +147,17 @@ struct ReassociateContractChain : OpRewritePattern<ContractOp> {
 private:
   static LogicalResult reassociate(ContractOp op, ContractOp inner, unsigned innerIndex,
                                    PatternRewriter &rewriter) {
-    Subscripts outerTerms = op.getParsedSubscripts();
-    Subscripts innerTerms = inner.getParsedSubscripts();
+    SubscriptsAttr outerTerms = op.getSubscripts();
+    SubscriptsAttr innerTerms = inner.getSubscripts();
     // Name the inner product's letters in the outer contraction's terms: its result letters become the
     // outer term's letters position by position; its summed letters keep their names unless the outer
     // contraction uses them, and then get unused ones.
     llvm::DenseMap<char, char> rename;
-    for (auto [innerLetter, outerLetter] : llvm::zip(innerTerms.result, outerTerms.inputs[innerIndex]))
+    for (auto [innerLetter, outerLetter] : llvm::zip(innerTerms.getResult(), outerTerms.getInput(innerIndex)))
       rename[innerLetter] = outerLetter;
     std::string used = outerTerms.str();
     char fresh = 'a';
-    for (char c : innerTerms.contractedLetters()) {
+    for (char c : inferContractionDims(innerTerms).k) { // the inner product's summed (k) letters
       if (!StringRef(used).contains(c)) { // keep the author's letter where it is free
         rename[c] = c;
         used.push_back(c);
@@ -169,18 +171,18 @@ private:
       used.push_back(fresh);
     }
     SmallVector<Factor> factors;
-    for (auto [value, letters] : llvm::zip(inner.getInputs(), innerTerms.inputs)) {
+    for (auto [value, letters] : llvm::zip(inner.getInputs(), innerTerms.getInputs())) {
       std::string renamed;
       for (char c : letters)
         renamed.push_back(rename.lookup(c));
       factors.push_back({value, renamed});
     }
-    factors.push_back({op.getInputs()[1 - innerIndex], outerTerms.inputs[1 - innerIndex]});
+    factors.push_back({op.getInputs()[1 - innerIndex], outerTerms.getInput(1 - innerIndex).str()});
     LetterSizes sizes;
     for (const Factor &factor : factors)
       if (failed(recordSizes(factor, sizes)))
         return failure();
-    const std::string &result = outerTerms.result;
+    StringRef result = outerTerms.getResult();
     Order current = costOrder(factors, result, sizes, 0, 1, 2);
     Order best = cheapestOrder(factors, result, sizes);
     if (!(best.multiplyAdds < current.multiplyAdds))

@@ -8,6 +8,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::la {
@@ -16,66 +17,37 @@ namespace mlir::la {
 
 namespace {
 
-/// Merges a refined size into `shape[d]` (dynamic sizes are replaced by static ones).
-void refineDim(SmallVectorImpl<int64_t> &shape, int64_t d, int64_t size) {
-  if (ShapedType::isDynamic(shape[d]))
-    shape[d] = size;
-}
-
-RankedTensorType withShape(Type type, ArrayRef<int64_t> shape) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(shape, tensor.getElementType());
-}
-
-ArrayRef<int64_t> shapeOf(Value value) { return cast<RankedTensorType>(value.getType()).getShape(); }
-
-/// The result types an la op computes from its (refined) operand types; the old types where nothing is
-/// learned.
-SmallVector<Type> inferResultTypes(Operation *op) {
+/// The result types `op` infers from its (refined) operand types through InferShapedTypeOpInterface: each
+/// dynamic dimension takes the inferred size, and a declared static dimension must agree with it. Ops
+/// without the interface keep their types.
+FailureOr<SmallVector<Type>> inferResultTypes(Operation *op) {
   SmallVector<Type> types = llvm::to_vector(op->getResultTypes());
-  auto sameShapeAs = [&](Value from) {
-    for (Type &t : types)
-      t = withShape(t, shapeOf(from));
-  };
-  if (auto map = dyn_cast<MapOp>(op)) {
-    SmallVector<int64_t> shape = llvm::to_vector(map.getResult().getType().getShape());
-    for (auto [input, dims] : llvm::zip(map.getInputs(), map.getInputToResultDims()))
-      for (auto [inputDim, resultDim] : llvm::enumerate(dims))
-        refineDim(shape, resultDim, shapeOf(input)[inputDim]);
-    types[0] = withShape(types[0], shape);
-  } else if (auto contract = dyn_cast<ContractOp>(op)) {
-    Subscripts subscripts = contract.getParsedSubscripts();
-    SmallVector<int64_t> shape = llvm::to_vector(contract.getResult().getType().getShape());
-    for (auto [input, term] : llvm::zip(contract.getInputs(), subscripts.inputs))
-      for (auto [d, c] : llvm::enumerate(term)) {
-        size_t resultDim = subscripts.result.find(c);
-        if (resultDim != std::string::npos)
-          refineDim(shape, resultDim, shapeOf(input)[d]);
-      }
-    types[0] = withShape(types[0], shape);
-  } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    for (auto [i, input] : llvm::enumerate(reduce.getInputs())) {
-      SmallVector<int64_t> shape;
-      for (auto [d, size] : llvm::enumerate(shapeOf(input)))
-        if (!llvm::is_contained(reduce.getDims(), static_cast<int64_t>(d)))
-          shape.push_back(size);
-      types[i] = withShape(types[i], shape);
+  auto shaped = dyn_cast<InferShapedTypeOpInterface>(op);
+  if (!shaped)
+    return types;
+  SmallVector<ShapedTypeComponents> inferred;
+  if (failed(shaped.inferReturnTypeComponents(op->getContext(), op->getLoc(), op->getOperands(),
+                                              op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
+                                              op->getRegions(), inferred)))
+    return op->emitOpError() << "cannot infer its result shapes from its operands";
+  for (auto [index, result, components] : llvm::enumerate(op->getResults(), inferred)) {
+    auto declared = cast<RankedTensorType>(result.getType());
+    if (!components.hasRank())
+      continue;
+    ArrayRef<int64_t> dims = components.getDims();
+    if (dims.size() != static_cast<size_t>(declared.getRank()))
+      return op->emitOpError() << "result #" << index << " is declared with rank " << declared.getRank()
+                               << " but its operands give rank " << dims.size();
+    SmallVector<int64_t> shape(declared.getShape());
+    for (auto [d, size] : llvm::enumerate(dims)) {
+      if (ShapedType::isDynamic(size))
+        continue;
+      if (!ShapedType::isDynamic(shape[d]) && shape[d] != size)
+        return op->emitOpError() << "result #" << index << " dimension " << d << " is declared " << shape[d]
+                                 << " but its operands give " << size;
+      shape[d] = size;
     }
-  } else if (auto scan = dyn_cast<ScanOp>(op)) {
-    std::optional<Combiner> combiner = scan.getCombiner();
-    if (combiner == Combiner::decay)
-      sameShapeAs(scan.getInputs()[0]);
-    else if (combiner == Combiner::online_softmax)
-      sameShapeAs(scan.getInputs()[1]);
-    else
-      for (auto [i, input] : llvm::enumerate(scan.getInputs()))
-        types[i] = withShape(types[i], shapeOf(input));
-  } else if (auto normalize = dyn_cast<NormalizeOp>(op)) {
-    sameShapeAs(normalize.getInput());
-  } else if (auto gate = dyn_cast<GateOp>(op)) {
-    sameShapeAs(gate.getBranches().front());
-  } else if (auto window = dyn_cast<WindowOp>(op)) {
-    types[0] = withShape(types[0], WindowOp::inferShape(shapeOf(window.getInput()), window.getDims(), window.getSizes()));
+    types[index] = RankedTensorType::get(shape, declared.getElementType(), declared.getEncoding());
   }
   return types;
 }
@@ -96,16 +68,14 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
     inlining.addPass(createInlinerPass());
     if (failed(runPipeline(inlining, module)))
       return signalPassFailure();
-    if (failed(specializeArguments(func)))
+    if (failed(specializeArguments(func)) || failed(refineBody(func)))
       return signalPassFailure();
-    refineBody(func);
     // Sizes computed from the arguments (`tensor.dim`, `tensor.empty(%n, ..)`) fold to constants only now;
     // a second refinement carries them into the la ops that read them.
     OpPassManager folding(ModuleOp::getOperationName());
     folding.addPass(createCanonicalizerPass());
-    if (failed(runPipeline(folding, module)))
+    if (failed(runPipeline(folding, module)) || failed(refineBody(func)))
       return signalPassFailure();
-    refineBody(func);
     storeResultsInHalf(func);
 
     // Keep only what the entry needs.
@@ -190,18 +160,21 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
   /// The half type of the arguments stored in f16/bf16 (null when none is).
   Type storageType;
 
-  /// Refines la result types in program order; users outside la see their old type through a cast.
-  void refineBody(func::FuncOp func) {
-    func.walk([&](Operation *op) {
+  /// Refines la result types in program order, each op inferring its own from its operands (the pass only
+  /// propagates); users outside la see their old type through a cast.
+  LogicalResult refineBody(func::FuncOp func) {
+    WalkResult walked = func.walk([&](Operation *op) {
       if (!isa<LADialect>(op->getDialect()))
-        return;
+        return WalkResult::advance();
       // A cast that only forgets static sizes (left by folding, or by an earlier refinement) is absorbed.
       for (OpOperand &operand : op->getOpOperands())
         if (auto cast = operand.get().getDefiningOp<tensor::CastOp>())
           if (tensor::canFoldIntoConsumerOp(cast))
             operand.set(cast.getSource());
-      SmallVector<Type> refined = inferResultTypes(op);
-      for (auto [result, type] : llvm::zip(op->getResults(), refined)) {
+      FailureOr<SmallVector<Type>> refined = inferResultTypes(op);
+      if (failed(refined))
+        return WalkResult::interrupt();
+      for (auto [result, type] : llvm::zip(op->getResults(), *refined)) {
         Type old = result.getType();
         if (old == type)
           continue;
@@ -218,10 +191,14 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
           use.set(back);
         }
       }
+      return WalkResult::advance();
     });
+    if (walked.wasInterrupted())
+      return failure();
     func.walk([&](func::ReturnOp ret) {
       func.setType(FunctionType::get(&getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
     });
+    return success();
   }
 };
 

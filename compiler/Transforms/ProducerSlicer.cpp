@@ -82,12 +82,12 @@ Value ProducerSlicer::sliceBlockContract(ContractOp contract, ArrayRef<DimWindow
   const Window &first = windows[0].window, &second = windows[1].window;
   if (first.start != second.start || first.size != second.size)
     return Value();
-  Subscripts s = contract.getParsedSubscripts();
-  std::string sliced = {s.result[windows[0].dim], s.result[windows[1].dim]};
+  SubscriptsAttr s = contract.getSubscripts();
+  std::string sliced = {s.getResult()[windows[0].dim], s.getResult()[windows[1].dim]};
   if (!StringRef(sliced).contains(mask.getRow()) || !StringRef(sliced).contains(mask.getCol()))
     return Value();
   SmallVector<Value> inputs;
-  for (auto [input, term] : llvm::zip(contract.getInputs(), s.inputs)) {
+  for (auto [input, term] : llvm::zip(contract.getInputs(), s.getInputs())) {
     SmallVector<DimWindow> inputWindows;
     for (auto [d, letter] : llvm::enumerate(term))
       if (letter == mask.getRow() || letter == mask.getCol())

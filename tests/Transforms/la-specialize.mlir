@@ -35,3 +35,34 @@ func.func @kernel(%k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x64xf32>) -> tensor<?
 func.func @kernel(%k: tensor<?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
   return %v : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// Each op infers its result shape (InferShapedTypeOpInterface); a declared static dimension must agree,
+// and the error names the op, the result and the dimension. Here e (v's last dimension) is 40, not 64.
+func.func @kernel(%k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  // expected-error @below {{'la.contract' op result #0 dimension 3 is declared 64 but its operands give 40}}
+  %s = la.contract "bhmd,bhme->bhde" %k, %v : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x64xf32>
+  %c = tensor.cast %s : tensor<?x?x?x64xf32> to tensor<?x?x?x?xf32>
+  return %c : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// The same for a map without subscripts, whose result has its inputs' shape: the sequence is 37 long.
+func.func @kernel(%k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  // expected-error @below {{'la.map' op result #0 dimension 2 is declared 16 but its operands give 37}}
+  %e = la.map exp %k : tensor<?x?x?x?xf32> -> tensor<?x?x16x?xf32>
+  %c = tensor.cast %e : tensor<?x?x16x?xf32> to tensor<?x?x?x?xf32>
+  return %c : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// A reduction drops its reduced dimension: [2, 3, 48] after summing over the sequence, not [2, 3, 37].
+func.func @kernel(%k: tensor<?x?x?x?xf32>, %v: tensor<?x?x?x?xf32>) -> tensor<?x?x?xf32> {
+  // expected-error @below {{'la.reduce' op result #0 dimension 2 is declared 37 but its operands give 48}}
+  %z = la.reduce add %k along [2] : tensor<?x?x?x?xf32> -> tensor<?x?x37xf32>
+  %c = tensor.cast %z : tensor<?x?x37xf32> to tensor<?x?x?xf32>
+  return %c : tensor<?x?x?xf32>
+}

@@ -40,11 +40,8 @@ TEST_F(LADialectTest, BuildsAndVerifiesMapAndContract) {
   auto func = func::FuncOp::create(b, loc, "f", b.getFunctionType({t4, t4}, {kv}));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  auto phi = MapOp::create(b, loc, t4, MapFnAttr::get(&context, MapFn::elu1), DenseF64ArrayAttr(), StringAttr(),
-                           ValueRange{entry->getArgument(0)});
-  auto state = ContractOp::create(b, loc, kv, b.getStringAttr("bhmd,bhme->bhde"),
-                                  ValueRange{phi.getResult(), entry->getArgument(1)}, MaskAttr(), Value(),
-                                  TypeAttr());
+  auto phi = MapOp::create(b, loc, t4, MapFn::elu1, ValueRange{entry->getArgument(0)});
+  auto state = ContractOp::create(b, loc, kv, "bhmd,bhme->bhde", ValueRange{phi.getResult(), entry->getArgument(1)});
   func::ReturnOp::create(b, loc, state.getResult());
   EXPECT_TRUE(succeeded(verify(module)));
   module->erase();
@@ -97,7 +94,7 @@ TEST_F(LADialectTest, CanonicalizeFusesMapChainAndFoldsStaticSize) {
   MapOp fused;
   module->walk([&](MapOp op) { fused = op; });
   EXPECT_TRUE(fused.hasRegionBody());
-  EXPECT_EQ(fused.getSubscripts(), "ij,i->ij") << "the fused map keeps the consumer's dimension letters";
+  EXPECT_EQ(fused.getSubscriptsAttr().str(), "ij,i->ij") << "the fused map keeps the consumer's dimension letters";
 }
 
 } // namespace

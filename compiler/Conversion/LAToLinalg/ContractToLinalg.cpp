@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Analysis/ContractionDims.h"
 #include "Conversion/LAToLinalg/LoweringUtils.h"
 #include "Conversion/Passes.h"
 
@@ -76,7 +77,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
 
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
-    Subscripts subscripts = op.getParsedSubscripts();
+    SubscriptsAttr subscripts = op.getSubscripts();
     auto resultType = op.getResult().getType();
     Type elementType = resultType.getElementType();
     Type accType = getAccumulationType(op.getAcc(), elementType);
@@ -85,7 +86,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
 
     llvm::StringMap<int64_t> letterSizes;
     llvm::StringMap<std::pair<Value, int64_t>> letterSource;
-    for (auto [input, term] : llvm::zip(inputs, subscripts.inputs)) {
+    for (auto [input, term] : llvm::zip(inputs, subscripts.getInputs())) {
       auto type = cast<RankedTensorType>(input.getType());
       for (auto [d, c] : llvm::enumerate(term)) {
         StringRef letter(&c, 1);
@@ -96,10 +97,11 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
           letterSource[letter] = {input, static_cast<int64_t>(d)};
       }
     }
-    std::string loopOrder = chooseLoopOrder(subscripts.inputs, subscripts.result, letterSizes);
+    ContractionDims dims = inferContractionDims(subscripts);
+    std::string loopOrder = chooseLoopOrder(subscripts.getInputs(), subscripts.getResult(), dims.batch, letterSizes);
 
     SmallVector<OpFoldResult> sizes;
-    for (char c : subscripts.result) {
+    for (char c : subscripts.getResult()) {
       StringRef letter(&c, 1);
       int64_t size = letterSizes[letter];
       if (!ShapedType::isDynamic(size)) {
@@ -111,14 +113,10 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     }
     Value init = createFilled(rewriter, loc, sizes, accType, 0.0);
 
-    SmallVector<AffineMap> maps;
-    for (const std::string &term : subscripts.inputs)
-      maps.push_back(getLetterMap(context, loopOrder, term));
-    maps.push_back(getLetterMap(context, loopOrder, subscripts.result));
+    SmallVector<AffineMap> maps = subscripts.getIndexingMaps(loopOrder);
     SmallVector<utils::IteratorType> iterators;
     for (char c : loopOrder)
-      iterators.push_back(subscripts.result.find(c) == std::string::npos ? utils::IteratorType::reduction
-                                                                          : utils::IteratorType::parallel);
+      iterators.push_back(dims.isReduction(c) ? utils::IteratorType::reduction : utils::IteratorType::parallel);
 
     // Where the mask is applied decides whether the loop nest stays a plain multiply-accumulate (which
     // register blocks and vectorisers handle): on the result when both mask letters are result letters, on
@@ -130,12 +128,12 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       gateColLetters = gateRowLetters;
       gateColLetters[gateRowLetters.find(mask->getRow())] = mask->getCol();
     }
-    bool maskResult = mask && hasLetter(subscripts.result, mask->getRow()) &&
-                      hasLetter(subscripts.result, mask->getCol()) &&
-                      llvm::all_of(gateRowLetters, [&](char c) { return hasLetter(subscripts.result, c); });
+    bool maskResult = mask && hasLetter(subscripts.getResult(), mask->getRow()) &&
+                      hasLetter(subscripts.getResult(), mask->getCol()) &&
+                      llvm::all_of(gateRowLetters, [&](char c) { return hasLetter(subscripts.getResult(), c); });
     std::optional<size_t> maskedInput;
     if (mask && !maskResult && !decay)
-      for (auto [index, term] : llvm::enumerate(subscripts.inputs))
+      for (auto [index, term] : llvm::enumerate(subscripts.getInputs()))
         if (!maskedInput && hasLetter(term, mask->getRow()) && hasLetter(term, mask->getCol()))
           maskedInput = index;
     auto buildKeep = [&](OpBuilder &b, Location nested, StringRef letters) {
@@ -150,10 +148,7 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
     if (decay) {
       Value gate = convertElementType(rewriter, loc, adaptor.getGate(), accType);
       int64_t rowDim = gateRowLetters.find(mask->getRow());
-      cumulative = ScanOp::create(rewriter, loc, TypeRange{gate.getType()},
-                                  CombinerAttr::get(context, Combiner::add), ValueRange{gate}, ValueRange{}, rowDim,
-                                  ScanKind::inclusive, /*reverse=*/false, IntegerAttr(), TypeAttr())
-                       .getResult(0);
+      cumulative = ScanOp::create(rewriter, loc, gate.getType(), Combiner::add, gate, rowDim).getResult(0);
     }
     auto buildDecayWeight = [&](OpBuilder &b, Location nested, StringRef letters, Value atRow, Value atCol) {
       Value exponent = arith::SubFOp::create(b, nested, atRow, atCol);
@@ -164,14 +159,14 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
 
     if (decay && !maskResult) {
       inputs.append({cumulative, cumulative});
-      maps.insert(maps.end() - 1, getLetterMap(context, loopOrder, gateRowLetters));
-      maps.insert(maps.end() - 1, getLetterMap(context, loopOrder, gateColLetters));
+      maps.insert(maps.end() - 1, SubscriptsAttr::getLetterMap(context, loopOrder, gateRowLetters));
+      maps.insert(maps.end() - 1, SubscriptsAttr::getLetterMap(context, loopOrder, gateColLetters));
     }
     // An input reused across other loops (AFT-local's [rows, cols] bias slice, read once per batch and
     // channel) is masked once, by its own elementwise generic, so the contraction stays a plain
     // multiply-accumulate that register blocks handle instead of selecting on every step.
-    if (maskedInput && subscripts.inputs[*maskedInput].size() < loopOrder.size()) {
-      const std::string &term = subscripts.inputs[*maskedInput];
+    if (maskedInput && subscripts.getInput(*maskedInput).size() < loopOrder.size()) {
+      StringRef term = subscripts.getInput(*maskedInput);
       Value source = inputs[*maskedInput];
       auto sourceType = cast<RankedTensorType>(source.getType());
       SmallVector<OpFoldResult> sourceSizes = tensor::getMixedSizes(rewriter, loc, source);
@@ -216,27 +211,27 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
         });
     Value contracted = generic.getResult(0);
     if (maskResult) {
-      auto resultMap = rewriter.getMultiDimIdentityMap(subscripts.result.size());
+      auto resultMap = rewriter.getMultiDimIdentityMap(subscripts.getResult().size());
       SmallVector<Value> maskInputs = {contracted};
       SmallVector<AffineMap> maskMaps = {resultMap};
       if (decay) {
         maskInputs.append({cumulative, cumulative});
-        maskMaps.push_back(getLetterMap(context, subscripts.result, gateRowLetters));
-        maskMaps.push_back(getLetterMap(context, subscripts.result, gateColLetters));
+        maskMaps.push_back(SubscriptsAttr::getLetterMap(context, subscripts.getResult(), gateRowLetters));
+        maskMaps.push_back(SubscriptsAttr::getLetterMap(context, subscripts.getResult(), gateColLetters));
       }
       maskMaps.push_back(resultMap);
-      SmallVector<utils::IteratorType> parallel(subscripts.result.size(), utils::IteratorType::parallel);
+      SmallVector<utils::IteratorType> parallel(subscripts.getResult().size(), utils::IteratorType::parallel);
       contracted = linalg::GenericOp::create(
                        rewriter, loc, contracted.getType(), maskInputs, createEmpty(rewriter, loc, sizes, accType),
                        maskMaps, parallel,
                        [&](OpBuilder &b, Location nested, ValueRange args) {
                          Value masked;
                          if (decay) {
-                           Value weight = buildDecayWeight(b, nested, subscripts.result, args[1], args[2]);
+                           Value weight = buildDecayWeight(b, nested, subscripts.getResult(), args[1], args[2]);
                            masked = arith::MulFOp::create(b, nested, args[0], weight);
                          } else {
                            Value zero = createFloat(b, nested, accType, 0.0);
-                           Value keep = buildKeep(b, nested, subscripts.result);
+                           Value keep = buildKeep(b, nested, subscripts.getResult());
                            masked = arith::SelectOp::create(b, nested, keep, args[0], zero);
                          }
                          linalg::YieldOp::create(b, nested, masked);

@@ -82,7 +82,7 @@ arith::FastMathFlagsAttr getReassocFlags(MLIRContext *context) {
                                        arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
 
-std::string chooseLoopOrder(ArrayRef<std::string> operandTerms, StringRef resultTerm,
+std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTerm, StringRef batchLetters,
                             const llvm::StringMap<int64_t> &letterSizes) {
   std::string all;
   auto addLetters = [&](StringRef term) {
@@ -91,22 +91,17 @@ std::string chooseLoopOrder(ArrayRef<std::string> operandTerms, StringRef result
         all.push_back(c);
   };
   addLetters(resultTerm);
-  for (const std::string &term : operandTerms)
+  for (StringRef term : operandTerms)
     addLetters(term);
 
-  auto inEvery = [&](char c) {
-    if (resultTerm.find(c) == StringRef::npos)
-      return false;
-    return llvm::all_of(operandTerms, [&](const std::string &t) { return t.find(c) != std::string::npos; });
-  };
   // The innermost loop: the result's last dimension when some input is also contiguous along it (the
   // vectoriser then streams both), else the last dimension of the largest input (a vectorised reduction).
   char innermost = 0;
   if (!resultTerm.empty() &&
-      llvm::any_of(operandTerms, [&](const std::string &t) { return !t.empty() && t.back() == resultTerm.back(); }))
+      llvm::any_of(operandTerms, [&](StringRef t) { return !t.empty() && t.back() == resultTerm.back(); }))
     innermost = resultTerm.back();
   if (!innermost) {
-    auto termSize = [&](const std::string &t) {
+    auto termSize = [&](StringRef t) {
       double size = 1;
       for (char c : t) {
         int64_t s = letterSizes.lookup(StringRef(&c, 1));
@@ -114,10 +109,10 @@ std::string chooseLoopOrder(ArrayRef<std::string> operandTerms, StringRef result
       }
       return size;
     };
-    const std::string *largest = nullptr;
-    for (const std::string &t : operandTerms)
+    std::optional<StringRef> largest;
+    for (StringRef t : operandTerms)
       if (!t.empty() && (!largest || termSize(t) > termSize(*largest)))
-        largest = &t;
+        largest = t;
     if (largest)
       innermost = largest->back();
   }
@@ -126,7 +121,7 @@ std::string chooseLoopOrder(ArrayRef<std::string> operandTerms, StringRef result
   for (char c : all) {
     if (c == innermost)
       continue;
-    (inEvery(c) ? batch : rest).push_back(c);
+    (batchLetters.contains(c) ? batch : rest).push_back(c);
   }
   auto sizeOf = [&](char c) {
     int64_t s = letterSizes.lookup(StringRef(&c, 1));
@@ -137,13 +132,6 @@ std::string chooseLoopOrder(ArrayRef<std::string> operandTerms, StringRef result
   if (innermost)
     order.push_back(innermost);
   return order;
-}
-
-AffineMap getLetterMap(MLIRContext *context, StringRef loopOrder, StringRef term) {
-  SmallVector<AffineExpr> exprs;
-  for (char c : term)
-    exprs.push_back(getAffineDimExpr(loopOrder.find(c), context));
-  return AffineMap::get(loopOrder.size(), 0, exprs, context);
 }
 
 /// The identity of a named combiner (the value an empty reduction returns).

@@ -50,14 +50,11 @@ std::optional<double> getCombinerIdentity(Combiner combiner);
 /// Emits `acc ⊕ x` for a named single-state combiner (add, max, min, logaddexp).
 Value buildCombine(OpBuilder &b, Location loc, Combiner combiner, Value acc, Value x);
 
-/// Chooses the loop order of an iteration space of letters: letters shared by every operand first (batch),
-/// then the others by decreasing static size (dynamic counts as largest), and last `innermost`, the
-/// contiguous dimension the vectoriser should see. Returns the letters in loop order.
-std::string chooseLoopOrder(ArrayRef<std::string> operandTerms, StringRef resultTerm,
+/// Chooses the loop order of an iteration space of letters: the batch letters (shared by every operand, see
+/// ContractionDims) first, then the others by decreasing static size (dynamic counts as largest), and last
+/// `innermost`, the contiguous dimension the vectoriser should see. Returns the letters in loop order.
+std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTerm, StringRef batchLetters,
                             const llvm::StringMap<int64_t> &letterSizes);
-
-/// The affine map from an iteration space (letters in `loopOrder`) to the operand dimensions `term`.
-AffineMap getLetterMap(MLIRContext *context, StringRef loopOrder, StringRef term);
 
 } // namespace mlir::la
 

@@ -80,6 +80,66 @@ def LA_GateFn : I32EnumAttr<"GateFn", "function applied to the gate of la.gate",
 }
 
 //===----------------------------------------------------------------------===//
+// Subscripts of `la.contract` and the broadcasting `la.map`.
+//===----------------------------------------------------------------------===//
+
+// The letters of each input. The attribute's storage owns copies of the terms, so a rewrite may build one
+// from temporary strings.
+def LA_SubscriptTermsParameter
+    : AttrOrTypeParameter<"::llvm::ArrayRef<::llvm::StringRef>", "letters naming each input's dimensions"> {
+  let allocator = [{
+    ::llvm::SmallVector<::llvm::StringRef> copies;
+    for (::llvm::StringRef term : $_self)
+      copies.push_back($_allocator.copyInto(term));
+    $_dst = $_allocator.copyInto(::llvm::ArrayRef<::llvm::StringRef>(copies));
+  }];
+}
+
+def LA_SubscriptsAttr : LA_Attr<"Subscripts", "subscripts"> {
+  let summary = "Einsum-like subscripts: one letter per dimension of each input and of the result";
+  let description = [{
+    The parsed form of a subscript string such as `"bhnd,bhmd->bhnm"`: the letters of each input and of the
+    result. Letters are `a`-`z` and distinct within a term; an empty term is a rank-0 operand. Ops print and
+    parse it as the plain string (`la.contract "bhnd,bhmd->bhnm" ...`); on its own it reads
+    `#la.subscripts<"bhnd,bhmd->bhnm">`.
+
+    Every dimension query (which letters are contracted, which are batch letters, the indexing map of each
+    operand) reads the parsed letters, so rewrites never re-parse or concatenate strings.
+  }];
+  let parameters = (ins LA_SubscriptTermsParameter:$inputs, StringRefParameter<"letters of the result">:$result);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Parses "ab,bc->ac"; a malformed string is reported through `emitError` (the message names the
+    /// offending term and character) and gives a null attribute.
+    static SubscriptsAttr parseText(::mlir::MLIRContext *context, ::llvm::StringRef text,
+                                    ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError);
+    /// From terms a rewrite builds out of letters (`{bn + d, bm + d}`); the attribute copies them. (Not an
+    /// overload of get(): a braced list of strings would match both.)
+    static SubscriptsAttr getFromTerms(::mlir::MLIRContext *context, ::llvm::ArrayRef<std::string> inputs,
+                                       ::llvm::StringRef result);
+    /// The canonical "ab,bc->ac" text.
+    std::string str() const;
+    unsigned getNumInputs() const { return getInputs().size(); }
+    ::llvm::StringRef getInput(unsigned index) const { return getInputs()[index]; }
+    /// Letters that occur in some input but not in the result, in first-occurrence order.
+    std::string getContractedLetters() const;
+    /// Letters present in every input and in the result (the batch dimensions), in result order.
+    std::string getBatchLetters() const;
+    /// Every letter once: the result's, then the contracted ones. The loop dimensions of getIndexingMaps().
+    std::string getLetters() const;
+    /// The map from the loops named by `loopLetters` (each letter once, a superset of every term) to the
+    /// dimensions of each input, then of the result. Without letters, the loops are getLetters().
+    ::llvm::SmallVector<::mlir::AffineMap> getIndexingMaps(::llvm::StringRef loopLetters = {}) const;
+    /// The map from the loops named by `loopLetters` to the dimensions named by `term`.
+    static ::mlir::AffineMap getLetterMap(::mlir::MLIRContext *context, ::llvm::StringRef loopLetters,
+                                          ::llvm::StringRef term);
+    /// Position of `letter` in the result, or -1 when it is contracted.
+    int64_t getResultDim(char letter) const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Masks of `la.contract`.
 //===----------------------------------------------------------------------===//
 

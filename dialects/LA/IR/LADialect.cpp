@@ -46,6 +46,31 @@ Operation *LADialect::materializeConstant(OpBuilder &builder, Attribute value, T
 }
 
 //===----------------------------------------------------------------------===//
+// SubscriptsAttr construction (queries are in Subscripts.cpp)
+//===----------------------------------------------------------------------===//
+
+SubscriptsAttr SubscriptsAttr::parseText(MLIRContext *context, StringRef text,
+                                         function_ref<InFlightDiagnostic()> emitError) {
+  auto [lhs, rhs] = text.split("->");
+  if (lhs.size() == text.size()) {
+    emitError() << "subscripts '" << text << "' have no '->' before the result term";
+    return {};
+  }
+  if (rhs.contains("->")) {
+    emitError() << "subscripts '" << text << "' have more than one '->'";
+    return {};
+  }
+  SmallVector<StringRef> inputs;
+  lhs.split(inputs, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
+  return getChecked(emitError, context, inputs, rhs);
+}
+
+SubscriptsAttr SubscriptsAttr::getFromTerms(MLIRContext *context, ArrayRef<std::string> inputs, StringRef result) {
+  SmallVector<StringRef> terms(inputs.begin(), inputs.end());
+  return get(context, terms, result);
+}
+
+//===----------------------------------------------------------------------===//
 // MaskAttr: `kind(row, col[, size])`
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,6 @@
 
 #include "LA/IR/LAMapFns.h"
 #include "LA/IR/LAOps.h"
-#include "LA/IR/Subscripts.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
@@ -104,8 +103,8 @@ static Value emitMapBody(OpBuilder &builder, MapOp map, ValueRange args, ArrayRe
 static std::string resultLettersFor(MapOp consumer, MapOp producer, ArrayRef<int64_t> producerToConsumer,
                                     int64_t rank) {
   auto lettersOf = [](MapOp op) -> std::string {
-    std::optional<Subscripts> parsed = op.getParsedSubscripts();
-    return parsed ? parsed->result : "";
+    SubscriptsAttr subscripts = op.getSubscriptsAttr();
+    return subscripts ? subscripts.getResult().str() : "";
   };
   if (std::string letters = lettersOf(consumer); !letters.empty())
     return letters;
@@ -118,22 +117,20 @@ static std::string resultLettersFor(MapOp consumer, MapOp producer, ArrayRef<int
   return letters;
 }
 
-/// Builds the subscript string of a map whose inputs span `dims` of a result named by `resultLetters`, or a
-/// null attribute when every input has the result's own dimensions.
-static StringAttr subscriptsFor(MLIRContext *context, ArrayRef<SmallVector<int64_t>> dims,
-                                StringRef resultLetters) {
+/// The subscripts of a map whose inputs span `dims` of a result named by `resultLetters`, or a null
+/// attribute when every input has the result's own dimensions.
+static SubscriptsAttr subscriptsFor(MLIRContext *context, ArrayRef<SmallVector<int64_t>> dims,
+                                    StringRef resultLetters) {
   int64_t rank = resultLetters.size();
   if (llvm::all_of(dims, [&](ArrayRef<int64_t> d) { return llvm::equal(d, llvm::seq<int64_t>(0, rank)); }))
     return {};
-  std::string text;
-  for (auto [index, d] : llvm::enumerate(dims)) {
-    if (index)
-      text += ",";
+  SmallVector<std::string> terms;
+  for (ArrayRef<int64_t> d : dims) {
+    std::string &term = terms.emplace_back();
     for (int64_t i : d)
-      text.push_back(resultLetters[i]);
+      term.push_back(resultLetters[i]);
   }
-  text += "->" + resultLetters.str();
-  return StringAttr::get(context, text);
+  return SubscriptsAttr::getFromTerms(context, terms, resultLetters);
 }
 
 /// map(f, ..., map(g, xs), ...) => map(f ∘ g, ..., xs, ...) when the inner map has no other use: the fused
@@ -173,8 +170,8 @@ struct FuseMapIntoMap : OpRewritePattern<MapOp> {
 
     Type element = consumer.getResult().getType().getElementType();
     std::string letters = resultLettersFor(consumer, producer, producerToConsumer, rank);
-    auto fused = MapOp::create(rewriter, consumer.getLoc(), consumer.getResult().getType(), MapFnAttr(),
-                               DenseF64ArrayAttr(), subscriptsFor(getContext(), inputDims, letters), inputs);
+    auto fused = MapOp::create(rewriter, consumer.getLoc(), consumer.getResult().getType(), inputs,
+                               subscriptsFor(getContext(), inputDims, letters));
     Block *block = rewriter.createBlock(&fused.getBody(), {}, SmallVector<Type>(inputs.size(), element),
                                         SmallVector<Location>(inputs.size(), consumer.getLoc()));
     rewriter.setInsertionPointToStart(block);

@@ -7,7 +7,6 @@
 
 #include "LA/IR/LAOps.h"
 #include "LA/IR/LAMapFns.h"
-#include "LA/IR/Subscripts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -47,7 +46,7 @@ using UnresolvedOperands = SmallVectorImpl<OpAsmParser::UnresolvedOperand>;
 
 /// `[fn ['(' params ')']] ["subscripts"] inputs` at the head of la.map.
 static ParseResult parseMapHead(OpAsmParser &parser, MapFnAttr &fn, DenseF64ArrayAttr &params,
-                                StringAttr &subscripts, UnresolvedOperands &inputs) {
+                                SubscriptsAttr &subscripts, UnresolvedOperands &inputs) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef name;
   if (succeeded(parser.parseOptionalKeyword(&name))) {
@@ -64,14 +63,18 @@ static ParseResult parseMapHead(OpAsmParser &parser, MapFnAttr &fn, DenseF64Arra
     if (!values.empty())
       params = DenseF64ArrayAttr::get(parser.getContext(), values);
   }
+  SMLoc textLoc = parser.getCurrentLocation();
   std::string text;
-  if (succeeded(parser.parseOptionalString(&text)))
-    subscripts = StringAttr::get(parser.getContext(), text);
+  if (succeeded(parser.parseOptionalString(&text))) {
+    subscripts = SubscriptsAttr::parseText(parser.getContext(), text, [&] { return parser.emitError(textLoc); });
+    if (!subscripts)
+      return failure();
+  }
   return parser.parseOperandList(inputs);
 }
 
 static void printMapHead(OpAsmPrinter &printer, MapOp, MapFnAttr fn, DenseF64ArrayAttr params,
-                         StringAttr subscripts, OperandRange inputs) {
+                         SubscriptsAttr subscripts, OperandRange inputs) {
   if (fn) {
     printer << stringifyMapFn(fn.getValue());
     if (params && !params.empty()) {
@@ -82,7 +85,7 @@ static void printMapHead(OpAsmPrinter &printer, MapOp, MapFnAttr fn, DenseF64Arr
     printer << " ";
   }
   if (subscripts)
-    printer << "\"" << subscripts.getValue() << "\" ";
+    printer << "\"" << subscripts.str() << "\" ";
   printer << inputs;
 }
 
@@ -128,6 +131,20 @@ static void printDimAndEps(OpAsmPrinter &printer, NormalizeOp, IntegerAttr dim, 
     printShortestFloat(printer, eps.getValueAsDouble());
     printer << ")";
   }
+}
+
+/// The subscripts of la.contract, written as the plain string ("bhnd,bhmd->bhnm"), parsed once here.
+static ParseResult parseSubscripts(OpAsmParser &parser, SubscriptsAttr &subscripts) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string text;
+  if (parser.parseString(&text))
+    return failure();
+  subscripts = SubscriptsAttr::parseText(parser.getContext(), text, [&] { return parser.emitError(loc); });
+  return success(subscripts != nullptr);
+}
+
+static void printSubscripts(OpAsmPrinter &printer, ContractOp, SubscriptsAttr subscripts) {
+  printer << "\"" << subscripts.str() << "\"";
 }
 
 static ParseResult parseMask(OpAsmParser &parser, MaskAttr &mask) {
@@ -260,28 +277,17 @@ static LogicalResult verifyCombinerChoice(Operation *op, bool named, Region &reg
 // MapOp
 //===----------------------------------------------------------------------===//
 
-// The verifier has parsed the subscripts successfully, so parsing again cannot fail.
-std::optional<Subscripts> MapOp::getParsedSubscripts() {
-  if (!getSubscripts())
-    return std::nullopt;
-  return llvm::cantFail(Subscripts::parse(*getSubscripts()));
-}
-
-Subscripts ContractOp::getParsedSubscripts() { return llvm::cantFail(Subscripts::parse(getSubscripts())); }
-
 SmallVector<SmallVector<int64_t>> MapOp::getInputToResultDims() {
   SmallVector<SmallVector<int64_t>> dims;
-  if (!getSubscripts()) {
+  SubscriptsAttr subscripts = getSubscriptsAttr();
+  if (!subscripts) {
     int64_t rank = getResult().getType().getRank();
     for (size_t i = 0; i < getInputs().size(); ++i)
       dims.push_back(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
     return dims;
   }
-  std::optional<Subscripts> parsed = getParsedSubscripts();
-  for (const std::string &term : parsed->inputs)
-    dims.push_back(llvm::map_to_vector(term, [&](char c) {
-      return static_cast<int64_t>(StringRef(parsed->result).find(c));
-    }));
+  for (StringRef term : subscripts.getInputs())
+    dims.push_back(llvm::map_to_vector(term, [&](char c) { return subscripts.getResultDim(c); }));
   return dims;
 }
 
@@ -310,7 +316,8 @@ LogicalResult MapOp::verify() {
     return emitOpError() << "parameters are only meaningful with a named function";
   }
 
-  if (!getSubscripts()) {
+  SubscriptsAttr parsed = getSubscriptsAttr();
+  if (!parsed) {
     for (auto [index, input] : llvm::enumerate(getInputs()))
       if (failed(verifyShapeMatches(*this, cast<ShapedType>(input.getType()).getShape(), resultType.getShape(),
                                     "input #" + Twine(index),
@@ -320,23 +327,20 @@ LogicalResult MapOp::verify() {
     return success();
   }
 
-  llvm::Expected<Subscripts> parsed = Subscripts::parse(*getSubscripts());
-  if (!parsed)
-    return emitOpError() << llvm::toString(parsed.takeError());
-  if (parsed->inputs.size() != getInputs().size())
-    return emitOpError() << "subscripts name " << parsed->inputs.size() << " inputs but "
-                         << getInputs().size() << " are given";
-  if (parsed->result.size() != static_cast<size_t>(resultType.getRank()))
-    return emitOpError() << "result subscript '" << parsed->result << "' names " << parsed->result.size()
+  if (parsed.getNumInputs() != getInputs().size())
+    return emitOpError() << "subscripts name " << parsed.getNumInputs() << " inputs but " << getInputs().size()
+                         << " are given";
+  if (parsed.getResult().size() != static_cast<size_t>(resultType.getRank()))
+    return emitOpError() << "result subscript '" << parsed.getResult() << "' names " << parsed.getResult().size()
                          << " dimensions but the result has rank " << resultType.getRank();
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     ArrayRef<int64_t> shape = cast<ShapedType>(input.getType()).getShape();
-    const std::string &term = parsed->inputs[index];
+    StringRef term = parsed.getInput(index);
     if (term.size() != shape.size())
       return emitOpError() << "input #" << index << " has rank " << shape.size() << " but subscript '" << term
                            << "' names " << term.size() << " dimensions";
     for (auto [pos, letter] : llvm::enumerate(term)) {
-      size_t resultDim = StringRef(parsed->result).find(letter);
+      size_t resultDim = parsed.getResult().find(letter);
       if (resultDim == StringRef::npos)
         return emitOpError() << "input #" << index << " dimension '" << letter
                              << "' is not a result dimension; la.map cannot sum over it (use la.reduce "
@@ -347,8 +351,8 @@ LogicalResult MapOp::verify() {
     }
   }
   // The result's size is read off the inputs, so every result dimension needs one.
-  for (char letter : parsed->result)
-    if (llvm::none_of(parsed->inputs, [&](const std::string &term) { return StringRef(term).contains(letter); }))
+  for (char letter : parsed.getResult())
+    if (llvm::none_of(parsed.getInputs(), [&](StringRef term) { return term.contains(letter); }))
       return emitOpError() << "result dimension '" << letter
                            << "' is spanned by no input, so its size is unknown (map over a tensor.empty of "
                               "the wanted shape)";
@@ -585,16 +589,6 @@ LogicalResult NormalizeOp::verify() {
 // ContractOp
 //===----------------------------------------------------------------------===//
 
-/// Letters that appear in some input but not in the result, in order of first appearance.
-static std::string getContractedLetters(const Subscripts &subscripts) {
-  std::string letters;
-  for (const std::string &term : subscripts.inputs)
-    for (char c : term)
-      if (subscripts.result.find(c) == std::string::npos && letters.find(c) == std::string::npos)
-        letters.push_back(c);
-  return letters;
-}
-
 LogicalResult ContractOp::verify() {
   auto resultType = getResult().getType();
   if (getInputs().size() < 2 || getInputs().size() > 3)
@@ -603,11 +597,9 @@ LogicalResult ContractOp::verify() {
   if (failed(verifySameElementType(*this, getInputs().getTypes(), resultType.getElementType())) ||
       failed(verifyAccType(*this, getAcc())))
     return failure();
-  llvm::Expected<Subscripts> parsed = Subscripts::parse(getSubscripts());
-  if (!parsed)
-    return emitOpError() << llvm::toString(parsed.takeError());
-  if (parsed->inputs.size() != getInputs().size())
-    return emitOpError() << "subscripts name " << parsed->inputs.size() << " inputs but " << getInputs().size()
+  SubscriptsAttr parsed = getSubscripts();
+  if (parsed.getNumInputs() != getInputs().size())
+    return emitOpError() << "subscripts name " << parsed.getNumInputs() << " inputs but " << getInputs().size()
                          << " are given";
 
   // Every letter must have one size across the operands and the result.
@@ -624,7 +616,7 @@ LogicalResult ContractOp::verify() {
   };
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     ArrayRef<int64_t> shape = cast<ShapedType>(input.getType()).getShape();
-    const std::string &term = parsed->inputs[index];
+    StringRef term = parsed.getInput(index);
     if (term.size() != shape.size())
       return emitOpError() << "input #" << index << " has rank " << shape.size() << " but subscript '" << term
                            << "' names " << term.size() << " dimensions";
@@ -632,10 +624,10 @@ LogicalResult ContractOp::verify() {
       if (failed(record(letter, shape[pos], "input #" + std::to_string(index))))
         return failure();
   }
-  if (parsed->result.size() != static_cast<size_t>(resultType.getRank()))
-    return emitOpError() << "result subscript '" << parsed->result << "' names " << parsed->result.size()
+  if (parsed.getResult().size() != static_cast<size_t>(resultType.getRank()))
+    return emitOpError() << "result subscript '" << parsed.getResult() << "' names " << parsed.getResult().size()
                          << " dimensions but the result has rank " << resultType.getRank();
-  for (auto [pos, letter] : llvm::enumerate(parsed->result)) {
+  for (auto [pos, letter] : llvm::enumerate(parsed.getResult())) {
     if (!sizeOf.count(letter))
       return emitOpError() << "result dimension '" << letter << "' does not appear in any input";
     if (failed(record(letter, resultType.getDimSize(pos), "the result")))
@@ -650,8 +642,8 @@ LogicalResult ContractOp::verify() {
   }
   for (char letter : {mask.getRow(), mask.getCol()})
     if (!sizeOf.count(letter))
-      return emitOpError() << "mask dimension '" << letter << "' does not appear in the subscripts '"
-                           << getSubscripts() << "'";
+      return emitOpError() << "mask dimension '" << letter << "' does not appear in the subscripts '" << parsed.str()
+                           << "'";
   bool causal = mask.getKind() == MaskKind::tril || mask.getKind() == MaskKind::causal_band ||
                 mask.getKind() == MaskKind::causal_block || mask.getKind() == MaskKind::prior_block ||
                 mask.getKind() == MaskKind::decay;
@@ -673,13 +665,13 @@ LogicalResult ContractOp::verify() {
   if (gateType.getElementType() != resultType.getElementType())
     return emitOpError() << "gate element type " << gateType.getElementType() << " differs from "
                          << resultType.getElementType();
-  std::string gateLetters = parsed->batchLetters();
+  std::string gateLetters = parsed.getBatchLetters();
   gateLetters.push_back(mask.getRow());
   if (gateType.getRank() == static_cast<int64_t>(gateLetters.size()) + 1) {
-    std::string contracted = getContractedLetters(*parsed);
+    std::string contracted = parsed.getContractedLetters();
     if (contracted.size() != 1)
       return emitOpError() << "a decay gate with a feature dimension needs exactly one contracted letter, '"
-                           << getSubscripts() << "' has " << contracted.size();
+                           << parsed.str() << "' has " << contracted.size();
     gateLetters += contracted;
   }
   SmallVector<int64_t> expected = llvm::map_to_vector(gateLetters, [&](char c) { return sizeOf[c].first; });
@@ -689,11 +681,11 @@ LogicalResult ContractOp::verify() {
 }
 
 std::string ContractOp::getDecayGateLetters() {
-  Subscripts parsed = getParsedSubscripts();
-  std::string letters = parsed.batchLetters();
+  SubscriptsAttr parsed = getSubscripts();
+  std::string letters = parsed.getBatchLetters();
   letters.push_back(getMaskAttr().getRow());
   if (cast<RankedTensorType>(getGate().getType()).getRank() == static_cast<int64_t>(letters.size()) + 1)
-    letters += getContractedLetters(parsed);
+    letters += parsed.getContractedLetters();
   return letters;
 }
 

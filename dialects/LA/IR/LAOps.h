@@ -4,12 +4,13 @@
 #define LA_IR_LAOPS_H
 
 #include "LA/IR/LADialect.h"
-#include "LA/IR/Subscripts.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "LA/IR/LAEnums.h.inc"

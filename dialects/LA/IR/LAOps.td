@@ -7,13 +7,15 @@ include "LA/IR/LADialect.td"
 include "LA/IR/LAAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/OpAsmInterface.td"
 
 //===----------------------------------------------------------------------===//
 // la.map
 //===----------------------------------------------------------------------===//
 
-def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
+def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Elementwise function with explicit broadcasting";
   let description = [{
     Applies a scalar function to every element of the result. The function is either a named one
@@ -40,7 +42,7 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
   }];
   let arguments = (ins OptionalAttr<LA_MapFn>:$fn,
                        DefaultValuedOptionalAttr<DenseF64ArrayAttr, "{}">:$params,
-                       OptionalAttr<StrAttr>:$subscripts,
+                       OptionalAttr<LA_SubscriptsAttr>:$subscripts,
                        Variadic<LA_Tensor>:$inputs);
   let results = (outs LA_Tensor:$result);
   let regions = (region AnyRegion:$body);
@@ -48,6 +50,19 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
     custom<MapHead>($fn, $params, $subscripts, $inputs) attr-dict `:` type($inputs) `->` type($result)
     ($body^)?
   }];
+  // Builders for C++ rewrites: the optional function parameters and subscripts default to none.
+  let builders = [
+    // A named function without parameters.
+    OpBuilder<(ins "Type":$result, "MapFn":$fn, "ValueRange":$inputs,
+                   CArg<"SubscriptsAttr", "{}">:$subscripts), [{
+      build($_builder, $_state, result, MapFnAttr::get($_builder.getContext(), fn), DenseF64ArrayAttr(),
+            subscripts, inputs);
+    }]>,
+    // A region body, which the caller then fills in.
+    OpBuilder<(ins "Type":$result, "ValueRange":$inputs, CArg<"SubscriptsAttr", "{}">:$subscripts), [{
+      build($_builder, $_state, result, MapFnAttr(), DenseF64ArrayAttr(), subscripts, inputs);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
@@ -55,8 +70,6 @@ def LA_MapOp : LA_Op<"map", [RecursiveMemoryEffects]> {
   let extraClassDeclaration = [{
     /// For each input, the result dimension each of its dimensions spans.
     ::llvm::SmallVector<::llvm::SmallVector<int64_t>> getInputToResultDims();
-    /// The parsed subscripts of a verified op, or none when the inputs have the result's shape.
-    std::optional<::mlir::la::Subscripts> getParsedSubscripts();
     /// Whether the function is given by the region rather than by name.
     bool hasRegionBody() { return !getBody().empty(); }
   }];
@@ -97,7 +110,8 @@ def LA_YieldOp : LA_Op<"yield", [Pure, Terminator, ReturnLike,
 // la.reduce
 //===----------------------------------------------------------------------===//
 
-def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
+def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Associative reduction over one or more dimensions";
   let description = [{
     Combines the elements along `dims` with an associative, commutative combiner and drops those dimensions
@@ -124,6 +138,14 @@ def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
     custom<CombinerHead>($combiner, $inputs) `along` $dims (`acc` `(` $acc^ `)`)? attr-dict
     `:` type($inputs) `->` type($results) ($body^)?
   }];
+  let builders = [
+    // A named combiner over one input.
+    OpBuilder<(ins "Type":$result, "Combiner":$combiner, "Value":$input, "ArrayRef<int64_t>":$dims,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, TypeRange{result}, CombinerAttr::get($_builder.getContext(), combiner),
+            ValueRange{input}, dims, acc);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
@@ -133,7 +155,8 @@ def LA_ReduceOp : LA_Op<"reduce", [RecursiveMemoryEffects]> {
 // la.scan
 //===----------------------------------------------------------------------===//
 
-def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
+def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Associative prefix scan along one dimension";
   let description = [{
     Computes running combinations along dimension `dim`: `inclusive` gives `y_t = x_0 ⊕ ... ⊕ x_t`,
@@ -173,6 +196,15 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]
     `along` $dim $kind (`reverse` $reverse^)? (`window` `(` $window^ `)`)? (`acc` `(` $acc^ `)`)?
     attr-dict `:` type($inputs) `->` type($results) ($body^)?
   }];
+  let builders = [
+    // An inclusive forward scan with a named combiner over one input, optionally from an initial state.
+    OpBuilder<(ins "Type":$result, "Combiner":$combiner, "Value":$input, "int64_t":$dim,
+                   CArg<"Value", "{}">:$init, CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, TypeRange{result}, CombinerAttr::get($_builder.getContext(), combiner),
+            ValueRange{input}, init ? ValueRange{init} : ValueRange{}, dim, ScanKind::inclusive,
+            /*reverse=*/false, IntegerAttr(), acc);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
@@ -186,7 +218,8 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments]
 // la.normalize
 //===----------------------------------------------------------------------===//
 
-def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
+def LA_NormalizeOp : LA_Op<"normalize", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Sum-normalisation or softmax along one dimension";
   let description = [{
     `sum`: `y = x / (Σ_dim x + eps)`; with `by %d` the denominator is given (shape of `x` without `dim`)
@@ -210,6 +243,14 @@ def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
     $kind $input (`by` $denominator^)? `along` custom<DimAndEps>($dim, $eps) (`acc` `(` $acc^ `)`)?
     attr-dict `:` type($input) (`,` type($denominator)^)? `->` type($result)
   }];
+  let builders = [
+    // The default eps and accumulation; `denominator` may be null.
+    OpBuilder<(ins "Type":$result, "NormalizeKind":$kind, "Value":$input, "Value":$denominator,
+                   "int64_t":$dim), [{
+      build($_builder, $_state, result, kind, input, denominator, static_cast<uint64_t>(dim), FloatAttr(),
+            TypeAttr());
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The eps added to the denominator: the attribute, or the SPEC default 1e-6 for `sum`, 0 for softmax.
@@ -221,7 +262,8 @@ def LA_NormalizeOp : LA_Op<"normalize", [Pure]> {
 // la.contract
 //===----------------------------------------------------------------------===//
 
-def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
+def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Einsum-like contraction of two or three tensors, optionally masked";
   let description = [{
     Sums the product of the inputs over every subscript letter absent from the result. The mask (see
@@ -242,20 +284,38 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
         : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$subscripts,
+  let arguments = (ins LA_SubscriptsAttr:$subscripts,
                        Variadic<LA_Tensor>:$inputs,
                        OptionalAttr<LA_MaskAttr>:$mask,
                        Optional<LA_Tensor>:$gate,
                        OptionalAttr<TypeAttr>:$acc);
   let results = (outs LA_Tensor:$result);
   let assemblyFormat = [{
-    $subscripts $inputs (`mask` custom<Mask>($mask)^)? (`gate` `(` $gate^ `:` type($gate) `)`)?
+    custom<Subscripts>($subscripts) $inputs (`mask` custom<Mask>($mask)^)? (`gate` `(` $gate^ `:` type($gate) `)`)?
     (`acc` `(` $acc^ `)`)? attr-dict `:` type($inputs) `->` type($result)
   }];
+  // Builders for C++ rewrites: no mask, or a mask that needs no gate; a decay mask with its gate takes the
+  // generated builder with every operand.
+  let builders = [
+    OpBuilder<(ins "Type":$result, "SubscriptsAttr":$subscripts, "ValueRange":$inputs,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, result, subscripts, inputs, MaskAttr(), Value(), acc);
+    }]>,
+    OpBuilder<(ins "Type":$result, "SubscriptsAttr":$subscripts, "ValueRange":$inputs, "MaskAttr":$mask,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      build($_builder, $_state, result, subscripts, inputs, mask, Value(), acc);
+    }]>,
+    // From the text form, for host programs that write kernels in C++ ("bhmd,bhme->bhde"); a malformed
+    // string is reported at the op's location and leaves the op invalid.
+    OpBuilder<(ins "Type":$result, "StringRef":$subscripts, "ValueRange":$inputs,
+                   CArg<"TypeAttr", "{}">:$acc), [{
+      SubscriptsAttr parsed = SubscriptsAttr::parseText($_builder.getContext(), subscripts,
+                                                        [&] { return ::mlir::emitError($_state.location); });
+      build($_builder, $_state, result, parsed, inputs, MaskAttr(), Value(), acc);
+    }]>
+  ];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The parsed subscripts of a verified op.
-    ::mlir::la::Subscripts getParsedSubscripts();
     /// The letters indexing the decay gate of a verified op with a decay mask: batch letters, the mask row,
     /// and the contracted letter when the gate has a feature dimension.
     std::string getDecayGateLetters();
@@ -266,7 +326,8 @@ def LA_ContractOp : LA_Op<"contract", [Pure, AttrSizedOperandSegments]> {
 // la.gate
 //===----------------------------------------------------------------------===//
 
-def LA_GateOp : LA_Op<"gate", [Pure]> {
+def LA_GateOp : LA_Op<"gate", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Gated combine: f(gate) ⊙ (x_1 + ... + x_k)";
   let description = [{
     Scales the sum of one or more branches by `f(gate)`, `f` ∈ {`identity`, `sigmoid`, `silu`}. Branches
@@ -290,7 +351,8 @@ def LA_GateOp : LA_Op<"gate", [Pure]> {
 // la.size
 //===----------------------------------------------------------------------===//
 
-def LA_SizeOp : LA_Op<"size", [Pure]> {
+def LA_SizeOp : LA_Op<"size", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Size of a dimension as a rank-0 floating-point tensor";
   let description = [{
     Kernels that scale by a sequence length (Flow-Attention's `N/M`, FLASH's `1/N`) take it from here so
@@ -311,7 +373,8 @@ def LA_SizeOp : LA_Op<"size", [Pure]> {
 // la.window
 //===----------------------------------------------------------------------===//
 
-def LA_WindowOp : LA_Op<"window", [Pure]> {
+def LA_WindowOp : LA_Op<"window", [Pure,
+    DeclareOpInterfaceMethods<InferShapedTypeOpInterface, ["inferReturnTypeComponents"]>]> {
   let summary = "Centred, zero-padded sliding windows along some dimensions (a stride-1 'same' convolution's view)";
   let description = [{
     For each dimension `dims[j]` with odd window size `sizes[j] = 2·p_j + 1`, inserts a window-offset
