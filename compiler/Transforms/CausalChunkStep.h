@@ -2,8 +2,7 @@
 //
 // The chunked form of a causal contraction (SPEC §1): for a chunk of positions, the inter-chunk part reads
 // the state carried from earlier chunks, the intra-chunk part is a C×C masked product, and the state then
-// absorbs the chunk. `la-chunk-scans` builds a loop of these steps for one contraction (rewrite 2); the
-// causal sweep (ChunkCausalSweep.cpp) places the step of every causal contraction of a kernel in one loop.
+// absorbs the chunk. `la-chunk-scans` builds a loop of these steps for one contraction (rewrite 2).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_TRANSFORMS_CAUSALCHUNKSTEP_H

@@ -23,14 +23,6 @@ Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindo
   return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes, strides);
 }
 
-Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
-                   int64_t size) {
-  SmallVector<DimWindow> windows;
-  for (int64_t d : dims)
-    windows.push_back({d, {start, size}});
-  return extractWindows(b, loc, source, windows);
-}
-
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start) {
   auto size = cast<RankedTensorType>(chunk.getType()).getDimSize(dim);
   return insertWindows(b, loc, chunk, dest, {DimWindow{dim, {start, size}}});

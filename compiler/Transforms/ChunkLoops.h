@@ -30,10 +30,6 @@ struct DimWindow {
 Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows,
                      RankedTensorType resultType = {});
 
-/// `source` restricted to positions [start, start + size) along each of `dims` (full extent elsewhere).
-Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
-                   int64_t size);
-
 /// `chunk` written into `dest` from position `start` along `dim`.
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start);
 

@@ -11,7 +11,6 @@
 #include "Transforms/CausalChunkStep.h"
 #include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkBlockContractions.h"
-#include "Transforms/ChunkCausalSweep.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
 #include "Transforms/ChunkScanReaders.h"
@@ -158,10 +157,6 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     folds.add<FoldScanIntoCausalContract>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(folds))))
       return signalPassFailure();
-    // A kernel that is causal throughout becomes one loop over chunks; the rewrites below then find
-    // nothing longer than a chunk.
-    if (causalSweep)
-      sweepCausalKernel(getOperation(), chunkSize);
     // Chunking runs once over the ops present now, so the per-chunk contractions it creates (which are
     // no longer than a chunk anyway) are never revisited.
     RewritePatternSet chunking(&getContext());

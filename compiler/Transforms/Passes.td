@@ -222,12 +222,6 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
        read by the chunk's dot while it is in cache; the `[.., N, D]` prefix sum is never built
        (ChunkScanReaders.cpp).
 
-    With `causal-sweep` (off by default: not yet faster, see docs/BENCHMARKS.md, session 9), rewrite 1 is
-    followed by rewrite 0: a kernel whose every op reading the sequence is causal (pointwise along it, an
-    inclusive `add` scan along it, a `tril` contraction) becomes one loop over chunks computing every op on
-    the chunk's positions, carrying only the scans' running sums and the contractions' states
-    (ChunkCausalSweep.cpp). A kernel with any other reader of the sequence is left to rewrites 2-6.
-
     Chunk operands that are single-use or single-arithmetic-op maps (`v·comp`, `q + eps`) are recomputed
     on the chunk instead of being materialised over the whole sequence.
 
@@ -241,9 +235,7 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     // N = 16384, same cold compile (0.27 s); at 16 the kernel is no faster than at 32 and the compile
     // grows to 0.38 s (LLVM unrolls the loops), and at 128 Flow causal is 7% slower.
     Option<"scanChunkSize", "scan-chunk-size", "int64_t", /*default=*/"32",
-           "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">,
-    Option<"causalSweep", "causal-sweep", "bool", /*default=*/"false",
-           "Evaluate a kernel that is causal throughout as one loop over chunks (rewrite 0)">
+           "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect"];
@@ -264,6 +256,12 @@ def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
     On Flow-Attention this turns about a dozen loops over `[N, D]` operands into the sweeps of SPEC.md §6:
     Σq and Σk with the feature maps; the flows I, O with Σk·b and Σq·a; the competition with kᵀ(v·comp);
     the read-out q·(kᵀv) with the conserved flow and the gate.
+
+    Off by default; a tunable (`group-sweeps` in compiler/Pipelines/PipelineOptions.def) because it is
+    faster only where one slice's operands outgrow L2: 13–15% faster on the non-causal kernels at
+    N = 16384 (Flow 40.4 → 35.1 ms, linear 36.2 → 30.9 ms), neutral to 5% slower at N = 4096 and 4–5%
+    slower on the causal ones, whose sweeps outside the chunk loops only add per-tile overhead
+    (docs/BENCHMARKS.md, session 4).
   }];
   let options = [
     Option<"sweepTile", "sweep-tile", "int64_t", /*default=*/"64", "Rows of the sequence per sweep step">
