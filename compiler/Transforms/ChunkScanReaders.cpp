@@ -27,9 +27,7 @@ namespace {
 
 /// A plain inclusive running sum of one tensor along `dim`, read by nothing else.
 bool isFusablePrefixSum(ScanOp scan, int64_t dim) {
-  return scan && scan.getCombiner() == Combiner::add && scan.getKind() == ScanKind::inclusive &&
-         !scan.getReverse() && !scan.getWindow() && scan.getInit().empty() && scan.getInputs().size() == 1 &&
-         scan.getDimAttr().getInt() == dim && scan->hasOneUse() &&
+  return scan && scan.isInclusivePrefixSum() && scan.getDimAttr().getInt() == dim && scan->hasOneUse() &&
          cast<RankedTensorType>(scan.getInputs()[0].getType()).hasStaticShape();
 }
 

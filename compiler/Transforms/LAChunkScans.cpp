@@ -47,8 +47,7 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     if (op.getMaskAttr() || op.getInputs().size() != 2)
       return failure();
     auto scan = op.getInputs()[1].getDefiningOp<ScanOp>();
-    if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive ||
-        scan.getReverse() || scan.getWindow() || !scan.getInit().empty() || !scan->hasOneUse())
+    if (!scan || !scan.isInclusivePrefixSum() || !scan->hasOneUse())
       return failure();
     Subscripts s = op.getParsedSubscripts();
     const std::string &qTerm = s.inputs[0], &sTerm = s.inputs[1];
