@@ -198,16 +198,12 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
 
     1. A contraction that reads an inclusive `add` scan along the sequence of an outer product,
        `contract "bnd,bnde->bne" (q, scan(contract "bnd,bne->bnde" (k, v)))`, is the causal product
-       `contract "bnd,bmd,bme->bne" (q, k, v) mask tril(n, m)`; likewise `contract "bnd,bnd->bn"
-       (q, scan(k))` becomes `contract "bnd,bmd->bn" (q, k) mask tril(n, m)`. The `[.., N, D, Dv]` scan
-       disappears.
+       `contract "bnd,bmd,bme->bne" (q, k, v) mask tril(n, m)`. The `[.., N, D, Dv]` scan disappears.
     2. A `tril(n, m)`-masked contraction of that shape with a static sequence longer than `chunk-size`
-       becomes an `scf.for` over chunks carrying the state `S = Σ_{m in earlier chunks} k_m ⊗ v_m`
-       (`[.., D, Dv]`, or `[.., D]` for the two-input form). With values, each chunk adds `q_c S`
-       (inter-chunk) and `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two contractions of C×C), then updates `S`:
-       cost O(N·C·(D + Dv) + N·D·Dv). Without values, each chunk dots `q_c` with the in-chunk prefix sum of
-       `k_c` seeded with `S` (an `la.scan ... init(S)`): cost O(N·D). A last partial chunk is emitted
-       separately so every shape stays static. Memory O(C·(D + Dv) + D·Dv).
+       becomes an `scf.for` over chunks carrying the `[.., D, Dv]` state `S = Σ_{m in earlier chunks}
+       k_m ⊗ v_m`. Each chunk adds `q_c S` (inter-chunk) and `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two
+       contractions of C×C), then updates `S`: cost O(N·C·(D + Dv) + N·D·Dv). A last partial chunk is
+       emitted separately so every shape stays static. Memory O(C·(D + Dv) + D·Dv).
     3. A `decay`-gated scan of outer products read by a contraction (retention, GLA) becomes SPEC §5's
        chunked form with the scan's `init` as the first state (ChunkDecayScans.cpp).
     4. A contraction with a `block`/`causal_block` mask over a contracted position (FLASH) is evaluated
@@ -216,11 +212,12 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     5. A contraction with a `band(n, m, w)` mask over a contracted position m (AFT-local) is evaluated in
        blocks of `chunk-size` rows, each reading the `chunk-size + 2(w − 1)` columns its band reaches under a
        shifted mask `band(n, m, w, offset = ..)`: O(N·(C + 2w)) instead of O(N·M) (ChunkBandContractions.cpp).
-    6. A row-wise dot product that reads an elementwise map of an inclusive `add` scan,
-       `contract "bnd,bnd->bn" (x, f(scan(y)))` (Flow-Attention's causal normalisers, `f = + eps`), becomes
-       a loop over chunks carrying the `[.., D]` running sum: each chunk's prefix sum is seeded with it and
-       read by the chunk's dot while it is in cache; the `[.., N, D]` prefix sum is never built
-       (ChunkScanReaders.cpp).
+    6. A row-wise dot product that reads an inclusive `add` scan, directly or through an elementwise map,
+       `contract "bnd,bnd->bn" (x, f(scan(y)))` (every causal normaliser: linear attention's `q·Σk`,
+       Flow-Attention's with `f = + eps`), becomes a loop over chunks of `scan-chunk-size` carrying the
+       `[.., D]` running sum: each chunk's prefix sum is seeded with it and read by the chunk's dot while
+       it is in cache, O(N·D); the `[.., N, D]` prefix sum is never built (ChunkScanReaders.cpp). This is
+       the one chunked form of a normaliser: rewrites 1 and 2 take only the form with values.
 
     Chunk operands that are single-use or single-arithmetic-op maps (`v·comp`, `q + eps`) are recomputed
     on the chunk instead of being materialised over the whole sequence.
