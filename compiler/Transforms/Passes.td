@@ -61,13 +61,14 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
     upstream `linalg-fuse-elementwise-ops`, a producer with several consumers is fused into each of them
     (recomputed) when its body is cheap, so `q + eps` is never materialised.
 
-    Cost is a weighted op count: an exp, log or tanh counts 8, a division or square root 4, anything else
-    1. A producer is recomputed in every consumer when it costs at most `max-recompute-cost`; costlier
-    ones with several consumers are materialised once (`sigmoid(q)`, cost 14, is read by six sweeps:
-    recomputing it cost 20% more time than reading it back, measured on Flow-Attention at N=4096). A
-    producer that does not vary along the consumer's innermost loop is fused only when it costs at most 2:
-    that loop is the vector lane loop (and in a register block the lanes and rows are broadcast), so
-    anything costlier would be evaluated once per lane or per block.
+    Cost is the weighted op count of RecomputeCost.h, the model the chunking rewrites use too: an exp, log
+    or tanh counts 8, a division or square root 4, a constant 0, anything else 1. A producer is recomputed
+    in every consumer when it costs at most `max-recompute-cost`; costlier ones with several consumers are
+    materialised once (`sigmoid(q)`, cost 14, is read by six sweeps: recomputing it cost 20% more time than
+    reading it back, measured on Flow-Attention at N=4096). A producer that does not vary along the
+    consumer's innermost loop is fused only when it is cheap (at most `kCheapRecomputeCost`, 2): that loop
+    is the vector lane loop (and in a register block the lanes and rows are broadcast), so anything
+    costlier would be evaluated once per lane or per block.
 
     An elementwise `x + r`, where `r` is a reduction started from a zero fill that nothing else reads and
     `x` is defined before it, becomes `r` started from `x`: a chunked causal contraction's state update
@@ -219,8 +220,9 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
        it is in cache, O(N·D); the `[.., N, D]` prefix sum is never built (ChunkScanReaders.cpp). This is
        the one chunked form of a normaliser: rewrites 1 and 2 take only the form with values.
 
-    Chunk operands that are single-use or single-arithmetic-op maps (`v·comp`, `q + eps`) are recomputed
-    on the chunk instead of being materialised over the whole sequence.
+    Chunk operands that are single-use or cheap maps (`v·comp`, `q + eps`: at most `kCheapRecomputeCost`
+    in RecomputeCost.h's model) are recomputed on the chunk instead of being materialised over the whole
+    sequence.
 
     The batch letters (shared by every operand) stay in front; other layouts are left alone.
   }];

@@ -349,3 +349,24 @@ func.func @outer_product_scan_mapped_values(%q: tensor<1x8x3xf32>, %k: tensor<1x
   %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x8x3xf32>, tensor<1x8x3x2xf32> -> tensor<1x8x2xf32>
   return %o : tensor<1x8x2xf32>
 }
+
+// -----
+
+// A shared map is recomputed on each chunk when it is cheap by RecomputeCost.h's measure, the one
+// la-fuse-elementwise uses: `clamp` (two compares, cost 2) is, `exp` (cost 8) is sliced out of the tensor
+// that its other reader makes materialised anyway.
+// CHECK-LABEL: func.func @shared_map_cost
+// CHECK: scf.for
+// CHECK:   %[[KE:.*]] = tensor.extract_slice %0[0, %{{.*}}, 0] [1, 4, 3]
+// CHECK:   la.scan add %[[KE]]
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0] [1, 4, 3]
+// CHECK:   la.map clamp(-1.0, 1.0) %[[Q]] : tensor<1x4x3xf32>
+// CHECK-NOT: la.map exp {{.*}} : tensor<1x4x3xf32>
+func.func @shared_map_cost(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>)
+    -> (tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>) {
+  %ke = la.map exp %k : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %qc = la.map clamp(-1.0, 1.0) %q : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %z = la.scan add %ke along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %d = la.contract "bnd,bnd->bn" %qc, %z : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  return %d, %qc, %ke : tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>
+}
