@@ -44,8 +44,7 @@ static RankedTensorType causalStateType(ContractOp op, const CausalLayout &layou
 
 Value buildZeroCausalState(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout) {
   RankedTensorType type = causalStateType(op, layout);
-  return arith::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  return arith::ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
 }
 
 static Value addMap(OpBuilder &b, Location loc, Type type, Value x, Value y) {
@@ -79,8 +78,8 @@ Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLa
   MaskAttr tril = MaskAttr::get(op.getContext(), MaskKind::tril, l.n, l.m, 0);
   Value scores = ContractOp::create(b, loc, shaped({size, size}), bn + l.d + "," + bm + l.d + "->" + bn + l.m,
                                     ValueRange{qc, kc}, tril, Value(), acc);
-  Value intra = ContractOp::create(b, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm,
-                                   ValueRange{scores, vc}, MaskAttr(), Value(), acc);
+  Value intra = ContractOp::create(b, loc, outType, bn + l.m + "," + bm + l.e + "->" + outTerm, ValueRange{scores, vc},
+                                   MaskAttr(), Value(), acc);
   return addMap(b, loc, outType, inter, intra);
 }
 

@@ -38,8 +38,8 @@ Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLa
                        Value vc, Value state, int64_t size);
 
 /// The state after the chunk: S + k_cᵀ v_c.
-Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout, Value kc,
-                             Value vc, Value state);
+Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout, Value kc, Value vc,
+                             Value state);
 
 } // namespace mlir::la
 

@@ -52,8 +52,7 @@ std::optional<ScanRead> matchScanRead(Value operand, int64_t dim) {
       continue;
     // The scan must be read element for element (not broadcast) and only once by the map.
     if (found || static_cast<int64_t>(toResult.size()) != cast<RankedTensorType>(map.getType()).getRank() ||
-        !llvm::equal(toResult, llvm::seq<int64_t>(0, toResult.size())) ||
-        llvm::count(map.getInputs(), input) != 1)
+        !llvm::equal(toResult, llvm::seq<int64_t>(0, toResult.size())) || llvm::count(map.getInputs(), input) != 1)
       return std::nullopt;
     found = ScanRead{scan, map};
   }
@@ -72,8 +71,7 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
     if (term.size() < 2 || s.inputs[1] != term || s.result != term.substr(0, term.size() - 1))
       return rewriter.notifyMatchFailure(op, "not a row-wise dot product \"Bnd,Bnd->Bn\"");
     auto resultType = op.getResult().getType();
-    if (!resultType.hasStaticShape() ||
-        !cast<RankedTensorType>(op.getInputs()[0].getType()).hasStaticShape())
+    if (!resultType.hasStaticShape() || !cast<RankedTensorType>(op.getInputs()[0].getType()).hasStaticShape())
       return failure();
     int64_t dim = term.size() - 2;
     int64_t length = resultType.getDimSize(dim);

@@ -7,13 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/Passes.h"
 #include "Transforms/CausalChunkStep.h"
 #include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
 #include "Transforms/ChunkScanReaders.h"
+#include "Transforms/Passes.h"
 #include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"

@@ -24,7 +24,8 @@ Value ProducerSlicer::slice(Value value, ArrayRef<DimWindow> windows) {
     return value;
   Operation *producer = value.getDefiningOp();
   if (auto map = dyn_cast_or_null<MapOp>(producer);
-      map && !mapUsesIndex(map) && (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && recomputeCost(map) <= kCheapRecomputeCost)))
+      map && !mapUsesIndex(map) &&
+      (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && recomputeCost(map) <= kCheapRecomputeCost)))
     return sliceMap(map, windows);
   if (auto contract = dyn_cast_or_null<ContractOp>(producer))
     if (Value sliced = sliceBlockContract(contract, windows))
