@@ -2,8 +2,7 @@
 //
 // The chunked form of a causal contraction (SPEC §1): for a chunk of positions, the inter-chunk part reads
 // the state carried from earlier chunks, the intra-chunk part is a C×C masked product, and the state then
-// absorbs the chunk. `la-chunk-scans` builds a loop of these steps for one contraction (rewrite 2); the
-// causal sweep (ChunkCausalSweep.cpp) places the step of every causal contraction of a kernel in one loop.
+// absorbs the chunk. `la-chunk-scans` builds a loop of these steps for one contraction (rewrite 2).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_TRANSFORMS_CAUSALCHUNKSTEP_H
@@ -21,26 +20,26 @@ namespace mlir::la {
 /// query position n (or key position m), then the feature letter d (contracted) or e (value).
 struct CausalLayout {
   std::string batch;
-  char n = 0, m = 0, d = 0, e = 0; // e == 0 for the two-input (normaliser) form.
+  char n = 0, m = 0, d = 0, e = 0;
 };
 
-/// Matches "Bnd,Bmd,Bme->Bne" or "Bnd,Bmd->Bn" with mask tril(n, m), or "Bnd,Bmd,Bme->Bne" with mask
-/// prior_block(n, m, c) (FLASH's causal linear part: only chunks before n's).
+/// Matches "Bnd,Bmd,Bme->Bne" with mask tril(n, m) or prior_block(n, m, c) (FLASH's causal linear part:
+/// only chunks before n's). The normaliser form "Bnd,Bmd->Bn" is not matched: a normaliser is chunked as
+/// a dot with a prefix sum (ChunkScanReaders.cpp).
 std::optional<CausalLayout> matchCausalContract(ContractOp op);
 
-/// The zero state of `op`'s chunked form: [B.., D, Dv] with values, [B.., D] without.
+/// The zero state of `op`'s chunked form: [B.., D, Dv].
 Value buildZeroCausalState(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout);
 
 /// The chunk of `size` positions of `op` (tril or prior_block, see matchCausalContract), from its operands
-/// restricted to the chunk (`vc` null without values) and the state of the earlier chunks. With values:
-/// q_c·S plus tril(q_c k_cᵀ)·v_c (q_c·S alone for prior_block); without: q_c dotted with the in-chunk
-/// prefix sum of k_c seeded with S, O(C·D) where tril(q_c k_cᵀ) summed over s would be O(C²·D).
+/// restricted to the chunk and the state of the earlier chunks: q_c·S plus tril(q_c k_cᵀ)·v_c (q_c·S
+/// alone for prior_block).
 Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout, Value qc, Value kc,
                        Value vc, Value state, int64_t size);
 
-/// The state after the chunk: S + k_cᵀ v_c, or S + Σ k_c without values.
-Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout, Value kc,
-                             Value vc, Value state);
+/// The state after the chunk: S + k_cᵀ v_c.
+Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout, Value kc, Value vc,
+                             Value state);
 
 } // namespace mlir::la
 

@@ -11,7 +11,8 @@ namespace mlir::la {
 Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows,
                      RankedTensorType resultType) {
   auto type = cast<RankedTensorType>(source.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+      strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t s : type.getShape())
     sizes.push_back(b.getIndexAttr(s));
   for (const DimWindow &w : windows) {
@@ -23,14 +24,6 @@ Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindo
   return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes, strides);
 }
 
-Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
-                   int64_t size) {
-  SmallVector<DimWindow> windows;
-  for (int64_t d : dims)
-    windows.push_back({d, {start, size}});
-  return extractWindows(b, loc, source, windows);
-}
-
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start) {
   auto size = cast<RankedTensorType>(chunk.getType()).getDimSize(dim);
   return insertWindows(b, loc, chunk, dest, {DimWindow{dim, {start, size}}});
@@ -40,7 +33,8 @@ Value insertWindows(OpBuilder &b, Location loc, Value chunk, Value dest, ArrayRe
   if (windows.empty())
     return chunk;
   auto type = cast<RankedTensorType>(chunk.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes, strides(type.getRank(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+      strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t s : type.getShape())
     sizes.push_back(b.getIndexAttr(s));
   for (const DimWindow &w : windows)
@@ -68,9 +62,8 @@ SmallVector<Value> buildChunkLoop(OpBuilder &b, Location loc, int64_t length, in
 }
 
 /// The loops of `buildBatchLoops` from dimension `dim` on; `index` holds the windows of the outer ones.
-static SmallVector<Value> buildBatchLoopsFrom(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape,
-                                              int64_t dim, SmallVectorImpl<DimWindow> &index, ValueRange carried,
-                                              BatchBodyFn body) {
+static SmallVector<Value> buildBatchLoopsFrom(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape, int64_t dim,
+                                              SmallVectorImpl<DimWindow> &index, ValueRange carried, BatchBodyFn body) {
   if (dim == static_cast<int64_t>(batchShape.size()))
     return body(b, index, carried);
   if (batchShape[dim] == 1)
@@ -78,14 +71,13 @@ static SmallVector<Value> buildBatchLoopsFrom(OpBuilder &b, Location loc, ArrayR
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value end = arith::ConstantIndexOp::create(b, loc, batchShape[dim]);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = scf::ForOp::create(b, loc, zero, end, one, carried,
-                                 [&](OpBuilder &nested, Location, Value position, ValueRange iterArgs) {
-                                   index.push_back({dim, {position, 1}});
-                                   SmallVector<Value> next =
-                                       buildBatchLoopsFrom(nested, loc, batchShape, dim + 1, index, iterArgs, body);
-                                   index.pop_back();
-                                   scf::YieldOp::create(nested, loc, next);
-                                 });
+  auto loop = scf::ForOp::create(
+      b, loc, zero, end, one, carried, [&](OpBuilder &nested, Location, Value position, ValueRange iterArgs) {
+        index.push_back({dim, {position, 1}});
+        SmallVector<Value> next = buildBatchLoopsFrom(nested, loc, batchShape, dim + 1, index, iterArgs, body);
+        index.pop_back();
+        scf::YieldOp::create(nested, loc, next);
+      });
   return SmallVector<Value>(loop.getResults());
 }
 

@@ -1,15 +1,16 @@
 //===- ChunkLoops.h - loops over chunks of a sequence -----------*- C++ -*-===//
 //
-// The three chunking rewrites of `la-chunk-scans` (causal contractions, decay scans, block-diagonal
-// contractions) share the same skeleton: slice every operand to a window of the sequence, compute the chunk,
-// write its rows back, and run that over full chunks in an `scf.for` followed by one static partial chunk.
+// The chunking rewrites of `la-chunk-scans` (causal contractions, decay scans, block-diagonal and banded
+// contractions, prefix sums read by a dot) share the same skeleton: slice every operand to a window of the
+// sequence, compute the chunk, write its rows back, and run that over full chunks in an `scf.for` followed
+// by one static partial chunk.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_TRANSFORMS_CHUNKLOOPS_H
 #define LA_TRANSFORMS_CHUNKLOOPS_H
 
-#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::la {
 
@@ -29,10 +30,6 @@ struct DimWindow {
 /// rank drops unit dimensions (a window of one position).
 Value extractWindows(OpBuilder &b, Location loc, Value source, ArrayRef<DimWindow> windows,
                      RankedTensorType resultType = {});
-
-/// `source` restricted to positions [start, start + size) along each of `dims` (full extent elsewhere).
-Value extractChunk(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> dims, OpFoldResult start,
-                   int64_t size);
 
 /// `chunk` written into `dest` from position `start` along `dim`.
 Value insertChunk(OpBuilder &b, Location loc, Value chunk, Value dest, int64_t dim, OpFoldResult start);
@@ -54,8 +51,7 @@ SmallVector<Value> buildChunkLoop(OpBuilder &b, Location loc, int64_t length, in
 /// Builds the computation of one index of the leading dimensions, given as a window of one position along
 /// each dimension that has more than one (none for unit dimensions), and the values carried from the
 /// previous index; returns the values carried to the next one.
-using BatchBodyFn =
-    function_ref<SmallVector<Value>(OpBuilder &b, ArrayRef<DimWindow> index, ValueRange carried)>;
+using BatchBodyFn = function_ref<SmallVector<Value>(OpBuilder &b, ArrayRef<DimWindow> index, ValueRange carried)>;
 
 /// Runs `body` once per index of leading dimensions of sizes `batchShape`: nested `scf.for`s over the
 /// dimensions longer than one, carrying `init` (no loop at all when every size is 1). Returns the values

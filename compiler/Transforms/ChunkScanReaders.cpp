@@ -27,9 +27,7 @@ namespace {
 
 /// A plain inclusive running sum of one tensor along `dim`, read by nothing else.
 bool isFusablePrefixSum(ScanOp scan, int64_t dim) {
-  return scan && scan.getCombiner() == Combiner::add && scan.getKind() == ScanKind::inclusive &&
-         !scan.getReverse() && !scan.getWindow() && scan.getInit().empty() && scan.getInputs().size() == 1 &&
-         scan.getDimAttr().getInt() == dim && scan->hasOneUse() &&
+  return scan && scan.isInclusivePrefixSum() && scan.getDimAttr().getInt() == dim && scan->hasOneUse() &&
          cast<RankedTensorType>(scan.getInputs()[0].getType()).hasStaticShape();
 }
 
@@ -54,8 +52,7 @@ std::optional<ScanRead> matchScanRead(Value operand, int64_t dim) {
       continue;
     // The scan must be read element for element (not broadcast) and only once by the map.
     if (found || static_cast<int64_t>(toResult.size()) != cast<RankedTensorType>(map.getType()).getRank() ||
-        !llvm::equal(toResult, llvm::seq<int64_t>(0, toResult.size())) ||
-        llvm::count(map.getInputs(), input) != 1)
+        !llvm::equal(toResult, llvm::seq<int64_t>(0, toResult.size())) || llvm::count(map.getInputs(), input) != 1)
       return std::nullopt;
     found = ScanRead{scan, map};
   }
@@ -74,8 +71,7 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
     if (term.size() < 2 || s.getInput(1) != term || s.getResult() != term.drop_back())
       return rewriter.notifyMatchFailure(op, "not a row-wise dot product \"Bnd,Bnd->Bn\"");
     auto resultType = op.getResult().getType();
-    if (!resultType.hasStaticShape() ||
-        !cast<RankedTensorType>(op.getInputs()[0].getType()).hasStaticShape())
+    if (!resultType.hasStaticShape() || !cast<RankedTensorType>(op.getInputs()[0].getType()).hasStaticShape())
       return failure();
     int64_t dim = term.size() - 2;
     int64_t length = resultType.getDimSize(dim);

@@ -7,14 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/Passes.h"
 #include "Transforms/CausalChunkStep.h"
 #include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkBlockContractions.h"
-#include "Transforms/ChunkCausalSweep.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
 #include "Transforms/ChunkScanReaders.h"
+#include "Transforms/Passes.h"
 #include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
@@ -39,8 +38,9 @@ char freshLetter(StringRef used) {
   return 0;
 }
 
-/// contract(q, scan add (outer(k, v)) along n) ⇒ contract(q, k, v) mask tril(n, m); and the vector form
-/// contract(q, scan add (k) along n) ⇒ contract(q, k) mask tril(n, m).
+/// contract(q, scan add (outer(k, v)) along n) ⇒ contract(q, k, v) mask tril(n, m). The vector form
+/// contract(q, scan add (k) along n), a normaliser, is left to ChunkScanReader (rewrite 6), which chunks it
+/// whether or not a map sits between the scan and the dot.
 struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -48,8 +48,7 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     if (op.getMaskAttr() || op.getInputs().size() != 2)
       return failure();
     auto scan = op.getInputs()[1].getDefiningOp<ScanOp>();
-    if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive ||
-        scan.getReverse() || scan.getWindow() || !scan.getInit().empty() || !scan->hasOneUse())
+    if (!scan || !scan.isInclusivePrefixSum() || !scan->hasOneUse())
       return failure();
     SubscriptsAttr s = op.getSubscripts();
     StringRef qTerm = s.getInput(0), sTerm = s.getInput(1), resultTerm = s.getResult();
@@ -67,18 +66,10 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     if (!m)
       return failure();
     std::string ms = batch + m;
-    Value input = scan.getInputs()[0];
     MaskAttr tril = MaskAttr::get(getContext(), MaskKind::tril, n, m, 0);
 
-    // Vector form: the scanned tensor is k itself, "Bnd".
-    if (sTerm == batch + n + d && resultTerm == batch + n) {
-      rewriter.replaceOpWithNewOp<ContractOp>(
-          op, op.getType(), SubscriptsAttr::getFromTerms(getContext(), {qTerm.str(), ms + d}, resultTerm),
-          ValueRange{op.getInputs()[0], input}, tril, op.getAccAttr());
-      return success();
-    }
-    // Outer-product form: the scanned tensor is contract "Bnd,Bne->Bnde" (k, v).
-    auto outer = input.getDefiningOp<ContractOp>();
+    // The scanned tensor is contract "Bnd,Bne->Bnde" (k, v).
+    auto outer = scan.getInputs()[0].getDefiningOp<ContractOp>();
     if (!outer || outer.getMaskAttr() || outer.getInputs().size() != 2 || sTerm.size() != batch.size() + 3)
       return failure();
     char e = sTerm.back();
@@ -118,7 +109,6 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       return failure();
 
     Location loc = op.getLoc();
-    bool withValues = layout->e != 0;
     Value state = buildZeroCausalState(rewriter, loc, op, *layout);
     Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
 
@@ -131,7 +121,7 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
       auto slice = [&](Value source) { return slicer.slice(source, {{nb, {start, size}}}); };
       Value qc = slice(op.getInputs()[0]);
       Value kc = slice(op.getInputs()[1]);
-      Value vc = withValues ? slice(op.getInputs()[2]) : Value();
+      Value vc = slice(op.getInputs()[2]);
       Value sum = buildCausalChunk(bld, loc, op, *layout, qc, kc, vc, carried[0], size);
       Value updated = insertChunk(bld, loc, sum, carried[1], nb, start);
       return {buildCausalStateUpdate(bld, loc, op, *layout, kc, vc, carried[0]), updated};
@@ -158,10 +148,6 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     folds.add<FoldScanIntoCausalContract>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(folds))))
       return signalPassFailure();
-    // A kernel that is causal throughout becomes one loop over chunks; the rewrites below then find
-    // nothing longer than a chunk.
-    if (causalSweep)
-      sweepCausalKernel(getOperation(), chunkSize);
     // Chunking runs once over the ops present now, so the per-chunk contractions it creates (which are
     // no longer than a chunk anyway) are never revisited.
     RewritePatternSet chunking(&getContext());

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
+#include "Transforms/RecomputeCost.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
@@ -19,25 +20,6 @@ namespace mlir::la {
 #include "Transforms/Passes.h.inc"
 
 namespace {
-
-/// Largest producer cost recomputed on a value broadcast along the consumer's innermost loop: an add or
-/// multiply, not an exp and not a division.
-constexpr int64_t kBroadcastRecomputeCost = 2;
-
-/// Weighted op count of a generic's body: what recomputing one element costs, in simple-op units.
-int64_t estimateRecomputeCost(linalg::GenericOp op) {
-  int64_t cost = 0;
-  for (Operation &inner : op.getBody()->without_terminator()) {
-    if (isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp, math::Log1pOp, math::Log2Op, math::TanhOp,
-            math::ErfOp, math::PowFOp, math::SinOp, math::CosOp, math::AtanOp, math::Atan2Op>(inner))
-      cost += 8;
-    else if (isa<arith::DivFOp, arith::RemFOp, math::SqrtOp, math::RsqrtOp>(inner))
-      cost += 4;
-    else
-      cost += 1;
-  }
-  return cost;
-}
 
 /// `x + R` where R is a reduction generic that starts from zero and has no other use ⇒ R started from x.
 /// The state update of a chunked causal contraction, `S + k_cᵀ v_c`, then accumulates into S's buffer
@@ -93,14 +75,14 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
       auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
       if (!producer)
         return false;
-      int64_t cost = estimateRecomputeCost(producer);
+      int64_t cost = recomputeCost(*producer.getBody());
       // A producer that does not vary along the consumer's innermost loop is evaluated once per vector
       // lane there (16x the work with AVX-512), or once per block in a register-tiled contraction.
       auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
       AffineMap map = consumer.getMatchingIndexingMap(fused);
       unsigned innermost = consumer.getNumLoops() - 1;
       bool variesInnermost = consumer.getNumLoops() == 0 || map.isFunctionOfDim(innermost);
-      if (!variesInnermost && cost > kBroadcastRecomputeCost)
+      if (!variesInnermost && cost > kCheapRecomputeCost)
         return false;
       if (producer->hasOneUse())
         return true;

@@ -63,13 +63,14 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
     upstream `linalg-fuse-elementwise-ops`, a producer with several consumers is fused into each of them
     (recomputed) when its body is cheap, so `q + eps` is never materialised.
 
-    Cost is a weighted op count: an exp, log or tanh counts 8, a division or square root 4, anything else
-    1. A producer is recomputed in every consumer when it costs at most `max-recompute-cost`; costlier
-    ones with several consumers are materialised once (`sigmoid(q)`, cost 14, is read by six sweeps:
-    recomputing it cost 20% more time than reading it back, measured on Flow-Attention at N=4096). A
-    producer that does not vary along the consumer's innermost loop is fused only when it costs at most 2:
-    that loop is the vector lane loop (and in a register block the lanes and rows are broadcast), so
-    anything costlier would be evaluated once per lane or per block.
+    Cost is the weighted op count of RecomputeCost.h, the model the chunking rewrites use too: an exp, log
+    or tanh counts 8, a division or square root 4, a constant 0, anything else 1. A producer is recomputed
+    in every consumer when it costs at most `max-recompute-cost`; costlier ones with several consumers are
+    materialised once (`sigmoid(q)`, cost 14, is read by six sweeps: recomputing it cost 20% more time than
+    reading it back, measured on Flow-Attention at N=4096). A producer that does not vary along the
+    consumer's innermost loop is fused only when it is cheap (at most `kCheapRecomputeCost`, 2): that loop
+    is the vector lane loop (and in a register block the lanes and rows are broadcast), so anything
+    costlier would be evaluated once per lane or per block.
 
     An elementwise `x + r`, where `r` is a reduction started from a zero fill that nothing else reads and
     `x` is defined before it, becomes `r` started from `x`: a chunked causal contraction's state update
@@ -113,16 +114,12 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
 
     1. A contraction that reads an inclusive `add` scan along the sequence of an outer product,
        `contract "bnd,bnde->bne" (q, scan(contract "bnd,bne->bnde" (k, v)))`, is the causal product
-       `contract "bnd,bmd,bme->bne" (q, k, v) mask tril(n, m)`; likewise `contract "bnd,bnd->bn"
-       (q, scan(k))` becomes `contract "bnd,bmd->bn" (q, k) mask tril(n, m)`. The `[.., N, D, Dv]` scan
-       disappears.
+       `contract "bnd,bmd,bme->bne" (q, k, v) mask tril(n, m)`. The `[.., N, D, Dv]` scan disappears.
     2. A `tril(n, m)`-masked contraction of that shape with a static sequence longer than `chunk-size`
-       becomes an `scf.for` over chunks carrying the state `S = Σ_{m in earlier chunks} k_m ⊗ v_m`
-       (`[.., D, Dv]`, or `[.., D]` for the two-input form). With values, each chunk adds `q_c S`
-       (inter-chunk) and `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two contractions of C×C), then updates `S`:
-       cost O(N·C·(D + Dv) + N·D·Dv). Without values, each chunk dots `q_c` with the in-chunk prefix sum of
-       `k_c` seeded with `S` (an `la.scan ... init(S)`): cost O(N·D). A last partial chunk is emitted
-       separately so every shape stays static. Memory O(C·(D + Dv) + D·Dv).
+       becomes an `scf.for` over chunks carrying the `[.., D, Dv]` state `S = Σ_{m in earlier chunks}
+       k_m ⊗ v_m`. Each chunk adds `q_c S` (inter-chunk) and `(tril(q_c k_cᵀ)) v_c` (intra-chunk, two
+       contractions of C×C), then updates `S`: cost O(N·C·(D + Dv) + N·D·Dv). A last partial chunk is
+       emitted separately so every shape stays static. Memory O(C·(D + Dv) + D·Dv).
     3. A `decay`-gated scan of outer products read by a contraction (retention, GLA) becomes SPEC §5's
        chunked form with the scan's `init` as the first state (ChunkDecayScans.cpp).
     4. A contraction with a `block`/`causal_block` mask over a contracted position (FLASH) is evaluated
@@ -131,20 +128,16 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     5. A contraction with a `band(n, m, w)` mask over a contracted position m (AFT-local) is evaluated in
        blocks of `chunk-size` rows, each reading the `chunk-size + 2(w − 1)` columns its band reaches under a
        shifted mask `band(n, m, w, offset = ..)`: O(N·(C + 2w)) instead of O(N·M) (ChunkBandContractions.cpp).
-    6. A row-wise dot product that reads an elementwise map of an inclusive `add` scan,
-       `contract "bnd,bnd->bn" (x, f(scan(y)))` (Flow-Attention's causal normalisers, `f = + eps`), becomes
-       a loop over chunks carrying the `[.., D]` running sum: each chunk's prefix sum is seeded with it and
-       read by the chunk's dot while it is in cache; the `[.., N, D]` prefix sum is never built
-       (ChunkScanReaders.cpp).
+    6. A row-wise dot product that reads an inclusive `add` scan, directly or through an elementwise map,
+       `contract "bnd,bnd->bn" (x, f(scan(y)))` (every causal normaliser: linear attention's `q·Σk`,
+       Flow-Attention's with `f = + eps`), becomes a loop over chunks of `scan-chunk-size` carrying the
+       `[.., D]` running sum: each chunk's prefix sum is seeded with it and read by the chunk's dot while
+       it is in cache, O(N·D); the `[.., N, D]` prefix sum is never built (ChunkScanReaders.cpp). This is
+       the one chunked form of a normaliser: rewrites 1 and 2 take only the form with values.
 
-    With `causal-sweep` (off by default: not yet faster, see docs/BENCHMARKS.md, session 9), rewrite 1 is
-    followed by rewrite 0: a kernel whose every op reading the sequence is causal (pointwise along it, an
-    inclusive `add` scan along it, a `tril` contraction) becomes one loop over chunks computing every op on
-    the chunk's positions, carrying only the scans' running sums and the contractions' states
-    (ChunkCausalSweep.cpp). A kernel with any other reader of the sequence is left to rewrites 2-6.
-
-    Chunk operands that are single-use or single-arithmetic-op maps (`v·comp`, `q + eps`) are recomputed
-    on the chunk instead of being materialised over the whole sequence.
+    Chunk operands that are single-use or cheap maps (`v·comp`, `q + eps`: at most `kCheapRecomputeCost`
+    in RecomputeCost.h's model) are recomputed on the chunk instead of being materialised over the whole
+    sequence.
 
     The batch letters (shared by every operand) stay in front; other layouts are left alone.
   }];
@@ -156,9 +149,7 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     // N = 16384, same cold compile (0.27 s); at 16 the kernel is no faster than at 32 and the compile
     // grows to 0.38 s (LLVM unrolls the loops), and at 128 Flow causal is 7% slower.
     Option<"scanChunkSize", "scan-chunk-size", "int64_t", /*default=*/"32",
-           "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">,
-    Option<"causalSweep", "causal-sweep", "bool", /*default=*/"false",
-           "Evaluate a kernel that is causal throughout as one loop over chunks (rewrite 0)">
+           "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect"];
@@ -179,6 +170,12 @@ def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
     On Flow-Attention this turns about a dozen loops over `[N, D]` operands into the sweeps of SPEC.md §6:
     Σq and Σk with the feature maps; the flows I, O with Σk·b and Σq·a; the competition with kᵀ(v·comp);
     the read-out q·(kᵀv) with the conserved flow and the gate.
+
+    Off by default; a tunable (`group-sweeps` in compiler/Pipelines/PipelineOptions.def) because it is
+    faster only where one slice's operands outgrow L2: 13–15% faster on the non-causal kernels at
+    N = 16384 (Flow 40.4 → 35.1 ms, linear 36.2 → 30.9 ms), neutral to 5% slower at N = 4096 and 4–5%
+    slower on the causal ones, whose sweeps outside the chunk loops only add per-tile overhead
+    (docs/BENCHMARKS.md, session 4).
   }];
   let options = [
     Option<"sweepTile", "sweep-tile", "int64_t", /*default=*/"64", "Rows of the sequence per sweep step">

@@ -1,6 +1,7 @@
 //===- ProducerSlicer.cpp - slice a value by recomputing its producers ----===//
 
 #include "Transforms/ProducerSlicer.h"
+#include "Transforms/RecomputeCost.h"
 
 namespace mlir::la {
 
@@ -18,34 +19,13 @@ RankedTensorType ProducerSlicer::slicedType(Value value, ArrayRef<DimWindow> win
   return RankedTensorType::get(shape, type.getElementType());
 }
 
-/// A named map of one arithmetic op per element.
-static bool isCheapMap(MapOp map) {
-  std::optional<MapFn> fn = map.getFn();
-  if (!fn)
-    return false;
-  switch (*fn) {
-  case MapFn::identity:
-  case MapFn::neg:
-  case MapFn::add_const:
-  case MapFn::mul_const:
-  case MapFn::add:
-  case MapFn::sub:
-  case MapFn::mul:
-  case MapFn::max:
-  case MapFn::min:
-  case MapFn::clamp:
-    return true;
-  default:
-    return false;
-  }
-}
-
 Value ProducerSlicer::slice(Value value, ArrayRef<DimWindow> windows) {
   if (windows.empty())
     return value;
   Operation *producer = value.getDefiningOp();
   if (auto map = dyn_cast_or_null<MapOp>(producer);
-      map && !mapUsesIndex(map) && (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && isCheapMap(map))))
+      map && !mapUsesIndex(map) &&
+      (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && recomputeCost(map) <= kCheapRecomputeCost)))
     return sliceMap(map, windows);
   if (auto contract = dyn_cast_or_null<ContractOp>(producer))
     if (Value sliced = sliceBlockContract(contract, windows))

@@ -25,8 +25,8 @@ public:
   ProducerSlicer(OpBuilder &builder, Location loc, int64_t diagonalBlock = 0)
       : builder(builder), loc(loc), diagonalBlock(diagonalBlock) {}
 
-  /// Also recompute shared maps whose function is a single add, multiply or clamp (`q + eps`): cheaper on a
-  /// slice than a materialised [N, D] operand that only the slices read.
+  /// Also recompute shared maps that cost at most kCheapRecomputeCost (RecomputeCost.h: `q + eps`, a
+  /// clamp): cheaper on a slice than a materialised [N, D] operand that only the slices read.
   ProducerSlicer &recomputeCheapMaps() {
     cheapMaps = true;
     return *this;

@@ -30,16 +30,17 @@ func.func @outer_product_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v
 
 // -----
 
-// The normaliser: a scan of k read by a dot product with q, with a [D] state. Each chunk takes an in-chunk
-// prefix sum of k seeded with the state (O(C·D); no C×C tile), dots it with q, and adds Σ k_c to the state.
+// The normaliser: a scan of k read by a dot product with q, with a [D] running sum. It is chunked like
+// every prefix sum a dot reads (rewrite 6), not as a tril contraction: each chunk takes an in-chunk prefix
+// sum of k seeded with the carried sum (O(C·D); no C×C tile), dots it with q, and carries its last row.
 // CHECK-LABEL: func.func @vector_scan
 // CHECK: scf.for {{.*}} iter_args(%[[Z:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<1x3xf32>, tensor<1x8xf32>)
-// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0
 // CHECK:   %[[K:.*]] = tensor.extract_slice %arg1
 // CHECK:   %[[P:.*]] = la.scan add %[[K]] init(%[[Z]] : tensor<1x3xf32>) along 1 inclusive
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0
 // CHECK:   la.contract "bnd,bnd->bn" %[[Q]], %[[P]]
-// CHECK:   %[[DELTA:.*]] = la.reduce add %[[K]] along [1]
-// CHECK:   la.map add %[[Z]], %[[DELTA]]
+// CHECK:   %[[LAST:.*]] = tensor.extract_slice %[[P]][0, 3, 0] [1, 1, 3]
+// CHECK:   linalg.copy ins(%[[LAST]] : tensor<1x3xf32>) outs(%[[Z]] : tensor<1x3xf32>)
 // CHECK-NOT: mask
 func.func @vector_scan(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>) -> tensor<1x8xf32> {
   %z = la.scan add %k along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
@@ -347,4 +348,25 @@ func.func @outer_product_scan_mapped_values(%q: tensor<1x8x3xf32>, %k: tensor<1x
   %s = la.scan add %kv along 1 inclusive : tensor<1x8x3x2xf32> -> tensor<1x8x3x2xf32>
   %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x8x3xf32>, tensor<1x8x3x2xf32> -> tensor<1x8x2xf32>
   return %o : tensor<1x8x2xf32>
+}
+
+// -----
+
+// A shared map is recomputed on each chunk when it is cheap by RecomputeCost.h's measure, the one
+// la-fuse-elementwise uses: `clamp` (two compares, cost 2) is, `exp` (cost 8) is sliced out of the tensor
+// that its other reader makes materialised anyway.
+// CHECK-LABEL: func.func @shared_map_cost
+// CHECK: scf.for
+// CHECK:   %[[KE:.*]] = tensor.extract_slice %0[0, %{{.*}}, 0] [1, 4, 3]
+// CHECK:   la.scan add %[[KE]]
+// CHECK:   %[[Q:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0] [1, 4, 3]
+// CHECK:   la.map clamp(-1.0, 1.0) %[[Q]] : tensor<1x4x3xf32>
+// CHECK-NOT: la.map exp {{.*}} : tensor<1x4x3xf32>
+func.func @shared_map_cost(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>)
+    -> (tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>) {
+  %ke = la.map exp %k : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %qc = la.map clamp(-1.0, 1.0) %q : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %z = la.scan add %ke along 1 inclusive : tensor<1x8x3xf32> -> tensor<1x8x3xf32>
+  %d = la.contract "bnd,bnd->bn" %qc, %z : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
+  return %d, %qc, %ke : tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>
 }

@@ -548,6 +548,11 @@ LogicalResult ScanOp::verifyRegions() {
   return verifyCombinerChoice(*this, getCombiner().has_value(), getBody(), getInputs());
 }
 
+bool ScanOp::isInclusivePrefixSum() {
+  return getCombiner() == Combiner::add && getKind() == ScanKind::inclusive && !getReverse() && !getWindow() &&
+         getInit().empty();
+}
+
 //===----------------------------------------------------------------------===//
 // NormalizeOp
 //===----------------------------------------------------------------------===//

@@ -211,6 +211,10 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
   let extraClassDeclaration = [{
     /// Number of state values the combiner carries per element (results of the op).
     unsigned getNumStates() { return getResults().size(); }
+    /// Whether this is a plain running sum `y_t = Σ_{s≤t} x_s`: `add`, inclusive, forward, no window and no
+    /// `init`. The chunking rewrites restart such a scan on any chunk, seeded with the sum carried from
+    /// the chunks before it.
+    bool isInclusivePrefixSum();
   }];
 }
 
