@@ -272,6 +272,40 @@ def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect"];
 }
 
+def LARegisterBlockStrategy : Pass<"la-register-block-strategy", "mlir::func::FuncOp"> {
+  let summary = "Plans register blocks: attaches #la.register_block to each contraction worth blocking";
+  let description = [{
+    Targets generics on static tensors with one output and at least one reduction loop whose output's
+    innermost loop (the *vector loop*) is also the innermost (unit-stride) index of every input that reads
+    it. That covers `q·(kᵀv)`, `kᵀv`, the chunked causal products and the reductions to vectors over the
+    sequence; dot-product shapes (the vector loop strided in an input) are left to LLVM's loop vectoriser. An
+    input that reads the vector loop with a stride in a matrix product that reuses it at least 8 times
+    (`k[m, d]` in `q·kᵀ`) is planned for a transposed copy instead. Contractions that evaluate a
+    transcendental function of the output position in every summand (GLA's per-key decay) are left alone:
+    they are bound by that function, not by FMAs.
+
+    The plan (`#la.register_block`, attribute `la.register_block`, LAAttrs.td): the vector loop is cut into
+    blocks of up to `vector-tile` lanes, the output's next loop longer than one (the *row loop*) into as many
+    rows as fit `register-budget` vector registers (at most `max-rows`), every other loop into 1, with the
+    reduction loops innermost. A contraction with several row blocks and one reduction at least two panels
+    long also gets a panel of `reduction-panel` reduction steps (0: none).
+
+    The config is recomputed for every generic that is not one register block already, and dropped where it
+    no longer applies; so the strategy runs again after a step that reshapes the contractions (panels,
+    epilogue fusion). Decisions are logged under `-debug-only=la-register-block-strategy`.
+  }];
+  let options = [
+    Option<"vectorTile", "vector-tile", "int64_t", /*default=*/"64", "Largest tile of the vector loop (lanes)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16", "Lanes of one hardware vector register">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"24",
+           "Vector registers for the accumulator tile (rows × ⌈vector-tile / vector-width⌉)">,
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"8", "Largest tile of the row loop">,
+    Option<"reductionPanel", "reduction-panel", "int64_t", /*default=*/"64",
+           "Reduction iterations per cache panel of a long contraction (0: no panels)">
+  ];
+  let dependentDialects = ["mlir::la::LADialect"];
+}
+
 def LARegisterTileContractions : Pass<"la-register-tile-contractions", "mlir::func::FuncOp"> {
   let summary = "Tiles contraction-like linalg.generics into register blocks and vectorises each block: "
                 "C[n,e] += A[n,d]·B[d,e] => for n-block, d: acc<R×V> += bcast(A[n:n+R,d]) ⊗ B[d,e:e+V]";
