@@ -1,6 +1,7 @@
 //===- CPUTarget.cpp - the CPU target -------------------------------------===//
 
 #include "Target/CPU/CPUTarget.h"
+#include "Target/CPU/RegisterTilePipeline.h"
 
 #include "Conversion/Passes.h"
 #include "Transforms/Passes.h"
@@ -106,7 +107,8 @@ void CPUTarget::buildTensorPipeline(OpPassManager &pm) const {
     pm.addPass(createCSEPass());
   }
   if (config.registerTile) {
-    pm.addNestedPass<func::FuncOp>(createLARegisterTileContractions());
+    // The steps of register tiling (RegisterTilePipeline.h), each listed in the pipeline text.
+    buildRegisterTilePipeline(pm, RegisterTileOptions());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -250,6 +252,7 @@ void registerCPUStages(llvm::StringRef arg, llvm::StringRef description, std::op
 } // namespace
 
 void registerCPUPipelines() {
+  registerRegisterTilePipeline();
   registerCPUStages("la-cpu-pipeline", "Compile la kernels to the LLVM dialect for the CPU (what the JIT runs)",
                     std::nullopt, PipelineStage::TargetIR);
   registerCPUStages("la-cpu-optimize", "Stage 1: la => specialised, chunked la", std::nullopt, PipelineStage::Fused);
