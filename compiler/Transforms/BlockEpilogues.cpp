@@ -10,6 +10,8 @@
 
 #include "Transforms/BlockEpilogues.h"
 
+#include "LA/IR/LAOps.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -36,12 +38,9 @@ linalg::GenericOp findEpilogue(Value value) {
   return epilogue;
 }
 
-FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase &rewriter,
-                                                                  linalg::GenericOp contraction,
-                                                                  linalg::GenericOp epilogue,
-                                                                  ArrayRef<int64_t> blockShape,
-                                                                  ArrayRef<int64_t> loopOrder,
-                                                                  StringRef blockAttr) {
+FailureOr<SmallVector<LoopLikeOpInterface>>
+fuseEpilogueIntoBlocks(RewriterBase &rewriter, linalg::GenericOp contraction, linalg::GenericOp epilogue,
+                       ArrayRef<int64_t> blockShape, ArrayRef<int64_t> loopOrder) {
   // Epilogue loop i is output dimension i of the contraction (identity maps), i.e. contraction loop
   // outputMap(i).
   AffineMap outputMap = contraction.getMatchingIndexingMap(contraction.getDpsInitOperand(0));
@@ -57,8 +56,8 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
   options.tilingOptions.setInterchange(interchange);
-  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
-                                 -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer,
+                                 bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
     // (`isDestination` marks slices of the epilogue's own output; the contraction's init is not one.)
     bool isContraction = !isDestination && producer.getOwner() == contraction.getOperation();
     bool isAccumulatorFill = !isDestination && producer == accumulatorInit && isa<linalg::FillOp>(producer.getOwner());
@@ -71,9 +70,14 @@ FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase 
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
   if (failed(tiled))
     return failure();
-  for (Operation *op : tiled->tiledAndFusedOps)
+  // The fused contraction tile was cloned with the contraction's config, which is not its own.
+  auto block = RegisterBlockAttr::getBlock(rewriter.getContext(), tileSizes);
+  for (Operation *op : tiled->tiledAndFusedOps) {
     if (op == tiled->tiledAndFusedOps.front() || isa<linalg::FillOp>(op))
-      op->setAttr(blockAttr, rewriter.getUnitAttr());
+      op->setAttr(RegisterBlockAttr::kName, block);
+    else
+      op->removeAttr(RegisterBlockAttr::kName);
+  }
   rewriter.replaceOp(epilogue, tiled->replacements.lookup(epilogue->getResult(0)));
   if (contraction->use_empty())
     rewriter.eraseOp(contraction);
@@ -117,8 +121,7 @@ static void expandRankReducingInsert(RewriterBase &rewriter, tensor::InsertSlice
                                                      sizes, insert.getMixedStrides());
 }
 
-LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue,
-                                   StringRef blockAttr) {
+LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue) {
   auto loop = cast<scf::ForOp>(produced.getOwner());
   unsigned number = produced.getResultNumber();
   // The fused tile is the one slice the yielded insert writes; that is all an iteration writes only when it
@@ -144,8 +147,13 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
   FailureOr<scf::SCFFuseConsumerOfSliceResult> fused = scf::tileAndFuseConsumer(rewriter, epilogue, loops);
   if (failed(fused))
     return failure();
+  // A tile of dynamic shape could not be vectorised: it gets no config and stays a scalar loop nest.
   for (Operation *tile : fused->tiledOps)
-    tile->setAttr(blockAttr, rewriter.getUnitAttr());
+    if (auto linalgTile = dyn_cast<linalg::LinalgOp>(tile)) {
+      SmallVector<int64_t> shape = linalgTile.getStaticLoopRanges();
+      if (!shape.empty() && llvm::none_of(shape, ShapedType::isDynamic))
+        tile->setAttr(RegisterBlockAttr::kName, RegisterBlockAttr::getBlock(rewriter.getContext(), shape));
+    }
   // The loop was rebuilt with one more result, which replaced the epilogue's (the old loop is erased, the
   // epilogue left without uses).
   loop = fused->tiledOps.front()->getParentOfType<scf::ForOp>();

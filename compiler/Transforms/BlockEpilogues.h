@@ -26,24 +26,22 @@ linalg::GenericOp findEpilogue(Value value);
 
 /// Tiles `epilogue` by the output part of `contraction`'s register block (`blockShape` over the
 /// contraction's loops; the tile loops follow `loopOrder`'s output loops) and fuses the contraction and the
-/// `linalg.fill` that initialises it into each tile. The epilogue and fill tiles get `blockAttr` so they are
-/// vectorised with the block; the fused contraction tile is an ordinary, smaller contraction. Returns the
-/// tile loops, outermost first (ragged ones still to be peeled).
-FailureOr<SmallVector<LoopLikeOpInterface>> fuseEpilogueIntoBlocks(RewriterBase &rewriter,
-                                                                  linalg::GenericOp contraction,
-                                                                  linalg::GenericOp epilogue,
-                                                                  ArrayRef<int64_t> blockShape,
-                                                                  ArrayRef<int64_t> loopOrder,
-                                                                  StringRef blockAttr);
+/// `linalg.fill` that initialises it into each tile. The epilogue and fill tiles get a #la.register_block of
+/// their tile's shape, so they are vectorised with the block; the fused contraction tile is an ordinary,
+/// smaller contraction, without a config until it is planned again. Returns the tile loops, outermost first
+/// (ragged ones still to be peeled).
+FailureOr<SmallVector<LoopLikeOpInterface>>
+fuseEpilogueIntoBlocks(RewriterBase &rewriter, linalg::GenericOp contraction, linalg::GenericOp epilogue,
+                       ArrayRef<int64_t> blockShape, ArrayRef<int64_t> loopOrder);
 
 /// Fuses `epilogue`, the elementwise consumer of `produced`, a result of an `scf.for` that each iteration
 /// writes with one `tensor.insert_slice` into its carried tensor (a causal chunk loop's output), into the
 /// loop: every iteration applies it to the slice it writes (`scf::tileAndFuseConsumer`), and the loop no
-/// longer builds the unconsumed result. The tiled epilogue gets `blockAttr`. The epilogue's other operands
+/// longer builds the unconsumed result. The tiled epilogue gets a #la.register_block of its shape when that is
+/// static. The epilogue's other operands
 /// are moved in front of the loop. Fails, leaving an equivalent program, when the loop writes its result
 /// any other way, or the operands cannot be moved or the consumer cannot be fused.
-LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue,
-                                   StringRef blockAttr);
+LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, linalg::GenericOp epilogue);
 
 } // namespace mlir::la
 

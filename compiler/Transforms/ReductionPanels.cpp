@@ -29,9 +29,7 @@ llvm::SetVector<Operation *> rowInvariantOps(linalg::GenericOp op, unsigned rowL
   for (OpOperand *input : op.getDpsInputOperands())
     if (!op.getMatchingIndexingMap(input).isFunctionOfDim(rowLoop))
       invariant.insert(op.getMatchingBlockArgument(input));
-  auto isInvariant = [&](Value value) {
-    return invariant.contains(value) || value.getParentBlock() != body;
-  };
+  auto isInvariant = [&](Value value) { return invariant.contains(value) || value.getParentBlock() != body; };
   llvm::SetVector<Operation *> ops;
   for (Operation &inner : body->without_terminator()) {
     if (isa<linalg::IndexOp>(inner) || inner.getNumRegions() != 0 || !isPure(&inner) ||
@@ -110,17 +108,17 @@ linalg::GenericOp splitPrologue(RewriterBase &rewriter, linalg::GenericOp &op, V
   prologueMaps.push_back(rewriter.getMultiDimIdentityMap(shape.size()));
   Value empty = tensor::EmptyOp::create(rewriter, loc, shape, prologue.getType());
   SmallVector<utils::IteratorType> parallel(shape.size(), utils::IteratorType::parallel);
-  auto prologueOp = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{empty.getType()}, prologueInputs, ValueRange{empty}, prologueMaps, parallel,
-      [&](OpBuilder &b, Location nested, ValueRange arguments) {
-        IRMapping mapping;
-        for (auto [input, argument] : llvm::zip(inputs, arguments))
-          mapping.map(op.getMatchingBlockArgument(input), argument);
-        for (Operation *inner : invariantOps)
-          if (needed.contains(inner))
-            b.clone(*inner, mapping);
-        linalg::YieldOp::create(b, nested, mapping.lookup(prologue));
-      });
+  auto prologueOp =
+      linalg::GenericOp::create(rewriter, loc, TypeRange{empty.getType()}, prologueInputs, ValueRange{empty},
+                                prologueMaps, parallel, [&](OpBuilder &b, Location nested, ValueRange arguments) {
+                                  IRMapping mapping;
+                                  for (auto [input, argument] : llvm::zip(inputs, arguments))
+                                    mapping.map(op.getMatchingBlockArgument(input), argument);
+                                  for (Operation *inner : invariantOps)
+                                    if (needed.contains(inner))
+                                      b.clone(*inner, mapping);
+                                  linalg::YieldOp::create(b, nested, mapping.lookup(prologue));
+                                });
 
   // The contraction reads the prologue's result in place of computing it.
   SmallVector<Value> newInputs(op.getDpsInputs());
@@ -132,22 +130,23 @@ linalg::GenericOp splitPrologue(RewriterBase &rewriter, linalg::GenericOp &op, V
   for (OpOperand &init : op.getDpsInitsMutable())
     newMaps.push_back(op.getMatchingIndexingMap(&init));
   unsigned numInputs = op.getNumDpsInputs();
-  auto replacement = linalg::GenericOp::create(
-      rewriter, loc, op.getResultTypes(), newInputs, op.getDpsInits(), newMaps, op.getIteratorTypesArray(),
-      [&](OpBuilder &b, Location, ValueRange arguments) {
-        IRMapping mapping;
-        Block *body = op.getBody();
-        for (unsigned i = 0; i < numInputs; ++i)
-          mapping.map(body->getArgument(i), arguments[i]);
-        for (unsigned i = numInputs; i < body->getNumArguments(); ++i)
-          mapping.map(body->getArgument(i), arguments[i + 1]);
-        // Every op is cloned (the prologue's, now dead, folds away); uses after its definer read the input.
-        for (Operation &inner : body->getOperations()) {
-          b.clone(inner, mapping);
-          if (&inner == prologue.getDefiningOp())
-            mapping.map(prologue, arguments[numInputs]);
-        }
-      });
+  auto replacement =
+      linalg::GenericOp::create(rewriter, loc, op.getResultTypes(), newInputs, op.getDpsInits(), newMaps,
+                                op.getIteratorTypesArray(), [&](OpBuilder &b, Location, ValueRange arguments) {
+                                  IRMapping mapping;
+                                  Block *body = op.getBody();
+                                  for (unsigned i = 0; i < numInputs; ++i)
+                                    mapping.map(body->getArgument(i), arguments[i]);
+                                  for (unsigned i = numInputs; i < body->getNumArguments(); ++i)
+                                    mapping.map(body->getArgument(i), arguments[i + 1]);
+                                  // Every op is cloned (the prologue's, now dead, folds away); uses after its definer
+                                  // read the input.
+                                  for (Operation &inner : body->getOperations()) {
+                                    b.clone(inner, mapping);
+                                    if (&inner == prologue.getDefiningOp())
+                                      mapping.map(prologue, arguments[numInputs]);
+                                  }
+                                });
   replacement->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   rewriter.replaceOp(op, replacement->getResults());
   op = replacement;
@@ -169,8 +168,8 @@ LogicalResult tileReductionIntoPanels(RewriterBase &rewriter, linalg::GenericOp 
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(op.getContext(), tileSizes));
   // Only the prologue moves into the panel loop: the output's fill must stay outside a loop that tiles a
   // reduction (it would reset the accumulator every panel), and other producers are shared with other ops.
-  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
-                                 -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer,
+                                 bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
     if (isDestination || !prologueOp || producer.getOwner() != prologueOp.getOperation())
       return std::nullopt;
     return scf::SCFTileAndFuseOptions::ControlFnResult{};
@@ -180,7 +179,6 @@ LogicalResult tileReductionIntoPanels(RewriterBase &rewriter, linalg::GenericOp 
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(tiled))
     return failure();
-  tiled->tiledAndFusedOps.front()->setAttr(kPanelAttr, rewriter.getUnitAttr());
   rewriter.replaceOp(op, tiled->replacements.lookup(op->getResult(0)));
   if (prologueOp && prologueOp->use_empty())
     rewriter.eraseOp(prologueOp);

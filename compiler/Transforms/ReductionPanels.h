@@ -16,14 +16,12 @@
 
 namespace mlir::la {
 
-/// Marks a panel-sized contraction, so the register-block planner does not cut it again.
-constexpr llvm::StringLiteral kPanelAttr = "la.reduction_panel";
-
 /// Cuts reduction loop `reductionLoop` of contraction `op` into panels of `panel` iterations (the last
 /// panel peeled when `panel` does not divide the trip count). Before tiling, the part of the body that is
 /// invariant in `rowLoop` and feeds the row-dependent product (at most one value, computed from the inputs
 /// that do not read `rowLoop`) becomes its own elementwise generic, which is fused into the panel loop: one
-/// P×V tile per panel. Each panel contraction carries `kPanelAttr`. Fails when the loop cannot be tiled
+/// P×V tile per panel. A panel contraction is not cut again by a planner with the same panel length: its
+/// reduction is one panel long. Fails when the loop cannot be tiled
 /// (the prologue may have been split off by then, which leaves an equivalent program).
 LogicalResult tileReductionIntoPanels(RewriterBase &rewriter, linalg::GenericOp op, unsigned reductionLoop,
                                       unsigned rowLoop, int64_t panel);

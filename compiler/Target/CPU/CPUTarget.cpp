@@ -1,6 +1,7 @@
 //===- CPUTarget.cpp - the CPU target -------------------------------------===//
 
 #include "Target/CPU/CPUTarget.h"
+#include "Target/CPU/RegisterTilePipeline.h"
 
 #include "Conversion/Passes.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
@@ -107,7 +108,8 @@ void CPUTarget::buildTensorPipeline(OpPassManager &pm) const {
     pm.addPass(createCSEPass());
   }
   if (config.registerTile) {
-    pm.addNestedPass<func::FuncOp>(createLARegisterTileContractions());
+    // The steps of register tiling (RegisterTilePipeline.h), each listed in the pipeline text.
+    buildRegisterTilePipeline(pm, RegisterTileOptions());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -251,6 +253,7 @@ void registerCPUStages(llvm::StringRef arg, llvm::StringRef description, std::op
 } // namespace
 
 void registerCPUPipelines() {
+  registerRegisterTilePipeline();
   registerCPUStages("la-cpu-pipeline", "Compile la kernels to the LLVM dialect for the CPU (what the JIT runs)",
                     std::nullopt, PipelineStage::TargetIR);
   registerCPUStages("la-cpu-optimize", "Stage 1: la => specialised, chunked la", std::nullopt, PipelineStage::Fused);

@@ -189,4 +189,52 @@ def LA_MaskAttr : LA_Attr<"Mask", "mask"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Register tiling: the lowering config of a contraction (compiler/Transforms/RegisterBlockConfig.h).
+//===----------------------------------------------------------------------===//
+
+def LA_RegisterBlockAttr : LA_Attr<"RegisterBlock", "register_block"> {
+  let summary = "How a linalg op is cut into register blocks (the register-tiling lowering config)";
+  let description = [{
+    Attached as the discardable attribute `la.register_block` by `la-register-block-strategy` to each
+    contraction it plans; the register-tiling steps (`la-reduction-panels`, `la-fuse-block-epilogues`,
+    `la-transpose-block-inputs`, `la-tile-register-blocks`, `la-vectorize-register-blocks`) read it instead
+    of planning again. All loop numbers are loops of the op it is attached to.
+
+    * `tile`: the block shape, one size per loop (1 for the loops stepped one at a time).
+    * `order`: the order of the block loops, outermost first: a permutation of the loops.
+    * `vector`: the output's innermost loop, whose block is vectorised.
+    * `rows` (optional): the output loop cut into blocks of rows.
+    * `transpose` (optional): operand numbers of the inputs that read `vector` with a stride, to be copied
+      into a layout where it is innermost.
+    * `panel_loop` and `panel_size` (optional, together): the reduction loop to cut into cache panels of
+      `panel_size` iterations first.
+
+    An op whose static loop ranges all fit in `tile` is one register block: the tiling step leaves it and
+    the vectorisation step vectorises it. The tiled blocks keep their contraction's config; the elementwise
+    tiles fused into blocks (an epilogue, the accumulator's fill, a transposed copy) get one of their own.
+
+    Example: `#la.register_block<tile = [1, 6, 64, 1], order = [0, 1, 2, 3], vector = 2, rows = 1>`.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$tileSizes, ArrayRefParameter<"int64_t">:$loopOrder,
+                        "int64_t":$vectorLoop, OptionalParameter<"std::optional<int64_t>">:$rowLoop,
+                        OptionalArrayRefParameter<"int64_t">:$transposeInputs,
+                        OptionalParameter<"std::optional<int64_t>">:$panelLoop,
+                        DefaultValuedParameter<"int64_t", "0">:$panelSize);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The name of the discardable attribute that holds a RegisterBlockAttr.
+    static constexpr ::llvm::StringLiteral kName = "la.register_block";
+    /// The config of a block that is already one register block of shape `shape` (an elementwise tile
+    /// fused into a block): tiled one to one, loops in order, the last one vectorised.
+    static RegisterBlockAttr getBlock(::mlir::MLIRContext *context, ::llvm::ArrayRef<int64_t> shape);
+    /// The same config without the panel (once the panels are cut) or the transposes (once made).
+    RegisterBlockAttr withoutPanel() const;
+    RegisterBlockAttr withoutTransposes() const;
+    /// Whether loop ranges `ranges` fit in one block: all static and none longer than its tile.
+    bool fitsInOneBlock(::llvm::ArrayRef<int64_t> ranges) const;
+  }];
+}
+
 #endif // LA_ATTRS_TD

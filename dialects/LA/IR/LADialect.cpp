@@ -39,6 +39,12 @@ void LADialect::initialize() {
   addInterfaces<LAInlinerInterface>();
 }
 
+LogicalResult LADialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
+  if (attribute.getName() == RegisterBlockAttr::kName && !isa<RegisterBlockAttr>(attribute.getValue()))
+    return op->emitOpError() << "'" << RegisterBlockAttr::kName << "' must be a #la.register_block";
+  return success();
+}
+
 Operation *LADialect::materializeConstant(OpBuilder &builder, Attribute value, Type type, Location loc) {
   if (arith::ConstantOp::isBuildableWith(value, type))
     return arith::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
@@ -132,8 +138,7 @@ Attribute MaskAttr::parseBody(AsmParser &parser) {
   }
   char row = 0, col = 0;
   int64_t size = 0, offset = 0;
-  if (parser.parseLParen() || parseMaskLetter(parser, row) || parser.parseComma() ||
-      parseMaskLetter(parser, col))
+  if (parser.parseLParen() || parseMaskLetter(parser, row) || parser.parseComma() || parseMaskLetter(parser, col))
     return {};
   // Then `, size` and/or `, offset = N`, in that order.
   bool sawSize = false;

@@ -32,6 +32,8 @@ def LA_Dialect : Dialect {
   let cppNamespace = "::mlir::la";
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // `la.register_block` on an op must hold a #la.register_block (the register-tiling steps read it).
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -1,0 +1,57 @@
+//===- RegisterTilePipeline.cpp - register tiling, step by step -----------===//
+
+#include "Target/CPU/RegisterTilePipeline.h"
+
+#include "Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+namespace mlir::la {
+
+RegisterTileOptions::RegisterTileOptions() {
+  // The strategy pass owns the defaults (Passes.td); the pipeline only forwards them.
+  LARegisterBlockStrategyOptions strategy;
+  vectorTile = strategy.vectorTile;
+  vectorWidth = strategy.vectorWidth;
+  registerBudget = strategy.registerBudget;
+  maxRows = strategy.maxRows;
+  reductionPanel = strategy.reductionPanel;
+}
+
+void buildRegisterTilePipeline(OpPassManager &pm, const RegisterTileOptions &options) {
+  LARegisterBlockStrategyOptions strategy;
+  strategy.vectorTile = options.vectorTile;
+  strategy.vectorWidth = options.vectorWidth;
+  strategy.registerBudget = options.registerBudget;
+  strategy.maxRows = options.maxRows;
+  strategy.reductionPanel = options.reductionPanel;
+  LATransposeBlockInputsOptions transposes;
+  transposes.vectorWidth = options.vectorWidth;
+
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  func.addPass(createLARegisterBlockStrategy(strategy));
+  func.addPass(createLAReductionPanels());
+  // The panel contractions are new ops (a split-off prologue is one more operand, the reduction one panel
+  // long), cloned with the old plan: plan them again.
+  func.addPass(createLARegisterBlockStrategy(strategy));
+  if (options.fuseEpilogues) {
+    func.addPass(createLAFuseBlockEpilogues());
+    // The products fused into the epilogues' blocks are new, block-sized contractions: plan them.
+    func.addPass(createLARegisterBlockStrategy(strategy));
+  }
+  func.addPass(createLATransposeBlockInputs(transposes));
+  func.addPass(createLATileRegisterBlocks());
+  func.addPass(createLAVectorizeRegisterBlocks());
+  func.addPass(createLAHoistBlockAccumulators());
+}
+
+void registerRegisterTilePipeline() {
+  PassPipelineRegistration<RegisterTileOptions>(
+      "la-register-tile-contractions",
+      "Tiles contraction-like linalg.generics into register blocks and vectorises each block, as its steps: "
+      "la-register-block-strategy, la-reduction-panels, la-fuse-block-epilogues, la-transpose-block-inputs, "
+      "la-tile-register-blocks, la-vectorize-register-blocks, la-hoist-block-accumulators",
+      buildRegisterTilePipeline);
+}
+
+} // namespace mlir::la

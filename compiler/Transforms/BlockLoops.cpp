@@ -1,0 +1,33 @@
+//===- BlockLoops.cpp - helpers shared by the register-tiling steps -------===//
+
+#include "Transforms/BlockLoops.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+
+namespace mlir::la {
+
+void peelOuterToInner(RewriterBase &rewriter, ArrayRef<LoopLikeOpInterface> loops) {
+  SmallVector<scf::ForOp> worklist;
+  for (LoopLikeOpInterface loop : llvm::reverse(loops))
+    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+      worklist.push_back(forOp);
+  while (!worklist.empty()) {
+    scf::ForOp loop = worklist.pop_back_val();
+    scf::ForOp remainder;
+    if (failed(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
+      continue;
+    SmallVector<scf::ForOp> nested;
+    remainder.getBody()->walk<WalkOrder::PreOrder>([&](scf::ForOp inner) { nested.push_back(inner); });
+    worklist.append(nested.rbegin(), nested.rend());
+  }
+}
+
+void populateCanonicalizationPatterns(MLIRContext *context, RewritePatternSet &patterns) {
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+}
+
+} // namespace mlir::la

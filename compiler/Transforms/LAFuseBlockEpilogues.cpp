@@ -1,0 +1,89 @@
+//===- LAFuseBlockEpilogues.cpp - elementwise consumers on register blocks ===//
+//
+// Chooses the consumers to fuse (BlockEpilogues.h does the fusing): the elementwise consumer of each matrix
+// product planned with a row loop, and of each loop that writes its result a tile at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/BlockEpilogues.h"
+#include "Transforms/BlockLoops.h"
+#include "Transforms/Passes.h"
+#include "Transforms/RegisterBlockConfig.h"
+
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "la-fuse-block-epilogues"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LAFUSEBLOCKEPILOGUES
+#include "Transforms/Passes.h.inc"
+
+namespace {
+
+struct EpilogueTarget {
+  linalg::GenericOp contraction, epilogue;
+  RegisterBlockAttr config;
+};
+
+struct LAFuseBlockEpiloguesPass : impl::LAFuseBlockEpiloguesBase<LAFuseBlockEpiloguesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<EpilogueTarget> targets;
+    llvm::SmallPtrSet<Operation *, 4> epilogues;
+    func.walk([&](linalg::GenericOp op) {
+      RegisterBlockAttr config = getRegisterBlock(op);
+      if (!config || !config.getRowLoop())
+        return;
+      // A consumer of two products (AFT's num / den) is fused with the first; the second is sliced.
+      linalg::GenericOp epilogue = findEpilogue(op->getResult(0));
+      if (epilogue && epilogues.insert(epilogue).second)
+        targets.push_back({op, epilogue, config});
+    });
+    // Causal chunk loops write their output a chunk at a time: a consumer of that runs on each chunk.
+    SmallVector<std::pair<OpResult, linalg::GenericOp>> loopTargets;
+    func.walk([&](scf::ForOp loop) {
+      for (OpResult result : loop.getResults()) {
+        auto insert = loop.getYieldedValues()[result.getResultNumber()].getDefiningOp<tensor::InsertSliceOp>();
+        if (!insert || llvm::count_if(insert.getSourceType().getShape(), [](int64_t size) { return size > 1; }) < 2)
+          continue;
+        if (linalg::GenericOp epilogue = findEpilogue(result))
+          if (epilogues.insert(epilogue).second)
+            loopTargets.emplace_back(result, epilogue);
+      }
+    });
+    if (targets.empty() && loopTargets.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    for (auto [result, epilogue] : loopTargets) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << epilogue.getLoc() << ": consumer of a tile loop\n");
+      // An optimisation: unfused is fine.
+      if (failed(fuseEpilogueIntoLoop(rewriter, result, epilogue)))
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   left unfused\n");
+    }
+    for (EpilogueTarget &target : targets) {
+      Location loc = target.epilogue.getLoc(); // the ops are replaced before a failure is known
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loc << ": consumer fused into the blocks of "
+                              << target.contraction.getLoc() << "\n");
+      FailureOr<SmallVector<LoopLikeOpInterface>> loops = fuseEpilogueIntoBlocks(
+          rewriter, target.contraction, target.epilogue, target.config.getTileSizes(), target.config.getLoopOrder());
+      if (failed(loops)) {
+        emitError(loc, "la-fuse-block-epilogues: fusing this consumer into register blocks failed");
+        return signalPassFailure();
+      }
+      peelOuterToInner(rewriter, *loops);
+    }
+    // Static shapes for the peeled blocks, and block-sized accumulators instead of slices of N×Dv ones.
+    RewritePatternSet cleanup(&getContext());
+    populateCanonicalizationPatterns(&getContext(), cleanup);
+    tensor::populateFoldTensorEmptyPatterns(cleanup);
+    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::la

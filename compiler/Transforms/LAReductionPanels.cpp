@@ -1,0 +1,59 @@
+//===- LAReductionPanels.cpp - cut long reductions into cache panels ------===//
+//
+// Carries out the `panel_loop`/`panel_size` of each #la.register_block (ReductionPanels.h does the work).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/BlockLoops.h"
+#include "Transforms/Passes.h"
+#include "Transforms/ReductionPanels.h"
+#include "Transforms/RegisterBlockConfig.h"
+
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "la-reduction-panels"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LAREDUCTIONPANELS
+#include "Transforms/Passes.h.inc"
+
+namespace {
+
+struct LAReductionPanelsPass : impl::LAReductionPanelsBase<LAReductionPanelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<std::pair<linalg::GenericOp, RegisterBlockAttr>> targets;
+    func.walk([&](linalg::GenericOp op) {
+      RegisterBlockAttr config = getRegisterBlock(op);
+      if (config && config.getPanelLoop() && config.getRowLoop())
+        targets.emplace_back(op, config);
+    });
+    if (targets.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    for (auto [op, config] : targets) {
+      Location loc = op.getLoc(); // the op may be replaced before a failure is known
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loc << ": loop " << *config.getPanelLoop() << " in panels of "
+                              << config.getPanelSize() << "\n");
+      if (failed(tileReductionIntoPanels(rewriter, op, *config.getPanelLoop(), *config.getRowLoop(),
+                                         config.getPanelSize()))) {
+        emitError(loc, "la-reduction-panels: tiling the reduction into panels failed");
+        return signalPassFailure();
+      }
+    }
+    // Static shapes for the peeled last panel; and a fused prologue writes a slice of a sequence-long
+    // tensor.empty: a panel-sized one of its own becomes one small buffer reused by every panel.
+    RewritePatternSet cleanup(&getContext());
+    populateCanonicalizationPatterns(&getContext(), cleanup);
+    tensor::populateFoldTensorEmptyPatterns(cleanup);
+    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::la
