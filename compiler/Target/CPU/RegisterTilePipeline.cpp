@@ -2,7 +2,7 @@
 
 #include "Target/CPU/RegisterTilePipeline.h"
 
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Pass/PassRegistry.h"
 

@@ -11,6 +11,155 @@
 
 include "mlir/Pass/PassBase.td"
 
+def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
+  let summary = "Groups the ops that read the sequence tile by tile into one loop per sweep: "
+                "a = 1/(q·s); r = Σ_n q_n a_n => for n-tile: { a_t = 1/(q_t·s); r += q_tᵀ a_t }";
+  let description = [{
+    Visits the linalg.generics of a function body from the last to the first. A generic whose longest
+    loop (on static shapes) is longer than `sweep-tile` becomes a *sweep root*: it is tiled along that
+    loop with `scf::tileConsumerAndFuseProducersUsingSCF`, and each linalg producer it reads tile by tile
+    is computed inside the loop, transitively. A producer with readers after the root is still fused, and
+    the loop yields its whole value for them; a producer read by an op before the root, a producer read
+    whole (a `[D, Dv]` state), and the accumulator of a tiled reduction stay outside. Nothing is computed
+    twice. The last partial tile of each sweep is peeled, so the main loop's tiles have static shapes.
+
+    On Flow-Attention this turns about a dozen loops over `[N, D]` operands into the sweeps of SPEC.md §6:
+    Σq and Σk with the feature maps; the flows I, O with Σk·b and Σq·a; the competition with kᵀ(v·comp);
+    the read-out q·(kᵀv) with the conserved flow and the gate.
+
+    Off by default; a tunable (`group-sweeps` in compiler/Pipelines/PipelineOptions.def) because it is
+    faster only where one slice's operands outgrow L2: 13–15% faster on the non-causal kernels at
+    N = 16384 (Flow 40.4 → 35.1 ms, linear 36.2 → 30.9 ms), neutral to 5% slower at N = 4096 and 4–5%
+    slower on the causal ones, whose sweeps outside the chunk loops only add per-tile overhead
+    (docs/BENCHMARKS.md, session 4).
+  }];
+  let options = [
+    Option<"sweepTile", "sweep-tile", "int64_t", /*default=*/"64", "Rows of the sequence per sweep step">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect"];
+}
+
+// Register tiling, as steps (IREE's LLVMCPU pipeline is the model): a strategy pass attaches a
+// #la.register_block config to each contraction it plans, and single-purpose passes carry it out. The
+// `la-register-tile-contractions` pipeline (Target/CPU/RegisterTilePipeline.h) lists them in order.
+
+def LARegisterBlockStrategy : Pass<"la-register-block-strategy", "mlir::func::FuncOp"> {
+  let summary = "Plans register blocks: attaches #la.register_block to each contraction worth blocking";
+  let description = [{
+    Targets generics on static tensors with one output and at least one reduction loop whose output's
+    innermost loop (the *vector loop*) is also the innermost (unit-stride) index of every input that reads
+    it. That covers `q·(kᵀv)`, `kᵀv`, the chunked causal products and the reductions to vectors over the
+    sequence; dot-product shapes (the vector loop strided in an input) are left to LLVM's loop vectoriser. An
+    input that reads the vector loop with a stride in a matrix product that reuses it at least 8 times
+    (`k[m, d]` in `q·kᵀ`) is planned for a transposed copy instead. Contractions that evaluate a
+    transcendental function of the output position in every summand (GLA's per-key decay) are left alone:
+    they are bound by that function, not by FMAs.
+
+    The plan (`#la.register_block`, attribute `la.register_block`, LAAttrs.td): the vector loop is cut into
+    blocks of up to `vector-tile` lanes, the output's next loop longer than one (the *row loop*) into as many
+    rows as fit `register-budget` vector registers (at most `max-rows`), every other loop into 1, with the
+    reduction loops innermost. A contraction with several row blocks and one reduction at least two panels
+    long also gets a panel of `reduction-panel` reduction steps (0: none).
+
+    The config is recomputed for every generic that is not one register block already, and dropped where it
+    no longer applies; so the strategy runs again after a step that reshapes the contractions (panels,
+    epilogue fusion). Decisions are logged under `-debug-only=la-register-block-strategy`.
+  }];
+  let options = [
+    Option<"vectorTile", "vector-tile", "int64_t", /*default=*/"64", "Largest tile of the vector loop (lanes)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16", "Lanes of one hardware vector register">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"24",
+           "Vector registers for the accumulator tile (rows × ⌈vector-tile / vector-width⌉)">,
+    Option<"maxRows", "max-rows", "int64_t", /*default=*/"8", "Largest tile of the row loop">,
+    Option<"reductionPanel", "reduction-panel", "int64_t", /*default=*/"64",
+           "Reduction iterations per cache panel of a long contraction (0: no panels)">
+  ];
+  let dependentDialects = ["mlir::la::LADialect"];
+}
+
+def LAReductionPanels : Pass<"la-reduction-panels", "mlir::func::FuncOp"> {
+  let summary = "Cuts the long reduction of each contraction whose #la.register_block has a panel into "
+                "cache panels: for p: C += A[:, p:p+P]·B[p:p+P, :]";
+  let description = [{
+    A register-blocked contraction with a long reduction (`kᵀ(v·c)` over the sequence) reads both operands
+    once per row block. Cutting the reduction into panels of `panel_size` steps keeps each panel's operands
+    in L1 while every row block reads them; the part of its fused body that does not depend on the row loop
+    (`v·c`) becomes an elementwise generic computed once per panel instead of once per row block
+    (ReductionPanels.h). A ragged last panel is peeled. The panel contractions are planned again by the
+    strategy (they have new operands and shapes).
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def LAFuseBlockEpilogues : Pass<"la-fuse-block-epilogues", "mlir::func::FuncOp"> {
+  let summary = "Applies the elementwise consumer of a blocked matrix product to each register block: "
+                "y = f(A·B) => for block: y[block] = f(A[rows]·B[:, lanes])";
+  let description = [{
+    A matrix product (a contraction whose #la.register_block has a row loop) whose only user is elementwise
+    (a gate `w[n]·(q·kv)[n,e]`, a division by a row normaliser) is fused with it block by block: the consumer
+    is tiled by the product's register block and the product, with the zero fill of its accumulator, is
+    fused into each tile (BlockEpilogues.h). Each block then stores the output once, and no N×Dv temporary
+    is filled, written and read back. Likewise an elementwise consumer of a loop that writes its result a
+    tile at a time (a causal chunk loop's output) is fused into the loop and applied to each tile. The
+    consumer and fill tiles are marked as register blocks for vectorisation; the fused products, now
+    block-sized, are planned again by the strategy.
+  }];
+  let dependentDialects = ["mlir::la::LADialect", "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def LATransposeBlockInputs : Pass<"la-transpose-block-inputs", "mlir::func::FuncOp"> {
+  let summary = "Copies the inputs that a #la.register_block lists under `transpose` into a layout whose "
+                "innermost dimension is the vector loop: k[m, d] => kᵀ[d, m]";
+  let description = [{
+    Each copy is made once, in front of the outermost loop around the contraction that the input is defined
+    outside of. When both moved dimensions are multiples of `vector-width`, the copy is tiled into
+    `vector-width`×`vector-width` register blocks (a `vector.transpose` each, lowered as a shuffle network);
+    other shapes keep a scalar copy.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16", "Lanes of one hardware vector register">
+  ];
+  let dependentDialects = ["mlir::la::LADialect", "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def LATileRegisterBlocks : Pass<"la-tile-register-blocks", "mlir::func::FuncOp"> {
+  let summary = "Tiles each contraction into the blocks of its #la.register_block and peels ragged loops: "
+                "C[n,e] += A[n,d]·B[d,e] => for n-block, e-block, d: C[R×V] += A[R, d]·B[d, V]";
+  let description = [{
+    `scf::tileUsingSCF` builds the block loops in the config's order; each loop whose trip does not divide
+    is peeled (the remainder blocks too, outer to inner), and canonicalisation folds the peeled bounds, so
+    every block has a static shape. The blocks keep the config, which marks them for vectorisation.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def LAVectorizeRegisterBlocks : Pass<"la-vectorize-register-blocks", "mlir::func::FuncOp"> {
+  let summary = "Vectorises every register block (an op whose loops fit its #la.register_block) and drops "
+                "the configs";
+  let description = [{
+    `linalg::vectorize` turns each static block into n-D vector ops (a block left dynamic stays a generic and
+    becomes scalar loops). The clean-up then lowers broadcasting reads to read + `vector.broadcast`, moves
+    elementwise ops above the broadcasts so a fused `exp(x[m])` runs once per block row instead of once per
+    lane, and turns multiply-adds into `vector.fma` (RegisterBlockPatterns.h).
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+}
+
+def LAHoistBlockAccumulators : Pass<"la-hoist-block-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Carries each register block's accumulator across its reduction loops in registers: "
+                "for d: acc = read C; acc += ...; write C => acc = read C; for d: acc += ...; write C";
+  let description = [{
+    `hoistLoopInvariantSubsets` on every loop of a function with register blocks (vector transfers), so each
+    reduction step is R broadcasts, ⌈V/width⌉ loads and R·⌈V/width⌉ FMAs, with no load or store of the
+    accumulator. Functions without register blocks are left to LLVM.
+  }];
+}
+
 def LAApproximateMath : Pass<"la-approximate-math", "mlir::func::FuncOp"> {
   let summary = "Replaces exp/log/log1p/expm1/tanh/erf with polynomial approximations: math.exp => arith";
   let description = [{

@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/BlockLoops.h"
-#include "Transforms/Passes.h"
-#include "Transforms/ReductionPanels.h"
-#include "Transforms/RegisterBlockConfig.h"
+#include "Target/CPU/Transforms/BlockLoops.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/ReductionPanels.h"
+#include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAREDUCTIONPANELS
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

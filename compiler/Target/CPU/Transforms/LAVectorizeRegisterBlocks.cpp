@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/BlockLoops.h"
-#include "Transforms/Passes.h"
-#include "Transforms/RegisterBlockConfig.h"
-#include "Transforms/RegisterBlockPatterns.h"
+#include "Target/CPU/Transforms/BlockLoops.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/RegisterBlockConfig.h"
+#include "Target/CPU/Transforms/RegisterBlockPatterns.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -23,7 +23,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAVECTORIZEREGISTERBLOCKS
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/BlockLoops.h"
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/BlockLoops.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAHOISTBLOCKACCUMULATORS
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

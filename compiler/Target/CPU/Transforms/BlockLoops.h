@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TRANSFORMS_BLOCKLOOPS_H
-#define LA_TRANSFORMS_BLOCKLOOPS_H
+#ifndef LA_TARGET_CPU_TRANSFORMS_BLOCKLOOPS_H
+#define LA_TARGET_CPU_TRANSFORMS_BLOCKLOOPS_H
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -23,4 +23,4 @@ void populateCanonicalizationPatterns(MLIRContext *context, RewritePatternSet &p
 
 } // namespace mlir::la
 
-#endif // LA_TRANSFORMS_BLOCKLOOPS_H
+#endif // LA_TARGET_CPU_TRANSFORMS_BLOCKLOOPS_H

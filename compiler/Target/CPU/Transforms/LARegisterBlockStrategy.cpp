@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/Passes.h"
-#include "Transforms/RegisterBlockConfig.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -16,7 +16,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAREGISTERBLOCKSTRATEGY
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -1,6 +1,6 @@
 //===- BlockLoops.cpp - helpers shared by the register-tiling steps -------===//
 
-#include "Transforms/BlockLoops.h"
+#include "Target/CPU/Transforms/BlockLoops.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"

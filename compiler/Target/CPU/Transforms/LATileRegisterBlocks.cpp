@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/BlockLoops.h"
-#include "Transforms/Passes.h"
-#include "Transforms/RegisterBlockConfig.h"
+#include "Target/CPU/Transforms/BlockLoops.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LATILEREGISTERBLOCKS
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

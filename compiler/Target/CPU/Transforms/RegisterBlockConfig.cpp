@@ -1,6 +1,6 @@
 //===- RegisterBlockConfig.cpp - how a contraction becomes register blocks -===//
 
-#include "Transforms/RegisterBlockConfig.h"
+#include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/Passes.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,7 +31,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAGROUPSWEEPS
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TRANSFORMS_BLOCKEPILOGUES_H
-#define LA_TRANSFORMS_BLOCKEPILOGUES_H
+#ifndef LA_TARGET_CPU_TRANSFORMS_BLOCKEPILOGUES_H
+#define LA_TARGET_CPU_TRANSFORMS_BLOCKEPILOGUES_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,4 +45,4 @@ LogicalResult fuseEpilogueIntoLoop(RewriterBase &rewriter, OpResult produced, li
 
 } // namespace mlir::la
 
-#endif // LA_TRANSFORMS_BLOCKEPILOGUES_H
+#endif // LA_TARGET_CPU_TRANSFORMS_BLOCKEPILOGUES_H

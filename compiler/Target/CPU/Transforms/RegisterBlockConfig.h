@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TRANSFORMS_REGISTERBLOCKCONFIG_H
-#define LA_TRANSFORMS_REGISTERBLOCKCONFIG_H
+#ifndef LA_TARGET_CPU_TRANSFORMS_REGISTERBLOCKCONFIG_H
+#define LA_TARGET_CPU_TRANSFORMS_REGISTERBLOCKCONFIG_H
 
 #include "LA/IR/LAOps.h"
 
@@ -50,4 +50,4 @@ bool isOneRegisterBlock(linalg::LinalgOp op);
 
 } // namespace mlir::la
 
-#endif // LA_TRANSFORMS_REGISTERBLOCKCONFIG_H
+#endif // LA_TARGET_CPU_TRANSFORMS_REGISTERBLOCKCONFIG_H

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/BlockEpilogues.h"
-#include "Transforms/BlockLoops.h"
-#include "Transforms/Passes.h"
-#include "Transforms/RegisterBlockConfig.h"
+#include "Target/CPU/Transforms/BlockEpilogues.h"
+#include "Target/CPU/Transforms/BlockLoops.h"
+#include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAFUSEBLOCKEPILOGUES
-#include "Transforms/Passes.h.inc"
+#include "Target/CPU/Transforms/CPUPasses.h.inc"
 
 namespace {
 

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TRANSFORMS_REGISTERBLOCKPATTERNS_H
-#define LA_TRANSFORMS_REGISTERBLOCKPATTERNS_H
+#ifndef LA_TARGET_CPU_TRANSFORMS_REGISTERBLOCKPATTERNS_H
+#define LA_TARGET_CPU_TRANSFORMS_REGISTERBLOCKPATTERNS_H
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -24,4 +24,4 @@ void populateRegisterBlockCleanupPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::la
 
-#endif // LA_TRANSFORMS_REGISTERBLOCKPATTERNS_H
+#endif // LA_TARGET_CPU_TRANSFORMS_REGISTERBLOCKPATTERNS_H

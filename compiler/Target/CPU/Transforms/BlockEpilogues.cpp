@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transforms/BlockEpilogues.h"
+#include "Target/CPU/Transforms/BlockEpilogues.h"
 
 #include "LA/IR/LAOps.h"
 

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LA_TRANSFORMS_REDUCTIONPANELS_H
-#define LA_TRANSFORMS_REDUCTIONPANELS_H
+#ifndef LA_TARGET_CPU_TRANSFORMS_REDUCTIONPANELS_H
+#define LA_TARGET_CPU_TRANSFORMS_REDUCTIONPANELS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
@@ -28,4 +28,4 @@ LogicalResult tileReductionIntoPanels(RewriterBase &rewriter, linalg::GenericOp 
 
 } // namespace mlir::la
 
-#endif // LA_TRANSFORMS_REDUCTIONPANELS_H
+#endif // LA_TARGET_CPU_TRANSFORMS_REDUCTIONPANELS_H
