@@ -66,8 +66,8 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
     Cost is the weighted op count of RecomputeCost.h, the model the chunking rewrites use too: an exp, log
     or tanh counts 8, a division or square root 4, a constant 0, anything else 1. A producer is recomputed
     in every consumer when it costs at most `max-recompute-cost`; costlier ones with several consumers are
-    materialised once (`sigmoid(q)`, cost 14, is read by six sweeps: recomputing it cost 20% more time than
-    reading it back, measured on Flow-Attention at N=4096). A producer that does not vary along the
+    materialised once (`sigmoid(q)`, cost 14, read by six sweeps, is faster read back than recomputed:
+    docs/BENCHMARKS.md, "Figures behind the defaults"). A producer that does not vary along the
     consumer's innermost loop is fused only when it is cheap (at most `kCheapRecomputeCost`, 2): that loop
     is the vector lane loop (and in a register block the lanes and rows are broadcast), so anything
     costlier would be evaluated once per lane or per block.
@@ -75,8 +75,7 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
     An elementwise `x + r`, where `r` is a reduction started from a zero fill that nothing else reads and
     `x` is defined before it, becomes `r` started from `x`: a chunked causal contraction's state update
     `S + k_cᵀ v_c` accumulates into S, and a chunk's `q_c·S + tril(q_c k_cᵀ) v_c` accumulates its second
-    term onto its first, without a zero-filled tile and an extra loop (Flow causal: 12.7 to 11.2 ms at
-    N=4096).
+    term onto its first, without a zero-filled tile and an extra loop.
   }];
   let options = [
     Option<"maxRecomputeCost", "max-recompute-cost", "unsigned", /*default=*/"4",
@@ -144,10 +143,8 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
   let options = [
     Option<"chunkSize", "chunk-size", "int64_t", /*default=*/"16", "Chunk length along the sequence">,
     // Rewrite 6 does no C×C work, so its chunk only trades cache residency of the [C, D] prefix tile
-    // against per-chunk overhead. At 32 positions (D = 64) the prefix tile and the panels it reads (8 KiB
-    // each) stay in L1: Flow causal 9.6–9.7 → 9.4–9.6 ms against 64 at N = 4096, 44.6 → 42.5–44.1 ms at
-    // N = 16384, same cold compile (0.27 s); at 16 the kernel is no faster than at 32 and the compile
-    // grows to 0.38 s (LLVM unrolls the loops), and at 128 Flow causal is 7% slower.
+    // against per-chunk overhead: at 32 positions (D = 64) the prefix tile and the panels it reads stay in
+    // L1 (docs/BENCHMARKS.md, "Figures behind the defaults", has the measurements).
     Option<"scanChunkSize", "scan-chunk-size", "int64_t", /*default=*/"32",
            "Chunk length of prefix sums fused with the dot product that reads them (rewrite 6)">
   ];

@@ -29,9 +29,8 @@ def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
 
     Off by default; a tunable (`group-sweeps` in compiler/Pipelines/PipelineOptions.def) because it is
     faster only where one slice's operands outgrow L2: 13–15% faster on the non-causal kernels at
-    N = 16384 (Flow 40.4 → 35.1 ms, linear 36.2 → 30.9 ms), neutral to 5% slower at N = 4096 and 4–5%
-    slower on the causal ones, whose sweeps outside the chunk loops only add per-tile overhead
-    (docs/BENCHMARKS.md, session 4).
+    N = 16384, neutral to 5% slower at N = 4096 and 4–5% slower on the causal ones, whose sweeps outside
+    the chunk loops only add per-tile overhead (docs/BENCHMARKS.md, "Figures behind the defaults").
   }];
   let options = [
     Option<"sweepTile", "sweep-tile", "int64_t", /*default=*/"64", "Rows of the sequence per sweep step">
@@ -235,7 +234,7 @@ def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
     and prefetches the next iteration's tile, one `memref.prefetch` per cache line, clamped to the loop's
     range. The prefetches are spread over the longest loop in the body (preferably one that does not read
     the tile, i.e. the row blocks), a few rows per iteration: issued all at the start of the body they made
-    the cache panels 5–8% slower. Only tiles of rows of a contiguous innermost dimension are handled. Run
+    the cache panels slower (docs/BENCHMARKS.md, "Figures behind the defaults"). Only tiles of rows of a contiguous innermost dimension are handled. Run
     after bufferisation, before `scf` becomes control flow.
   }];
   let options = [

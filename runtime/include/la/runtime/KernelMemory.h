@@ -4,7 +4,7 @@
 // generic allocation functions instead of malloc/free. The runtime implements them with a per-thread cache
 // of freed blocks, so a kernel called again with the same shapes reuses its temporaries instead of asking
 // the OS for fresh pages on every call (glibc serves blocks of 128 KiB and more with mmap, and every first
-// touch of those pages is a page fault: measured 2.5x on causal Flow-Attention at N=4096).
+// touch of those pages is a page fault; docs/BENCHMARKS.md, "Figures behind the defaults", has the cost).
 //
 // Objects from `lac compile --emit=obj` reference these symbols too; link them against LARuntime, or define
 // the three functions yourself (plain malloc / aligned_alloc / free are correct, just slower).
