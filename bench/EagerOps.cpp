@@ -43,7 +43,6 @@ private:
   std::multimap<size_t, float *> blocks;
 };
 
-
 BlockCache &blockCache() {
   static BlockCache cache;
   return cache;

@@ -178,7 +178,8 @@ std::string la::bench::describeLibraryShape(LibraryKernel kernel, const LibraryS
   case LibraryFamily::Aft:
     return "B=" + n(s.b) + " d=" + n(s.d) + (kernel == LibraryKernel::AftLocal ? " s=" + n(kAftLocalWindow) : "");
   case LibraryFamily::Flash:
-    return "B=" + n(s.b) + " s=" + n(s.d) + " e=" + n(s.e) + (kernel == LibraryKernel::Gau ? "" : " c=" + n(kFlashChunk));
+    return "B=" + n(s.b) + " s=" + n(s.d) + " e=" + n(s.e) +
+           (kernel == LibraryKernel::Gau ? "" : " c=" + n(kFlashChunk));
   case LibraryFamily::Decay:
     return "B=" + n(s.b) + " H=" + n(s.h) + " K=" + n(s.d) + " V=" + n(s.e);
   }

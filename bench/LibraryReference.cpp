@@ -286,11 +286,11 @@ const auto square = [](float x) { return x * x; };
 /// y = σ(q) * cumsum(e^{k−max} v, 1) / cumsum(e^{k−max}, 1).
 void aftCausal(const LibraryShape &sh, const float *q, const float *k, const float *v, float *out, ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
-  Tensor kMax = maxSeq(pool, k, b, t, d);                    // k.amax(dim=1, keepdim=True)
+  Tensor kMax = maxSeq(pool, k, b, t, d);                             // k.amax(dim=1, keepdim=True)
   Tensor shifted = broadcastCols(pool, k, kMax.data(), b, t, d, sub); // k - kmax
-  Tensor ek = map(pool, shifted.data(), b, t * d, expOp);    // torch.exp(.)
-  Tensor ekv = zip(pool, ek.data(), v, b, t * d, mul);       // ek * v
-  Tensor num = cumsumSeq(pool, ekv.data(), b, t, d);         // .cumsum(dim=1)
+  Tensor ek = map(pool, shifted.data(), b, t * d, expOp);             // torch.exp(.)
+  Tensor ekv = zip(pool, ek.data(), v, b, t * d, mul);                // ek * v
+  Tensor num = cumsumSeq(pool, ekv.data(), b, t, d);                  // .cumsum(dim=1)
   Tensor den = cumsumSeq(pool, ek.data(), b, t, d);
   Tensor avg = zip(pool, num.data(), den.data(), b, t * d, divide);
   Tensor sq = map(pool, q, b, t * d, sigmoid);
@@ -319,8 +319,8 @@ void aftLocal(const LibraryShape &sh, const float *q, const float *k, const floa
   Tensor gDen = sumSeq(pool, ek.data(), b, t, d);
   // torch.expm1(w) * band, band a precomputed [T, T] 0/1 buffer; one row of w per slice.
   Tensor wm1 = map(pool, w, t, t, [](float x) { return std::expm1(x); });
-  Tensor banded = maskTiles(pool, wm1.data(), 1, t, 0.0f,
-                            [window](int64_t i, int64_t j) { return std::abs(i - j) < window; });
+  Tensor banded =
+      maskTiles(pool, wm1.data(), 1, t, 0.0f, [window](int64_t i, int64_t j) { return std::abs(i - j) < window; });
   Tensor lNum = sharedMatmul(pool, banded.data(), ekv.data(), b, t, t, d); // banded @ ekv
   Tensor lDen = sharedMatmul(pool, banded.data(), ek.data(), b, t, t, d);
   Tensor num = broadcastCols(pool, lNum.data(), gNum.data(), b, t, d, add);
@@ -337,11 +337,11 @@ void aftConv(const LibraryShape &sh, const float *q, const float *k, const float
              ForkJoinPool &pool) {
   const AftConvImage img = aftConvImage(sh.t);
   const int64_t b = sh.b, t = sh.t, h = sh.h, c = sh.d, hc = h * c, s = kAftConvKernel, taps = s * s;
-  Tensor kMax = maxSeq(pool, k, b, t, hc);                            // k.amax(dim=(1, 2), keepdim=True)
+  Tensor kMax = maxSeq(pool, k, b, t, hc);                             // k.amax(dim=(1, 2), keepdim=True)
   Tensor shifted = broadcastCols(pool, k, kMax.data(), b, t, hc, sub); // k - kmax
-  Tensor ek = map(pool, shifted.data(), b, t * hc, expOp);            // torch.exp(.)
-  Tensor ekv = zip(pool, ek.data(), v, b, t * hc, mul);               // ek * v
-  Tensor gNum = sumSeq(pool, ekv.data(), b, t, hc);                   // ekv.sum(dim=(1, 2), keepdim=True)
+  Tensor ek = map(pool, shifted.data(), b, t * hc, expOp);             // torch.exp(.)
+  Tensor ekv = zip(pool, ek.data(), v, b, t * hc, mul);                // ek * v
+  Tensor gNum = sumSeq(pool, ekv.data(), b, t, hc);                    // ekv.sum(dim=(1, 2), keepdim=True)
   Tensor gDen = sumSeq(pool, ek.data(), b, t, hc);
   // torch.expm1(w).repeat_interleave(c, dim=0)[:, None]: the [h·c, 1, 7, 7] depthwise weight.
   Tensor wm1 = map(pool, w, 1, h * taps, [](float x) { return std::expm1(x); });
@@ -363,12 +363,12 @@ void aftConv(const LibraryShape &sh, const float *q, const float *k, const float
 void aftFull(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w, float *out,
              ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
-  Tensor logits = jointLogits(pool, w, k, b, t, d);            // w[None, :, :, None] + k[:, None]
+  Tensor logits = jointLogits(pool, w, k, b, t, d);              // w[None, :, :, None] + k[:, None]
   Tensor weights = softmaxSeq(pool, logits.data(), b * t, t, d); // torch.softmax(., dim=2)
   logits.reset();
   Tensor wv = mulValuesJoint(pool, weights.data(), v, b, t, d); // weights * v[:, None]
   weights.reset();
-  Tensor avg = sumSeq(pool, wv.data(), b * t, t, d);          // .sum(dim=2)
+  Tensor avg = sumSeq(pool, wv.data(), b * t, t, d); // .sum(dim=2)
   wv.reset();
   Tensor sq = map(pool, q, b, t * d, sigmoid);
   zip(pool, sq.data(), avg.data(), b, t * d, mul, out);
@@ -483,7 +483,7 @@ void decayChunked(const LibraryShape &sh, const float *q, const float *k, const 
   Tensor toEnd = decayToEnd(pool, b.data(), tiles, c, gw);
   Tensor eToEnd = map(pool, toEnd.data(), tiles, c * gw, expOp);
   Tensor kDecayed = perKey ? zip(pool, k, eToEnd.data(), tiles, c * kd, mul)
-                      : broadcastRows(pool, k, eToEnd.data(), tiles, c, kd, mul);
+                           : broadcastRows(pool, k, eToEnd.data(), tiles, c, kd, mul);
   Tensor kv = contractSeq(pool, kDecayed.data(), v, tiles, c, kd, vd);
   // b[:, :, -1]: the whole chunk's log-decay, [S, G, gw].
   Tensor bLast = allocate(tiles * gw);

@@ -133,8 +133,7 @@ std::vector<ParityResult> measureParity(la::Runtime &runtime, const la::Program 
       else if (err)
         consumeError(std::move(err));
     if (!result.error) {
-      result.outputDifference =
-          relativeRms(entry.output().data(), twin.output().data(), entry.output().size());
+      result.outputDifference = relativeRms(entry.output().data(), twin.output().data(), entry.output().size());
       if (!(result.outputDifference <= kParityAgreement))
         result.error = formatv("the outputs differ by {0:e1} relative RMS (more than {1:e0}): not the same math",
                                result.outputDifference, kParityAgreement)
@@ -149,8 +148,7 @@ std::vector<ParityResult> measureParity(la::Runtime &runtime, const la::Program 
       result.twinMs.push_back(entryFirst ? second : first);
     }
     if (result.error)
-      errs() << formatv("[parity T={0}] {1} vs {2}: error: {3}\n", shape.t, result.entry, result.twin,
-                        *result.error);
+      errs() << formatv("[parity T={0}] {1} vs {2}: error: {3}\n", shape.t, result.entry, result.twin, *result.error);
     else
       errs() << formatv("[parity T={0}] {1} {2:f3} ms vs {3} {4:f3} ms: {5:f3}x\n", shape.t, result.entry,
                         median(result.entryMs), result.twin, median(result.twinMs), result.ratio());

@@ -62,8 +62,7 @@ void flowNormal(const Shape &sh, const float *q, const float *k, const float *v,
   Tensor kE2 = map(pool, ks.data(), s, m * d, addConst(eps));
   Tensor conservedSource = dotVec(pool, kE2.data(), qaSumE.data(), s, m, d);
   float lo = p.clampLow, hi = p.clampHigh;
-  Tensor clamped =
-      map(pool, conservedSource.data(), s, m, [lo, hi](float x) { return std::min(std::max(x, lo), hi); });
+  Tensor clamped = map(pool, conservedSource.data(), s, m, [lo, hi](float x) { return std::min(std::max(x, lo), hi); });
   // (3) sink_allocation = sigmoid(conserved_sink * N / M); source_competition = softmax(.) * M
   Tensor sinkScaled = map(pool, conservedSink.data(), s, n, mulConst(float(n) / float(m)));
   Tensor sinkAllocation = map(pool, sinkScaled.data(), s, n, sigmoid);
@@ -115,8 +114,7 @@ void flowCausal(const Shape &sh, const float *q, const float *k, const float *v,
   Tensor sourceDot = dotRows(pool, kE2.data(), qaCumE.data(), s, n, d);
   Tensor conservedSource = broadcastSeq(pool, sourceDot.data(), normal.data(), s, n, divide);
   float lo = p.clampLow, hi = p.clampHigh;
-  Tensor clamped =
-      map(pool, conservedSource.data(), s, n, [lo, hi](float x) { return std::min(std::max(x, lo), hi); });
+  Tensor clamped = map(pool, conservedSource.data(), s, n, [lo, hi](float x) { return std::min(std::max(x, lo), hi); });
   // (3) sink_allocation = sigmoid(conserved_sink); e = exp(conserved_source);
   //     source_competition = (e / e.cumsum(dim=-1)) * normal
   Tensor sinkAllocation = map(pool, conservedSink.data(), s, n, sigmoid);

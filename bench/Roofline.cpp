@@ -23,9 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// Runs `body(threadIndex)` on `threads` threads (the caller's thread is one of them) and returns the wall
 /// time of the slowest, measured from a common start.
@@ -45,8 +43,7 @@ template <typename Fn> double timeOnThreads(unsigned threads, Fn body) {
 /// its own part (its pages then live on that thread's memory node on a NUMA machine).
 struct AlignedFloats {
   explicit AlignedFloats(size_t count)
-      : data(static_cast<float *>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))),
-        count(count) {}
+      : data(static_cast<float *>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))), count(count) {}
   ~AlignedFloats() { std::free(data); }
   AlignedFloats(const AlignedFloats &) = delete;
   AlignedFloats &operator=(const AlignedFloats &) = delete;
@@ -162,8 +159,7 @@ double la::bench::measurePeakGflops(unsigned threads) {
   std::vector<double> flops(threads, 0.0);
   double best = 0;
   for (int rep = 0; rep < kReps; ++rep) {
-    double seconds =
-        timeOnThreads(threads, [&](unsigned t) { flops[t] = fmaLoop(kIterations, &sinks[t * 16]); });
+    double seconds = timeOnThreads(threads, [&](unsigned t) { flops[t] = fmaLoop(kIterations, &sinks[t * 16]); });
     double total = 0;
     for (double f : flops)
       total += f;
@@ -193,9 +189,7 @@ const char *la::bench::kernelEntryName(KernelKind kind) {
   return "?";
 }
 
-bool la::bench::isCausal(KernelKind kind) {
-  return kind == KernelKind::FlowCausal || kind == KernelKind::LinearCausal;
-}
+bool la::bench::isCausal(KernelKind kind) { return kind == KernelKind::FlowCausal || kind == KernelKind::LinearCausal; }
 
 // Counting rules, per (b, h) slice, N queries and M keys (M = N for the causal forms):
 // - a multiply-add is 2 flops; any other elementwise operation (add, mul, div, reciprocal, clamp, exp,

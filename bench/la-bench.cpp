@@ -281,8 +281,7 @@ double minimum(const std::vector<double> &values) { return *std::min_element(val
 /// A 64-byte aligned float buffer; the kernels' vector loads like the alignment, and so do the baselines.
 struct Buffer {
   explicit Buffer(size_t count)
-      : data(static_cast<float *>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))),
-        count(count) {}
+      : data(static_cast<float *>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))), count(count) {}
   ~Buffer() { std::free(data); }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
@@ -355,8 +354,8 @@ bool torchImportable(StringRef python) {
     return false;
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""), StringRef("")};
   std::string errorMessage;
-  int rc = sys::ExecuteAndWait(*program, {*program, "-c", "import torch"}, std::nullopt, redirects, 0, 0,
-                               &errorMessage);
+  int rc =
+      sys::ExecuteAndWait(*program, {*program, "-c", "import torch"}, std::nullopt, redirects, 0, 0, &errorMessage);
   return rc == 0;
 }
 
@@ -379,12 +378,11 @@ TorchResults runTorchBaseline(const BenchOptions &opts) {
   std::string sizeList;
   for (unsigned n : opts.sizes)
     sizeList += (sizeList.empty() ? "" : ",") + std::to_string(n);
-  std::string command =
-      formatv("{0} {1} --threads {2} --sizes {3} --batch {4} --heads {5} --dim {6} --dim-v {7} "
-              "--repeat {8} --limit-gib {9}",
-              shellQuote(opts.python), shellQuote(opts.torchScript), opts.threads, sizeList, opts.batch,
-              opts.heads, opts.dim, opts.dimV, opts.repeat, opts.referenceLimitGiB)
-          .str();
+  std::string command = formatv("{0} {1} --threads {2} --sizes {3} --batch {4} --heads {5} --dim {6} --dim-v {7} "
+                                "--repeat {8} --limit-gib {9}",
+                                shellQuote(opts.python), shellQuote(opts.torchScript), opts.threads, sizeList,
+                                opts.batch, opts.heads, opts.dim, opts.dimV, opts.repeat, opts.referenceLimitGiB)
+                            .str();
   if (!opts.only.empty()) {
     std::string families;
     for (Family family : opts.only)
@@ -457,9 +455,7 @@ std::string formatErr(std::optional<double> err) {
   return formatv("{0:e1}", *err).str();
 }
 
-json::Value optionalNumber(std::optional<double> value) {
-  return value ? json::Value(*value) : json::Value(nullptr);
-}
+json::Value optionalNumber(std::optional<double> value) { return value ? json::Value(*value) : json::Value(nullptr); }
 
 /// One warm-up call compiles (or loads) `row.entry`, then `repeat` timed calls; fills the row's compile
 /// figures and times, or its error.
@@ -553,10 +549,14 @@ const LibraryCase libraryCases[] = {
     {LibraryKernel::AftCausal, {2, 1, 0, 512, 512}},
     {LibraryKernel::AftSimple, {2, 1, 0, 512, 512}},
     {LibraryKernel::AftLocal, {2, 1, 0, 64, 64}},
-    {LibraryKernel::AftFull, {2, 1, 0, 64, 64}, 4096,
+    {LibraryKernel::AftFull,
+     {2, 1, 0, 64, 64},
+     4096,
      "quadratic by definition: B*T*T*d joint logits (8.6 G at T=16384, d=64), beyond a benchmark run"},
     {LibraryKernel::AftConv, {2, 8, 0, 64, 64}}, // T as an X×Y = 32×(T/32) image, h=8 heads of c=64
-    {LibraryKernel::Gau, {2, 1, 0, 128, 256}, 4096,
+    {LibraryKernel::Gau,
+     {2, 1, 0, 128, 256},
+     4096,
      "quadratic by definition: B*N*N scores, and its fp64 oracle is O(N^2 (s+e))"},
     {LibraryKernel::Flash, {2, 1, 0, 128, 256}},
     {LibraryKernel::FlashCausal, {2, 1, 0, 128, 256}},
@@ -612,7 +612,7 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
       for (size_t i = 0; i < arguments.size(); ++i) {
         buffers.push_back(std::make_unique<Buffer>(arguments[i].count()));
         la::bench::fillLibraryArgument(buffers.back()->data, buffers.back()->count, arguments[i].fill,
-                     20240611 + n * 31 + static_cast<uint64_t>(c.kernel) * 1009 + i);
+                                       20240611 + n * 31 + static_cast<uint64_t>(c.kernel) * 1009 + i);
         inputs.push_back(tensorRef(buffers.back()->data, arguments[i].shape));
         pointers.push_back(buffers.back()->data);
       }
@@ -644,9 +644,7 @@ void runLibraryCases(const BenchOptions &opts, la::Runtime &runtime,
       } else {
         reference = std::make_unique<Buffer>(outCount);
         timeReference(
-            [&] {
-              la::bench::runLibraryReference(c.kernel, shape, pointers, reference->data, pool, referenceMemory);
-            },
+            [&] { la::bench::runLibraryReference(c.kernel, shape, pointers, reference->data, pool, referenceMemory); },
             opts.referenceRepeat, row);
       }
 
@@ -739,8 +737,7 @@ int main(int argc, char **argv) {
     shape.n = shape.m = n;
     shape.d = opts.dim;
     shape.dv = opts.dimV;
-    errs() << formatv("[N={0}] generating inputs B={1} H={2} D={3} Dv={4}\n", n, shape.b, shape.h, shape.d,
-                      shape.dv);
+    errs() << formatv("[N={0}] generating inputs B={1} H={2} D={3} Dv={4}\n", n, shape.b, shape.h, shape.d, shape.dv);
     Inputs inputs(shape);
     Buffer generated(shape.slices() * shape.n * shape.dv);
     Buffer reference(shape.slices() * shape.n * shape.dv);
@@ -757,8 +754,7 @@ int main(int argc, char **argv) {
       row.causal = la::bench::isCausal(kind);
       row.n = n;
       row.shapeText = formatv("B={0} H={1} D={2} Dv={3}", shape.b, shape.h, shape.d, shape.dv).str();
-      row.shapeJson = json::Object{{"M", shape.m}, {"B", shape.b}, {"H", shape.h}, {"D", shape.d},
-                                   {"Dv", shape.dv}};
+      row.shapeJson = json::Object{{"M", shape.m}, {"B", shape.b}, {"H", shape.h}, {"D", shape.d}, {"Dv", shape.dv}};
       row.cost = la::bench::kernelCost(kind, shape);
       std::fill(generated.data, generated.data + generated.count, std::nanf(""));
       timeGenerated(**runtime, *programs[row.family], {q, k, v}, {out}, repeat, row);
@@ -768,17 +764,16 @@ int main(int argc, char **argv) {
       if (opts.noReference) {
         row.referenceNote = "not run";
       } else if (largest > opts.referenceLimitGiB * double(1ull << 30)) {
-        row.referenceNote = formatv("skipped: needs {0:f1} GiB",
-                                    la::bench::referencePeakBytes(kind, shape) / double(1ull << 30))
-                                .str();
+        row.referenceNote =
+            formatv("skipped: needs {0:f1} GiB", la::bench::referencePeakBytes(kind, shape) / double(1ull << 30)).str();
         errs() << formatv("[N={0}] {1}: reference {2} (one [B,H,N,D,Dv] tensor is {3:f1} GiB > "
                           "--reference-limit-gib={4})\n",
                           n, row.entry, row.referenceNote, largest / double(1ull << 30), opts.referenceLimitGiB);
       } else {
         timeReference(
             [&] {
-              la::bench::runReference(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data, reference.data,
-                                      pool, referenceMemory);
+              la::bench::runReference(kind, shape, inputs.q.data, inputs.k.data, inputs.v.data, reference.data, pool,
+                                      referenceMemory);
             },
             opts.referenceRepeat, row);
       }
@@ -801,7 +796,8 @@ int main(int argc, char **argv) {
   if (opts.parity && selected(opts.only, Family::Decay))
     for (unsigned n : sizes) {
       LibraryShape shape{2, 8, n, 64, 64};
-      for (la::bench::ParityResult &result : la::bench::measureParity(**runtime, *programs[Family::Decay], shape, repeat))
+      for (la::bench::ParityResult &result :
+           la::bench::measureParity(**runtime, *programs[Family::Decay], shape, repeat))
         parity.push_back(std::move(result));
     }
 
@@ -813,10 +809,9 @@ int main(int argc, char **argv) {
   double peak = std::max(peakStart, peakEnd);
   for (Row &row : rows)
     row.rooflineMs = la::bench::rooflineMs(row.cost.bytes, row.cost.flops, bandwidth, peak);
-  outs() << formatv(
-      "machine: {0} threads, triad bandwidth {1:f1} GB/s (start {2:f1}, end {3:f1}), fp32 FMA peak "
-      "{4:f1} GFLOP/s (start {5:f1}, end {6:f1})\n",
-      threads, bandwidth, bandwidthStart, bandwidthEnd, peak, peakStart, peakEnd);
+  outs() << formatv("machine: {0} threads, triad bandwidth {1:f1} GB/s (start {2:f1}, end {3:f1}), fp32 FMA peak "
+                    "{4:f1} GFLOP/s (start {5:f1}, end {6:f1})\n",
+                    threads, bandwidth, bandwidthStart, bandwidthEnd, peak, peakStart, peakEnd);
   outs() << formatv("f32, M=N (T=N); flow/linear B={0} H={1} D={2} Dv={3}, the others as in the shape column; "
                     "times in ms: median of {4} runs (generated), of {5} (reference, {6} memory); roofline = "
                     "max(bytes/bandwidth, flops/peak)\n",
@@ -837,11 +832,11 @@ int main(int argc, char **argv) {
       if (row.referenceMs)
         refOverGen = *row.referenceMs / *gen;
     }
-    std::string compile = row.error             ? "error"
+    std::string compile = row.error              ? "error"
                           : !row.skipped.empty() ? "skipped"
                                                  : formatv("{0:f0} {1}", row.compileMs, row.cacheSource).str();
-    std::string ref = row.referenceMs ? formatMs(row.referenceMs)
-                                      : (row.referenceNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
+    std::string ref =
+        row.referenceMs ? formatMs(row.referenceMs) : (row.referenceNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
     std::string torchCell =
         row.torchMs ? formatMs(row.torchMs) : (row.torchNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
     std::string status = row.error ? "ERROR" : (row.ok ? "" : "WRONG");
@@ -868,8 +863,8 @@ int main(int argc, char **argv) {
                       "within {1:f2} is the same speed\n",
                       repeat, la::bench::kParityBound);
     const char *parityFormat = "{0,-24} {1,-12} {2,6} {3,10} {4,10} {5,8} {6,15} {7,9} {8}\n";
-    outs() << formatv(parityFormat, "entry", "twin", "N", "entry ms", "twin ms", "ratio", "rounds min..max",
-                      "outputs", "");
+    outs() << formatv(parityFormat, "entry", "twin", "N", "entry ms", "twin ms", "ratio", "rounds min..max", "outputs",
+                      "");
     for (const la::bench::ParityResult &result : parity) {
       if (result.error) {
         allOk = false;
@@ -878,10 +873,9 @@ int main(int argc, char **argv) {
         continue;
       }
       auto [low, high] = result.roundRatioRange();
-      outs() << formatv(parityFormat, result.entry, result.twin, result.shape.t,
-                        formatMs(median(result.entryMs)), formatMs(median(result.twinMs)),
-                        formatv("{0:f3}", result.ratio()), formatv("{0:f2}..{1:f2}", low, high),
-                        formatErr(result.outputDifference),
+      outs() << formatv(parityFormat, result.entry, result.twin, result.shape.t, formatMs(median(result.entryMs)),
+                        formatMs(median(result.twinMs)), formatv("{0:f3}", result.ratio()),
+                        formatv("{0:f2}..{1:f2}", low, high), formatErr(result.outputDifference),
                         result.ratio() <= la::bench::kParityBound ? "" : "SLOWER");
     }
   }
@@ -920,8 +914,7 @@ int main(int argc, char **argv) {
           {"reference_median_ms", optionalNumber(row.referenceMs)},
           {"reference_min_ms", optionalNumber(row.referenceMinMs)},
           {"reference_memory", opts.referenceFreshMemory ? "fresh" : "cached"},
-          {"reference_note",
-           row.referenceNote.empty() ? json::Value(nullptr) : json::Value(row.referenceNote)},
+          {"reference_note", row.referenceNote.empty() ? json::Value(nullptr) : json::Value(row.referenceNote)},
           {"torch_median_ms", optionalNumber(row.torchMs)},
           {"torch_note", row.torchNote.empty() ? json::Value(nullptr) : json::Value(row.torchNote)},
           {"roofline_ms", row.rooflineMs},
@@ -934,8 +927,7 @@ int main(int argc, char **argv) {
           {"generated_over_roofline",
            optionalNumber(gen ? std::optional<double>(*gen / row.rooflineMs) : std::nullopt)},
           {"reference_over_generated",
-           optionalNumber(gen && row.referenceMs ? std::optional<double>(*row.referenceMs / *gen)
-                                                 : std::nullopt)},
+           optionalNumber(gen && row.referenceMs ? std::optional<double>(*row.referenceMs / *gen) : std::nullopt)},
           {"torch_over_generated",
            optionalNumber(gen && row.torchMs ? std::optional<double>(*row.torchMs / *gen) : std::nullopt)},
           {"rel_rms_vs_reference", optionalNumber(row.errVsReference)},

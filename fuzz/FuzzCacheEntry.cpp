@@ -38,8 +38,8 @@ void check(bool condition, const char *what) {
 }
 
 bool sameKernel(const CompiledKernel &a, const CompiledKernel &b) {
-  return a.entry == b.entry && a.arguments == b.arguments && a.results == b.results &&
-         a.slicedDims == b.slicedDims && a.object == b.object;
+  return a.entry == b.entry && a.arguments == b.arguments && a.results == b.results && a.slicedDims == b.slicedDims &&
+         a.object == b.object;
 }
 
 void parseAndCheck(llvm::StringRef bytes) {
@@ -70,8 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   // The checksum covers everything after the header, whatever sizes the header declares.
   std::string patched = bytes.str();
-  llvm::support::endian::write64le(
-      &patched[kChecksumOffset], llvm::xxh3_64bits(llvm::arrayRefFromStringRef(bytes.drop_front(kHeaderBytes))));
+  llvm::support::endian::write64le(&patched[kChecksumOffset],
+                                   llvm::xxh3_64bits(llvm::arrayRefFromStringRef(bytes.drop_front(kHeaderBytes))));
   parseAndCheck(patched);
   return 0;
 }

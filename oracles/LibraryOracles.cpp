@@ -48,8 +48,7 @@ void requireInput(const char *who, const char *name, const void *ptr) {
 /// Softmax-weighted average Σ_j e^{l_j} x_j / Σ_j e^{l_j} over `count`
 /// logits, with the maximum logit subtracted first. Logits may be −∞
 /// (masked), but at least one must be finite.
-double softmaxAverage(const std::vector<double> &logits,
-                      const std::vector<double> &values, size_t count,
+double softmaxAverage(const std::vector<double> &logits, const std::vector<double> &values, size_t count,
                       const char *who) {
   double mx = kNegInf;
   for (size_t j = 0; j < count; ++j)
@@ -65,8 +64,7 @@ double softmaxAverage(const std::vector<double> &logits,
   return num / den;
 }
 
-void checkAft(const char *who, int64_t batch, int64_t t, int64_t d,
-              const float *q, const float *k, const float *v) {
+void checkAft(const char *who, int64_t batch, int64_t t, int64_t d, const float *q, const float *k, const float *v) {
   requirePositive(who, "batch", batch);
   requirePositive(who, "T", t);
   requirePositive(who, "d", d);
@@ -79,10 +77,8 @@ void checkAft(const char *who, int64_t batch, int64_t t, int64_t d,
 /// visible key positions t' of k_t' + bias(t, t'). `bias` returns the
 /// effective bias; `visible(t, t')` selects the summed positions.
 template <typename Bias, typename Visible>
-std::vector<double> aftWithBias(int64_t batch, int64_t tLen, int64_t d,
-                                const float *q, const float *k,
-                                const float *v, Bias bias, Visible visible,
-                                const char *who) {
+std::vector<double> aftWithBias(int64_t batch, int64_t tLen, int64_t d, const float *q, const float *k, const float *v,
+                                Bias bias, Visible visible, const char *who) {
   std::vector<double> out(static_cast<size_t>(batch * tLen * d));
   std::vector<double> logits(static_cast<size_t>(tLen));
   std::vector<double> vals(static_cast<size_t>(tLen));
@@ -94,22 +90,19 @@ std::vector<double> aftWithBias(int64_t batch, int64_t tLen, int64_t d,
         for (int64_t tp = 0; tp < tLen; ++tp) {
           if (!visible(t, tp))
             continue;
-          logits[count] = static_cast<double>(k[base + tp * d + c]) +
-                          bias(t, tp);
+          logits[count] = static_cast<double>(k[base + tp * d + c]) + bias(t, tp);
           vals[count] = static_cast<double>(v[base + tp * d + c]);
           ++count;
         }
         double avg = softmaxAverage(logits, vals, count, who);
-        out[base + t * d + c] =
-            sigmoid(static_cast<double>(q[base + t * d + c])) * avg;
+        out[base + t * d + c] = sigmoid(static_cast<double>(q[base + t * d + c])) * avg;
       }
     }
   }
   return out;
 }
 
-void checkDecay(const char *who, const DecayDims &dims, const float *q,
-                const float *k, const float *v, const void *g) {
+void checkDecay(const char *who, const DecayDims &dims, const float *q, const float *k, const float *v, const void *g) {
   requirePositive(who, "batch", dims.batch);
   requirePositive(who, "heads", dims.heads);
   requirePositive(who, "T", dims.t);
@@ -139,8 +132,7 @@ std::vector<double> widenAll(const float *src, int64_t count) {
 // AFT (SPEC §3)
 //===----------------------------------------------------------------------===//
 
-std::vector<double> aftCausal(int64_t batch, int64_t tLen, int64_t d,
-                              const float *q, const float *k, const float *v) {
+std::vector<double> aftCausal(int64_t batch, int64_t tLen, int64_t d, const float *q, const float *k, const float *v) {
   checkAft("aftCausal", batch, tLen, d, q, k, v);
   std::vector<double> out(static_cast<size_t>(batch * tLen * d));
   for (int64_t b = 0; b < batch; ++b) {
@@ -158,16 +150,14 @@ std::vector<double> aftCausal(int64_t batch, int64_t tLen, int64_t d,
           num += e * static_cast<double>(v[base + tp * d + c]);
           den += e;
         }
-        out[base + t * d + c] =
-            sigmoid(static_cast<double>(q[base + t * d + c])) * num / den;
+        out[base + t * d + c] = sigmoid(static_cast<double>(q[base + t * d + c])) * num / den;
       }
     }
   }
   return out;
 }
 
-std::vector<double> aftSimple(int64_t batch, int64_t tLen, int64_t d,
-                              const float *q, const float *k, const float *v) {
+std::vector<double> aftSimple(int64_t batch, int64_t tLen, int64_t d, const float *q, const float *k, const float *v) {
   checkAft("aftSimple", batch, tLen, d, q, k, v);
   std::vector<double> out(static_cast<size_t>(batch * tLen * d));
   for (int64_t b = 0; b < batch; ++b) {
@@ -185,29 +175,23 @@ std::vector<double> aftSimple(int64_t batch, int64_t tLen, int64_t d,
       }
       double pooled = num / den;
       for (int64_t t = 0; t < tLen; ++t)
-        out[base + t * d + c] =
-            sigmoid(static_cast<double>(q[base + t * d + c])) * pooled;
+        out[base + t * d + c] = sigmoid(static_cast<double>(q[base + t * d + c])) * pooled;
     }
   }
   return out;
 }
 
-std::vector<double> aftFull(int64_t batch, int64_t tLen, int64_t d,
-                            const float *q, const float *k, const float *v,
+std::vector<double> aftFull(int64_t batch, int64_t tLen, int64_t d, const float *q, const float *k, const float *v,
                             const float *w, bool causal) {
   checkAft("aftFull", batch, tLen, d, q, k, v);
   requireInput("aftFull", "w", w);
   // SPEC §3/§7: softmax_{t'}(k_t' + w_{t,t'} [+ −∞ for t' > t if causal]).
   return aftWithBias(
-      batch, tLen, d, q, k, v,
-      [&](int64_t t, int64_t tp) {
-        return static_cast<double>(w[t * tLen + tp]);
-      },
+      batch, tLen, d, q, k, v, [&](int64_t t, int64_t tp) { return static_cast<double>(w[t * tLen + tp]); },
       [&](int64_t t, int64_t tp) { return !causal || tp <= t; }, "aftFull");
 }
 
-std::vector<double> aftLocal(int64_t batch, int64_t tLen, int64_t d,
-                             const float *q, const float *k, const float *v,
+std::vector<double> aftLocal(int64_t batch, int64_t tLen, int64_t d, const float *q, const float *k, const float *v,
                              const float *w, int64_t window) {
   checkAft("aftLocal", batch, tLen, d, q, k, v);
   requireInput("aftLocal", "w", w);
@@ -224,10 +208,8 @@ std::vector<double> aftLocal(int64_t batch, int64_t tLen, int64_t d,
       [](int64_t, int64_t) { return true; }, "aftLocal");
 }
 
-std::vector<double> aftConv(int64_t batch, int64_t xLen, int64_t yLen,
-                            int64_t heads, int64_t c, const float *q,
-                            const float *k, const float *v, const float *w,
-                            int64_t kernel) {
+std::vector<double> aftConv(int64_t batch, int64_t xLen, int64_t yLen, int64_t heads, int64_t c, const float *q,
+                            const float *k, const float *v, const float *w, int64_t kernel) {
   const char *who = "aftConv";
   requirePositive(who, "batch", batch);
   requirePositive(who, "X", xLen);
@@ -262,16 +244,13 @@ std::vector<double> aftConv(int64_t batch, int64_t xLen, int64_t yLen,
                 int64_t dx = xp - x, dy = yp - y;
                 double bias = 0.0;
                 if (dx >= -p && dx <= p && dy >= -p && dy <= p)
-                  bias = static_cast<double>(
-                      w[(i * kernel + (dx + p)) * kernel + (dy + p)]);
-                logits[count] =
-                    static_cast<double>(k[at(b, xp, yp, i, ch)]) + bias;
+                  bias = static_cast<double>(w[(i * kernel + (dx + p)) * kernel + (dy + p)]);
+                logits[count] = static_cast<double>(k[at(b, xp, yp, i, ch)]) + bias;
                 vals[count] = static_cast<double>(v[at(b, xp, yp, i, ch)]);
                 ++count;
               }
             double avg = softmaxAverage(logits, vals, count, who);
-            out[at(b, x, y, i, ch)] =
-                sigmoid(static_cast<double>(q[at(b, x, y, i, ch)])) * avg;
+            out[at(b, x, y, i, ch)] = sigmoid(static_cast<double>(q[at(b, x, y, i, ch)])) * avg;
           }
   return out;
 }
@@ -280,8 +259,7 @@ std::vector<double> aftConv(int64_t batch, int64_t xLen, int64_t yLen,
 // GAU and FLASH (SPEC §4)
 //===----------------------------------------------------------------------===//
 
-std::vector<double> gau(int64_t batch, int64_t n, int64_t s, int64_t e,
-                        const float *u, const float *v, const float *q,
+std::vector<double> gau(int64_t batch, int64_t n, int64_t s, int64_t e, const float *u, const float *v, const float *q,
                         const float *k, bool causal) {
   const char *who = "gau";
   requirePositive(who, "batch", batch);
@@ -306,8 +284,7 @@ std::vector<double> gau(int64_t batch, int64_t n, int64_t s, int64_t e,
           continue;
         double dot = 0.0;
         for (int64_t j = 0; j < s; ++j)
-          dot += static_cast<double>(qb[t * s + j]) *
-                 static_cast<double>(kb[m * s + j]);
+          dot += static_cast<double>(qb[t * s + j]) * static_cast<double>(kb[m * s + j]);
         double a = relu2(dot) / norm;
         for (int64_t j = 0; j < e; ++j)
           acc[j] += a * static_cast<double>(vb[m * e + j]);
@@ -319,10 +296,9 @@ std::vector<double> gau(int64_t batch, int64_t n, int64_t s, int64_t e,
   return out;
 }
 
-std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e,
-                          const float *u, const float *v, const float *qq,
-                          const float *kq, const float *ql, const float *kl,
-                          int64_t chunk, bool causal, FlashParts *parts) {
+std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e, const float *u, const float *v,
+                          const float *qq, const float *kq, const float *ql, const float *kl, int64_t chunk,
+                          bool causal, FlashParts *parts) {
   const char *who = "flash";
   requirePositive(who, "batch", batch);
   requirePositive(who, "N", n);
@@ -337,8 +313,7 @@ std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e,
   requireInput(who, "kl", kl);
   const size_t outSize = static_cast<size_t>(batch * n * e);
   std::vector<double> quad(outSize, 0.0), lin(outSize, 0.0);
-  const double quadNorm =
-      static_cast<double>(chunk) * static_cast<double>(s); // c·s, SPEC §4
+  const double quadNorm = static_cast<double>(chunk) * static_cast<double>(s); // c·s, SPEC §4
   auto dot = [s](const float *a, const float *b) {
     double acc = 0.0;
     for (int64_t j = 0; j < s; ++j)
@@ -354,8 +329,7 @@ std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e,
       for (int64_t m = 0; m < n; ++m)
         for (int64_t i = 0; i < s; ++i)
           for (int64_t j = 0; j < e; ++j)
-            state[i * e + j] += static_cast<double>(kl[rowS + m * s + i]) *
-                                static_cast<double>(v[rowE + m * e + j]);
+            state[i * e + j] += static_cast<double>(kl[rowS + m * s + i]) * static_cast<double>(v[rowE + m * e + j]);
 
     for (int64_t t = 0; t < n; ++t) {
       const int64_t g = t / chunk;
@@ -406,10 +380,8 @@ std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e,
 // Decay scans (SPEC §5)
 //===----------------------------------------------------------------------===//
 
-DecayResult decayRecurrent(const DecayDims &dims, const float *q,
-                           const float *k, const float *v, const double *g,
-                           DecayGate gate, const double *h0,
-                           std::optional<double> scale) {
+DecayResult decayRecurrent(const DecayDims &dims, const float *q, const float *k, const float *v, const double *g,
+                           DecayGate gate, const double *h0, std::optional<double> scale) {
   checkDecay("decayRecurrent", dims, q, k, v, g);
   const int64_t T = dims.t, K = dims.k, V = dims.v;
   const bool perKey = gate == DecayGate::PerKey;
@@ -432,9 +404,7 @@ DecayResult decayRecurrent(const DecayDims &dims, const float *q,
       for (int64_t i = 0; i < K; ++i) {
         double decay = std::exp(perKey ? gt[i] : gt[0]);
         for (int64_t j = 0; j < V; ++j)
-          S[i * V + j] = decay * S[i * V + j] +
-                         static_cast<double>(kt[i]) *
-                             static_cast<double>(vt[j]);
+          S[i * V + j] = decay * S[i * V + j] + static_cast<double>(kt[i]) * static_cast<double>(vt[j]);
       }
       // o_t = (scale · q_t) S_t.
       double *ot = res.o.data() + (bh * T + t) * V;
@@ -448,10 +418,8 @@ DecayResult decayRecurrent(const DecayDims &dims, const float *q,
   return res;
 }
 
-DecayResult decayParallel(const DecayDims &dims, const float *q,
-                          const float *k, const float *v, const double *g,
-                          DecayGate gate, const double *h0,
-                          std::optional<double> scale) {
+DecayResult decayParallel(const DecayDims &dims, const float *q, const float *k, const float *v, const double *g,
+                          DecayGate gate, const double *h0, std::optional<double> scale) {
   checkDecay("decayParallel", dims, q, k, v, g);
   const int64_t T = dims.t, K = dims.k, V = dims.v;
   const bool perKey = gate == DecayGate::PerKey;
@@ -480,15 +448,13 @@ DecayResult decayParallel(const DecayDims &dims, const float *q,
         // o_t += Σ_k scale q_tk k_sk D_ts,k v_s.
         double coef = 0.0;
         for (int64_t i = 0; i < K; ++i)
-          coef += sc * static_cast<double>(qb[t * K + i]) *
-                  static_cast<double>(kb[s * K + i]) * std::exp(logDecay(i));
+          coef += sc * static_cast<double>(qb[t * K + i]) * static_cast<double>(kb[s * K + i]) * std::exp(logDecay(i));
         for (int64_t j = 0; j < V; ++j)
           ot[j] += coef * static_cast<double>(vb[s * V + j]);
         // S_{T−1} += diag(D_{T−1,s}) k_s ⊗ v_s.
         if (last)
           for (int64_t i = 0; i < K; ++i) {
-            double ki = static_cast<double>(kb[s * K + i]) *
-                        std::exp(logDecay(i));
+            double ki = static_cast<double>(kb[s * K + i]) * std::exp(logDecay(i));
             for (int64_t j = 0; j < V; ++j)
               Sb[i * V + j] += ki * static_cast<double>(vb[s * V + j]);
           }
@@ -512,28 +478,24 @@ DecayResult decayParallel(const DecayDims &dims, const float *q,
   return res;
 }
 
-DecayResult simpleGla(const DecayDims &dims, const float *q, const float *k,
-                      const float *v, const float *g, const float *h0,
-                      std::optional<double> scale) {
+DecayResult simpleGla(const DecayDims &dims, const float *q, const float *k, const float *v, const float *g,
+                      const float *h0, std::optional<double> scale) {
   checkDecay("simpleGla", dims, q, k, v, g);
   std::vector<double> gd = widenAll(g, dims.gateSize(false));
   std::vector<double> hd;
   if (h0)
     hd = widenAll(h0, dims.stateSize());
-  return decayRecurrent(dims, q, k, v, gd.data(), DecayGate::PerHead,
-                        h0 ? hd.data() : nullptr, scale);
+  return decayRecurrent(dims, q, k, v, gd.data(), DecayGate::PerHead, h0 ? hd.data() : nullptr, scale);
 }
 
-DecayResult gla(const DecayDims &dims, const float *q, const float *k,
-                const float *v, const float *g, const float *h0,
+DecayResult gla(const DecayDims &dims, const float *q, const float *k, const float *v, const float *g, const float *h0,
                 std::optional<double> scale) {
   checkDecay("gla", dims, q, k, v, g);
   std::vector<double> gd = widenAll(g, dims.gateSize(true));
   std::vector<double> hd;
   if (h0)
     hd = widenAll(h0, dims.stateSize());
-  return decayRecurrent(dims, q, k, v, gd.data(), DecayGate::PerKey,
-                        h0 ? hd.data() : nullptr, scale);
+  return decayRecurrent(dims, q, k, v, gd.data(), DecayGate::PerKey, h0 ? hd.data() : nullptr, scale);
 }
 
 double retentionLogDecay(int64_t head) {
@@ -551,20 +513,17 @@ std::vector<double> retentionGates(const DecayDims &dims) {
   std::vector<double> g(static_cast<size_t>(dims.gateSize(false)));
   for (int64_t b = 0; b < dims.batch; ++b)
     for (int64_t h = 0; h < dims.heads; ++h)
-      std::fill_n(g.begin() + (b * dims.heads + h) * dims.t, dims.t,
-                  retentionLogDecay(h));
+      std::fill_n(g.begin() + (b * dims.heads + h) * dims.t, dims.t, retentionLogDecay(h));
   return g;
 }
 
-DecayResult retention(const DecayDims &dims, const float *q, const float *k,
-                      const float *v, const float *h0,
+DecayResult retention(const DecayDims &dims, const float *q, const float *k, const float *v, const float *h0,
                       std::optional<double> scale) {
   std::vector<double> gd = retentionGates(dims);
   std::vector<double> hd;
   if (h0)
     hd = widenAll(h0, dims.stateSize());
-  return decayRecurrent(dims, q, k, v, gd.data(), DecayGate::PerHead,
-                        h0 ? hd.data() : nullptr, scale);
+  return decayRecurrent(dims, q, k, v, gd.data(), DecayGate::PerHead, h0 ? hd.data() : nullptr, scale);
 }
 
 } // namespace oracle

@@ -64,15 +64,13 @@ namespace oracle {
 ///   Y_t = σ(q_t) ⊙ Σ_{t'≤t} e^{k_t'} ⊙ v_t' / Σ_{t'≤t} e^{k_t'}
 /// per channel, computed per (t, channel) with the prefix maximum of k
 /// subtracted before exp.
-std::vector<double> aftCausal(int64_t batch, int64_t t, int64_t d,
-                              const float *q, const float *k, const float *v);
+std::vector<double> aftCausal(int64_t batch, int64_t t, int64_t d, const float *q, const float *k, const float *v);
 
 /// AFT-simple (SPEC §3). q, k, v, out: [B, T, d].
 ///   Y_t = σ(q_t) ⊙ Σ_{t'} softmax_{t'}(k)_{t'} ⊙ v_t'
 /// (softmax over all positions, per channel: one pooled vector per channel,
 /// gated by each position's σ(q_t)).
-std::vector<double> aftSimple(int64_t batch, int64_t t, int64_t d,
-                              const float *q, const float *k, const float *v);
+std::vector<double> aftSimple(int64_t batch, int64_t t, int64_t d, const float *q, const float *k, const float *v);
 
 /// AFT-full (SPEC §3). q, k, v, out: [B, T, d]; w: [T, T], w[t][t'] the bias
 /// of query position t for key position t', shared by all batches/channels.
@@ -80,8 +78,7 @@ std::vector<double> aftSimple(int64_t batch, int64_t t, int64_t d,
 /// Causal: only t' ≤ t are summed (w_{t,t'} = −∞ for t' > t; the upper
 /// triangle of w is never read). Entries of w may be −∞ (masked), but every
 /// (t, channel) must keep at least one finite logit, else it throws.
-std::vector<double> aftFull(int64_t batch, int64_t t, int64_t d,
-                            const float *q, const float *k, const float *v,
+std::vector<double> aftFull(int64_t batch, int64_t t, int64_t d, const float *q, const float *k, const float *v,
                             const float *w, bool causal);
 
 /// AFT-local with window s = `window` >= 0 (SPEC §3). q, k, v, out:
@@ -92,8 +89,7 @@ std::vector<double> aftFull(int64_t batch, int64_t t, int64_t d,
 /// t'. Computed directly as that softmax (not via the SPEC's expm1
 /// decomposition, which the self-test uses as an independent check).
 /// window = 0 gives aftSimple; window >= T gives aftFull(w, non-causal).
-std::vector<double> aftLocal(int64_t batch, int64_t t, int64_t d,
-                             const float *q, const float *k, const float *v,
+std::vector<double> aftLocal(int64_t batch, int64_t t, int64_t d, const float *q, const float *k, const float *v,
                              const float *w, int64_t window);
 
 /// AFT-conv (SPEC §3), 2-D. q, k, v, out: [B, X, Y, h, c] (spatial X×Y, h
@@ -106,10 +102,8 @@ std::vector<double> aftLocal(int64_t batch, int64_t t, int64_t d,
 ///                       / Σ_{x',y'} e^{k(x',y')+w_eff}
 /// over ALL spatial positions (x', y'). This equals the SPEC's conv2d form
 /// (zero padding, cross-correlation orientation, kernel e^{w} − 1).
-std::vector<double> aftConv(int64_t batch, int64_t x, int64_t y,
-                            int64_t heads, int64_t c, const float *q,
-                            const float *k, const float *v, const float *w,
-                            int64_t kernel);
+std::vector<double> aftConv(int64_t batch, int64_t x, int64_t y, int64_t heads, int64_t c, const float *q,
+                            const float *k, const float *v, const float *w, int64_t kernel);
 
 //===----------------------------------------------------------------------===//
 // GAU and FLASH (SPEC §4, oracle form §7)
@@ -122,8 +116,7 @@ std::vector<double> aftConv(int64_t batch, int64_t x, int64_t y,
 /// GAU / FLASH-Quad (SPEC §4). u, v, out: [B, N, e]; q, k: [B, N, s].
 ///   A = relu(q kᵀ)² / (N·s)  [⊙ tril, diagonal included, if causal]
 ///   O = u ⊙ (A v)
-std::vector<double> gau(int64_t batch, int64_t n, int64_t s, int64_t e,
-                        const float *u, const float *v, const float *q,
+std::vector<double> gau(int64_t batch, int64_t n, int64_t s, int64_t e, const float *u, const float *v, const float *q,
                         const float *k, bool causal);
 
 /// The two branches of flash() before the U gate, each [B, N, e].
@@ -141,11 +134,9 @@ struct FlashParts {
 ///   Vl_t = ql_t · (Σ_{m < g·c} kl_m ⊗ v_m) / (g·c), 0 for g = 0  (causal)
 ///   O_t  = u_t ⊙ (Vq_t + Vl_t)
 /// If `parts` is non-null it receives Vq and Vl.
-std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e,
-                          const float *u, const float *v, const float *qq,
-                          const float *kq, const float *ql, const float *kl,
-                          int64_t chunk, bool causal,
-                          FlashParts *parts = nullptr);
+std::vector<double> flash(int64_t batch, int64_t n, int64_t s, int64_t e, const float *u, const float *v,
+                          const float *qq, const float *kq, const float *ql, const float *kl, int64_t chunk,
+                          bool causal, FlashParts *parts = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Decay scans: retention, simple GLA, GLA (SPEC §5, oracle form §7)
@@ -164,9 +155,7 @@ struct DecayDims {
   int64_t vSize() const { return batch * heads * t * v; }     ///< v, out
   int64_t stateSize() const { return batch * heads * k * v; } ///< h0, S_T
   /// Number of log-gate values for a gate kind: [B,H,T] or [B,H,T,K].
-  int64_t gateSize(bool perKey) const {
-    return batch * heads * t * (perKey ? k : 1);
-  }
+  int64_t gateSize(bool perKey) const { return batch * heads * t * (perKey ? k : 1); }
 };
 
 /// How the log-gate is laid out (SPEC §5).
@@ -190,10 +179,8 @@ struct DecayResult {
 ///   o_t = (scale · q_t) S_t
 /// with scale = K^{−1/2} unless `scale` is given. The SPEC's gates are
 /// <= 0; any finite g is computed literally. Returns o and S_{T−1}.
-DecayResult decayRecurrent(const DecayDims &dims, const float *q,
-                           const float *k, const float *v, const double *g,
-                           DecayGate gate, const double *h0 = nullptr,
-                           std::optional<double> scale = std::nullopt);
+DecayResult decayRecurrent(const DecayDims &dims, const float *q, const float *k, const float *v, const double *g,
+                           DecayGate gate, const double *h0 = nullptr, std::optional<double> scale = std::nullopt);
 
 /// Parallel form of the same scan (SPEC §5/§7), for cross-checking
 /// decayRecurrent. Same contract and layouts. With G the inclusive cumsum of
@@ -206,25 +193,20 @@ DecayResult decayRecurrent(const DecayDims &dims, const float *q,
 /// G_t − G_s is accumulated directly as the partial sum Σ_{s<r<=t} g_r (and
 /// G_t as Σ_{r<=t} g_r), so strongly negative gates never produce a
 /// cancelling difference of huge cumulative sums or an overflowing exp.
-DecayResult decayParallel(const DecayDims &dims, const float *q,
-                          const float *k, const float *v, const double *g,
-                          DecayGate gate, const double *h0 = nullptr,
-                          std::optional<double> scale = std::nullopt);
+DecayResult decayParallel(const DecayDims &dims, const float *q, const float *k, const float *v, const double *g,
+                          DecayGate gate, const double *h0 = nullptr, std::optional<double> scale = std::nullopt);
 
 /// Simple GLA (SPEC §5): decayRecurrent with per-head gates. q, k:
 /// [B,H,T,K]; v: [B,H,T,V]; g: [B,H,T] fp32 log-gates; h0: optional fp32
 /// initial state [B,H,K,V]. Returns o [B,H,T,V] and the final state.
-DecayResult simpleGla(const DecayDims &dims, const float *q, const float *k,
-                      const float *v, const float *g,
-                      const float *h0 = nullptr,
-                      std::optional<double> scale = std::nullopt);
+DecayResult simpleGla(const DecayDims &dims, const float *q, const float *k, const float *v, const float *g,
+                      const float *h0 = nullptr, std::optional<double> scale = std::nullopt);
 
 /// GLA (SPEC §5): decayRecurrent with per-key gates. q, k: [B,H,T,K];
 /// v: [B,H,T,V]; g: [B,H,T,K] fp32 log-gates; h0: optional fp32 initial
 /// state [B,H,K,V]. Returns o [B,H,T,V] and the final state.
-DecayResult gla(const DecayDims &dims, const float *q, const float *k,
-                const float *v, const float *g, const float *h0 = nullptr,
-                std::optional<double> scale = std::nullopt);
+DecayResult gla(const DecayDims &dims, const float *q, const float *k, const float *v, const float *g,
+                const float *h0 = nullptr, std::optional<double> scale = std::nullopt);
 
 /// Retention's constant log-decay of head `head` (SPEC §5):
 ///   log γ_h = log(1 − 2^{−5−h}), computed as log1p(−2^{−5−h}) in fp64.
@@ -239,8 +221,7 @@ std::vector<double> retentionGates(const DecayDims &dims);
 /// retentionGates(dims) kept in fp64. q, k: [B,H,T,K]; v: [B,H,T,V]; h0:
 /// optional fp32 initial state [B,H,K,V]. Returns o [B,H,T,V] and the final
 /// state.
-DecayResult retention(const DecayDims &dims, const float *q, const float *k,
-                      const float *v, const float *h0 = nullptr,
+DecayResult retention(const DecayDims &dims, const float *q, const float *k, const float *v, const float *h0 = nullptr,
                       std::optional<double> scale = std::nullopt);
 
 } // namespace oracle

@@ -26,10 +26,8 @@ double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 /// Validates dims once per public entry point so a mis-sized call fails
 /// loudly instead of reading out of bounds.
 void checkDims(const AttnDims &dims, bool causal, const char *who) {
-  if (dims.batch < 1 || dims.heads < 1 || dims.n < 1 || dims.m < 1 ||
-      dims.d < 1 || dims.dv < 1)
-    throw std::invalid_argument(std::string(who) +
-                                ": every dimension must be >= 1");
+  if (dims.batch < 1 || dims.heads < 1 || dims.n < 1 || dims.m < 1 || dims.d < 1 || dims.dv < 1)
+    throw std::invalid_argument(std::string(who) + ": every dimension must be >= 1");
   // SPEC notation: "Causal ⇒ N = M".
   if (causal && dims.n != dims.m)
     throw std::invalid_argument(std::string(who) + ": causal needs N == M");
@@ -42,22 +40,19 @@ struct HeadSlices {
 
 HeadSlices slicesFor(const AttnDims &dims, int64_t b, int64_t h) {
   int64_t bh = b * dims.heads + h;
-  return {bh * dims.n * dims.d, bh * dims.m * dims.d, bh * dims.m * dims.dv,
-          bh * dims.n * dims.dv, bh * dims.n,         bh * dims.m};
+  return {bh * dims.n * dims.d,  bh * dims.m * dims.d, bh * dims.m * dims.dv,
+          bh * dims.n * dims.dv, bh * dims.n,          bh * dims.m};
 }
 
 /// Widens `count` floats starting at `src` to fp64, applying `f`.
-template <typename F>
-std::vector<double> widen(const float *src, int64_t count, F f) {
+template <typename F> std::vector<double> widen(const float *src, int64_t count, F f) {
   std::vector<double> out(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i)
     out[i] = f(static_cast<double>(src[i]));
   return out;
 }
 
-double clampTo(double x, double lo, double hi) {
-  return std::min(std::max(x, lo), hi);
-}
+double clampTo(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
 
 void allocateIntermediates(FlowIntermediates *inter, const AttnDims &dims) {
   if (!inter)
@@ -73,24 +68,18 @@ void allocateIntermediates(FlowIntermediates *inter, const AttnDims &dims) {
 }
 
 /// Stores one head's intermediates (each vector indexed by position).
-void storeIntermediates(FlowIntermediates *inter, const HeadSlices &s,
-                        const std::vector<double> &a,
-                        const std::vector<double> &bOut,
-                        const std::vector<double> &iHat,
-                        const std::vector<double> &oHat,
-                        const std::vector<double> &alloc,
+void storeIntermediates(FlowIntermediates *inter, const HeadSlices &s, const std::vector<double> &a,
+                        const std::vector<double> &bOut, const std::vector<double> &iHat,
+                        const std::vector<double> &oHat, const std::vector<double> &alloc,
                         const std::vector<double> &comp) {
   if (!inter)
     return;
   std::copy(a.begin(), a.end(), inter->sinkIncoming.begin() + s.nOff);
   std::copy(bOut.begin(), bOut.end(), inter->sourceOutgoing.begin() + s.mOff);
   std::copy(iHat.begin(), iHat.end(), inter->conservedSink.begin() + s.nOff);
-  std::copy(oHat.begin(), oHat.end(),
-            inter->conservedSource.begin() + s.mOff);
-  std::copy(alloc.begin(), alloc.end(),
-            inter->sinkAllocation.begin() + s.nOff);
-  std::copy(comp.begin(), comp.end(),
-            inter->sourceCompetition.begin() + s.mOff);
+  std::copy(oHat.begin(), oHat.end(), inter->conservedSource.begin() + s.mOff);
+  std::copy(alloc.begin(), alloc.end(), inter->sinkAllocation.begin() + s.nOff);
+  std::copy(comp.begin(), comp.end(), inter->sourceCompetition.begin() + s.mOff);
 }
 
 uint64_t splitmix64(uint64_t &state) {
@@ -102,8 +91,7 @@ uint64_t splitmix64(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
-template <typename T>
-ErrorStats compareImpl(const double *ref, const T *got, int64_t n) {
+template <typename T> ErrorStats compareImpl(const double *ref, const T *got, int64_t n) {
   ErrorStats stats;
   double diffSq = 0.0, refSq = 0.0, maxAbs = 0.0;
   for (int64_t i = 0; i < n; ++i) {
@@ -125,17 +113,14 @@ ErrorStats compareImpl(const double *ref, const T *got, int64_t n) {
   }
   // SPEC §7: relative RMS error ‖x−y‖₂/‖y‖₂ with y the fp64 reference.
   if (refSq == 0.0)
-    stats.relRms =
-        diffSq == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+    stats.relRms = diffSq == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
   else
     stats.relRms = std::sqrt(diffSq / refSq);
   stats.maxAbs = maxAbs;
   return stats;
 }
 
-template <typename T>
-ErrorStats compareVectors(const std::vector<double> &ref,
-                          const std::vector<T> &got) {
+template <typename T> ErrorStats compareVectors(const std::vector<double> &ref, const std::vector<T> &got) {
   if (ref.size() != got.size()) {
     ErrorStats stats;
     stats.relRms = stats.maxAbs = std::numeric_limits<double>::infinity();
@@ -165,10 +150,8 @@ double applyFeatureMap(FeatureMap phi, double x) {
 // Linear attention
 //===----------------------------------------------------------------------===//
 
-std::vector<double> linearAttention(const AttnDims &dims, const float *q,
-                                    const float *k, const float *v,
-                                    bool causal, FeatureMap phi, double eps,
-                                    const uint8_t *keyMask) {
+std::vector<double> linearAttention(const AttnDims &dims, const float *q, const float *k, const float *v, bool causal,
+                                    FeatureMap phi, double eps, const uint8_t *keyMask) {
   checkDims(dims, causal, "linearAttention");
   const int64_t n = dims.n, m = dims.m, d = dims.d, dv = dims.dv;
   auto fmap = [phi](double x) { return applyFeatureMap(phi, x); };
@@ -180,8 +163,7 @@ std::vector<double> linearAttention(const AttnDims &dims, const float *q,
       HeadSlices s = slicesFor(dims, b, h);
       std::vector<double> fq = widen(q + s.qOff, n * d, fmap);
       std::vector<double> fk = widen(k + s.kOff, m * d, fmap);
-      std::vector<double> vv =
-          widen(v + s.vOff, m * dv, [](double x) { return x; });
+      std::vector<double> vv = widen(v + s.vOff, m * dv, [](double x) { return x; });
       // SPEC §7: W = mask ⊙ (φ(Q) φ(K)ᵀ); mask = ones or tril (s <= t). The
       // key padding mask of §1 zeroes φ(K_j), i.e. column j of W.
       for (int64_t i = 0; i < n; ++i) {
@@ -211,16 +193,13 @@ std::vector<double> linearAttention(const AttnDims &dims, const float *q,
   return out;
 }
 
-std::vector<double> linearAttentionRecurrent(const AttnDims &dims,
-                                             const float *q, const float *k,
-                                             const float *v, bool causal,
-                                             FeatureMap phi, double eps,
-                                             const uint8_t *keyMask) {
+std::vector<double> linearAttentionRecurrent(const AttnDims &dims, const float *q, const float *k, const float *v,
+                                             bool causal, FeatureMap phi, double eps, const uint8_t *keyMask) {
   checkDims(dims, causal, "linearAttentionRecurrent");
   const int64_t n = dims.n, m = dims.m, d = dims.d, dv = dims.dv;
   std::vector<double> out(static_cast<size_t>(dims.outSize()), 0.0);
   std::vector<double> state(static_cast<size_t>(d * dv)); // S [D×Dv]
-  std::vector<double> z(static_cast<size_t>(d));           // z [D]
+  std::vector<double> z(static_cast<size_t>(d));          // z [D]
   std::vector<double> fk(static_cast<size_t>(d)), fq(static_cast<size_t>(d));
 
   for (int64_t b = 0; b < dims.batch; ++b) {
@@ -278,10 +257,8 @@ std::vector<double> linearAttentionRecurrent(const AttnDims &dims,
 // Flow-Attention
 //===----------------------------------------------------------------------===//
 
-std::vector<double> flowAttention(const AttnDims &dims, const float *q,
-                                  const float *k, const float *v, bool causal,
-                                  double eps, double clampLo, double clampHi,
-                                  FlowIntermediates *inter) {
+std::vector<double> flowAttention(const AttnDims &dims, const float *q, const float *k, const float *v, bool causal,
+                                  double eps, double clampLo, double clampHi, FlowIntermediates *inter) {
   checkDims(dims, causal, "flowAttention");
   const int64_t n = dims.n, m = dims.m, d = dims.d, dv = dims.dv;
   std::vector<double> out(static_cast<size_t>(dims.outSize()), 0.0);
@@ -294,12 +271,10 @@ std::vector<double> flowAttention(const AttnDims &dims, const float *q,
   // With ‖x + eps‖₁ = Σ_c (x_c + eps), every eps-placed dot product of §2 is a
   // row/column sum of these matrices plus an eps·‖·‖₁ term, e.g.
   //   (q_i + eps)·(sk + eps) = Σ_j P_ij + eps·‖q_i + eps‖₁.
-  std::vector<double> mA(static_cast<size_t>(n * m)),
-      mP(static_cast<size_t>(n * m)), mQp(static_cast<size_t>(n * m));
+  std::vector<double> mA(static_cast<size_t>(n * m)), mP(static_cast<size_t>(n * m)), mQp(static_cast<size_t>(n * m));
   std::vector<double> l1q(static_cast<size_t>(n)), l1k(static_cast<size_t>(m));
-  std::vector<double> a(static_cast<size_t>(n)), bOut(static_cast<size_t>(m)),
-      iHat(static_cast<size_t>(n)), oHat(static_cast<size_t>(m)),
-      oHatC(static_cast<size_t>(m)), alloc(static_cast<size_t>(n)),
+  std::vector<double> a(static_cast<size_t>(n)), bOut(static_cast<size_t>(m)), iHat(static_cast<size_t>(n)),
+      oHat(static_cast<size_t>(m)), oHatC(static_cast<size_t>(m)), alloc(static_cast<size_t>(n)),
       comp(static_cast<size_t>(m));
 
   for (int64_t b = 0; b < dims.batch; ++b) {
@@ -308,8 +283,7 @@ std::vector<double> flowAttention(const AttnDims &dims, const float *q,
       // SPEC §2 step 1: φ = σ on both queries and keys.
       std::vector<double> sq = widen(q + s.qOff, n * d, sigmoid);
       std::vector<double> sk = widen(k + s.kOff, m * d, sigmoid);
-      std::vector<double> vv =
-          widen(v + s.vOff, m * dv, [](double x) { return x; });
+      std::vector<double> vv = widen(v + s.vOff, m * dv, [](double x) { return x; });
 
       for (int64_t i = 0; i < n; ++i) {
         l1q[i] = 0.0;
@@ -371,8 +345,7 @@ std::vector<double> flowAttention(const AttnDims &dims, const float *q,
         for (int64_t j = 0; j < m; ++j)
           oHatC[j] = clampTo(oHat[j], clampLo, clampHi);
         for (int64_t i = 0; i < n; ++i)
-          alloc[i] = sigmoid(iHat[i] * static_cast<double>(n) /
-                             static_cast<double>(m));
+          alloc[i] = sigmoid(iHat[i] * static_cast<double>(n) / static_cast<double>(m));
         for (int64_t j = 0; j < m; ++j) {
           double z = 0.0;
           for (int64_t jj = 0; jj < m; ++jj)
@@ -447,22 +420,18 @@ std::vector<double> flowAttention(const AttnDims &dims, const float *q,
   return out;
 }
 
-std::vector<double> flowAttentionRecurrent(const AttnDims &dims,
-                                           const float *q, const float *k,
-                                           const float *v, bool causal,
-                                           double eps, double clampLo,
-                                           double clampHi,
+std::vector<double> flowAttentionRecurrent(const AttnDims &dims, const float *q, const float *k, const float *v,
+                                           bool causal, double eps, double clampLo, double clampHi,
                                            FlowIntermediates *inter) {
   checkDims(dims, causal, "flowAttentionRecurrent");
   const int64_t n = dims.n, m = dims.m, d = dims.d, dv = dims.dv;
   std::vector<double> out(static_cast<size_t>(dims.outSize()), 0.0);
   allocateIntermediates(inter, dims);
 
-  std::vector<double> a(static_cast<size_t>(n)), bOut(static_cast<size_t>(m)),
-      iHat(static_cast<size_t>(n)), oHat(static_cast<size_t>(m)),
-      alloc(static_cast<size_t>(n)), comp(static_cast<size_t>(m));
-  std::vector<double> sumQ(static_cast<size_t>(d)), sumK(static_cast<size_t>(d)),
-      sumKB(static_cast<size_t>(d)), sumQA(static_cast<size_t>(d));
+  std::vector<double> a(static_cast<size_t>(n)), bOut(static_cast<size_t>(m)), iHat(static_cast<size_t>(n)),
+      oHat(static_cast<size_t>(m)), alloc(static_cast<size_t>(n)), comp(static_cast<size_t>(m));
+  std::vector<double> sumQ(static_cast<size_t>(d)), sumK(static_cast<size_t>(d)), sumKB(static_cast<size_t>(d)),
+      sumQA(static_cast<size_t>(d));
   std::vector<double> kv(static_cast<size_t>(d * dv));
 
   // x·(y + eps) for D-vectors, with eps added elementwise to y (SPEC §2).
@@ -521,8 +490,7 @@ std::vector<double> flowAttentionRecurrent(const AttnDims &dims,
         for (int64_t j = 0; j < m; ++j)
           comp[j] = comp[j] / z * static_cast<double>(m);
         for (int64_t i = 0; i < n; ++i)
-          alloc[i] = sigmoid(iHat[i] * static_cast<double>(n) /
-                             static_cast<double>(m));
+          alloc[i] = sigmoid(iHat[i] * static_cast<double>(n) / static_cast<double>(m));
         // Step 7: R_i = alloc_i · a_i · (q_i · Σ_j k_j ⊗ (V_j comp_j)).
         for (int64_t j = 0; j < m; ++j)
           for (int64_t c = 0; c < d; ++c) {
@@ -599,31 +567,20 @@ std::vector<double> flowAttentionRecurrent(const AttnDims &dims,
 // Error metrics and inputs
 //===----------------------------------------------------------------------===//
 
-ErrorStats compare(const double *ref, const float *got, int64_t n) {
-  return compareImpl(ref, got, n);
-}
+ErrorStats compare(const double *ref, const float *got, int64_t n) { return compareImpl(ref, got, n); }
 
-ErrorStats compare(const double *ref, const double *got, int64_t n) {
-  return compareImpl(ref, got, n);
-}
+ErrorStats compare(const double *ref, const double *got, int64_t n) { return compareImpl(ref, got, n); }
 
-ErrorStats compare(const std::vector<double> &ref,
-                   const std::vector<float> &got) {
-  return compareVectors(ref, got);
-}
+ErrorStats compare(const std::vector<double> &ref, const std::vector<float> &got) { return compareVectors(ref, got); }
 
-ErrorStats compare(const std::vector<double> &ref,
-                   const std::vector<double> &got) {
-  return compareVectors(ref, got);
-}
+ErrorStats compare(const std::vector<double> &ref, const std::vector<double> &got) { return compareVectors(ref, got); }
 
 void fillUniform(std::vector<float> &out, uint64_t seed, float lo, float hi) {
   uint64_t state = seed;
   for (float &x : out) {
     // 53 random bits → a double in [0, 1).
     double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
-    float f = static_cast<float>(static_cast<double>(lo) +
-                                 (static_cast<double>(hi) - lo) * u);
+    float f = static_cast<float>(static_cast<double>(lo) + (static_cast<double>(hi) - lo) * u);
     // Rounding to float may land on hi; keep the interval half-open.
     if (f >= hi && hi > lo)
       f = std::nextafter(hi, lo);

@@ -70,20 +70,16 @@ double applyFeatureMap(FeatureMap phi, double x);
 /// `keyMask` (optional, [B, M], nonzero = keep) is the key padding mask of
 /// §1, applied after φ: a padded key contributes to neither numerator nor
 /// denominator.
-std::vector<double> linearAttention(const AttnDims &dims, const float *q,
-                                    const float *k, const float *v,
-                                    bool causal,
-                                    FeatureMap phi = FeatureMap::Elu1,
-                                    double eps = 1e-6,
+std::vector<double> linearAttention(const AttnDims &dims, const float *q, const float *k, const float *v, bool causal,
+                                    FeatureMap phi = FeatureMap::Elu1, double eps = 1e-6,
                                     const uint8_t *keyMask = nullptr);
 
 /// Recurrent form of SPEC §1 (S = Σ φ(K_j) ⊗ V_j, z = Σ φ(K_j); causal: the
 /// prefix recurrences S_t, z_t). Same contract as linearAttention; used to
 /// cross-check it.
-std::vector<double> linearAttentionRecurrent(
-    const AttnDims &dims, const float *q, const float *k, const float *v,
-    bool causal, FeatureMap phi = FeatureMap::Elu1, double eps = 1e-6,
-    const uint8_t *keyMask = nullptr);
+std::vector<double> linearAttentionRecurrent(const AttnDims &dims, const float *q, const float *k, const float *v,
+                                             bool causal, FeatureMap phi = FeatureMap::Elu1, double eps = 1e-6,
+                                             const uint8_t *keyMask = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Flow-Attention (SPEC §2, oracle form §7)
@@ -93,11 +89,11 @@ std::vector<double> linearAttentionRecurrent(
 /// [B, H, N] for sink quantities and [B, H, M] for source quantities. Handy
 /// for debugging a kernel stage by stage and for the clamp self-test.
 struct FlowIntermediates {
-  std::vector<double> sinkIncoming;     ///< a   [B,H,N] (§2 normal 3 / causal 2)
-  std::vector<double> sourceOutgoing;   ///< b   [B,H,M]
-  std::vector<double> conservedSink;    ///< Î   [B,H,N]
-  std::vector<double> conservedSource;  ///< Ô   [B,H,M], BEFORE the clamp
-  std::vector<double> sinkAllocation;   ///< alloc [B,H,N]
+  std::vector<double> sinkIncoming;      ///< a   [B,H,N] (§2 normal 3 / causal 2)
+  std::vector<double> sourceOutgoing;    ///< b   [B,H,M]
+  std::vector<double> conservedSink;     ///< Î   [B,H,N]
+  std::vector<double> conservedSource;   ///< Ô   [B,H,M], BEFORE the clamp
+  std::vector<double> sinkAllocation;    ///< alloc [B,H,N]
   std::vector<double> sourceCompetition; ///< comp [B,H,M] (uses clamped Ô)
 };
 
@@ -110,20 +106,16 @@ struct FlowIntermediates {
 /// comp_t = n_t e_t / Σ_{s<=t} e_s, and the a_t / n_t factor).
 /// Pass clampLo = -inf, clampHi = +inf to disable the clamp. If `inter` is
 /// non-null it receives the intermediates.
-std::vector<double>
-flowAttention(const AttnDims &dims, const float *q, const float *k,
-              const float *v, bool causal, double eps = 1e-6,
-              double clampLo = -1.0, double clampHi = 1.0,
-              FlowIntermediates *inter = nullptr);
+std::vector<double> flowAttention(const AttnDims &dims, const float *q, const float *k, const float *v, bool causal,
+                                  double eps = 1e-6, double clampLo = -1.0, double clampHi = 1.0,
+                                  FlowIntermediates *inter = nullptr);
 
 /// Linear-time form following SPEC §2 step by step (global sums for the
 /// normal form, prefix sums for the causal form, Σ_j k_j ⊗ (V_j comp_j)
 /// state). Same contract as flowAttention; used to cross-check it.
-std::vector<double>
-flowAttentionRecurrent(const AttnDims &dims, const float *q, const float *k,
-                       const float *v, bool causal, double eps = 1e-6,
-                       double clampLo = -1.0, double clampHi = 1.0,
-                       FlowIntermediates *inter = nullptr);
+std::vector<double> flowAttentionRecurrent(const AttnDims &dims, const float *q, const float *k, const float *v,
+                                           bool causal, double eps = 1e-6, double clampLo = -1.0, double clampHi = 1.0,
+                                           FlowIntermediates *inter = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Error metrics (SPEC §7) and deterministic inputs
@@ -143,10 +135,8 @@ struct ErrorStats {
 ErrorStats compare(const double *ref, const float *got, int64_t n);
 ErrorStats compare(const double *ref, const double *got, int64_t n);
 /// Vector forms; a size mismatch is reported as relRms = maxAbs = +inf.
-ErrorStats compare(const std::vector<double> &ref,
-                   const std::vector<float> &got);
-ErrorStats compare(const std::vector<double> &ref,
-                   const std::vector<double> &got);
+ErrorStats compare(const std::vector<double> &ref, const std::vector<float> &got);
+ErrorStats compare(const std::vector<double> &ref, const std::vector<double> &got);
 
 /// Fills `out` (keeping its size) with values uniform in [lo, hi) drawn from
 /// splitmix64 seeded with `seed`. The generator is spelled out in Oracles.cpp

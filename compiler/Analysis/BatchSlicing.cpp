@@ -120,8 +120,7 @@ bool keepsBatchDims(Operation *op, int64_t k) {
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return allAtLeast(reduce.getDims(), k);
   if (auto scan = dyn_cast<ScanOp>(op))
-    return scan.getDimAttr().getInt() >= k &&
-           llvm::all_of(scan.getOperands(), [&](Value v) { return rankOf(v) >= k; });
+    return scan.getDimAttr().getInt() >= k && llvm::all_of(scan.getOperands(), [&](Value v) { return rankOf(v) >= k; });
   if (auto window = dyn_cast<WindowOp>(op))
     return allAtLeast(window.getDims(), k);
   if (auto normalize = dyn_cast<NormalizeOp>(op))
@@ -161,8 +160,7 @@ int64_t getSliceableLeadingDims(func::FuncOp func, int64_t maxDims) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       return tensor && tensor.getRank() >= k;
     };
-    if (!llvm::all_of(func.getArgumentTypes(), hasBatchDims) ||
-        !llvm::all_of(func.getResultTypes(), hasBatchDims))
+    if (!llvm::all_of(func.getArgumentTypes(), hasBatchDims) || !llvm::all_of(func.getResultTypes(), hasBatchDims))
       continue;
     bool ok = true;
     func.walk([&](Operation *op) {

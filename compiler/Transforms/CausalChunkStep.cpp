@@ -79,8 +79,7 @@ Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLa
   MaskAttr tril = MaskAttr::get(op.getContext(), MaskKind::tril, l.n, l.m, 0);
   Value scores = ContractOp::create(b, loc, shaped({size, size}), terms({bn + l.d, bm + l.d}, bn + l.m),
                                     ValueRange{qc, kc}, tril, acc);
-  Value intra =
-      ContractOp::create(b, loc, outType, terms({bn + l.m, bm + l.e}, outTerm), ValueRange{scores, vc}, acc);
+  Value intra = ContractOp::create(b, loc, outType, terms({bn + l.m, bm + l.e}, outTerm), ValueRange{scores, vc}, acc);
   return addMap(b, loc, outType, inter, intra);
 }
 

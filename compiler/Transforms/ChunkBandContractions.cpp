@@ -32,8 +32,7 @@ namespace {
 constexpr int64_t kMaxEdgeBlocks = 16;
 
 struct ChunkBandContraction : OpRewritePattern<ContractOp> {
-  ChunkBandContraction(MLIRContext *context, int64_t rowBlock)
-      : OpRewritePattern(context), rowBlock(rowBlock) {}
+  ChunkBandContraction(MLIRContext *context, int64_t rowBlock) : OpRewritePattern(context), rowBlock(rowBlock) {}
 
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     MaskAttr mask = op.getMaskAttr();
@@ -68,8 +67,8 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
       return rewriter.notifyMatchFailure(op, "too many edge blocks for the band's width");
 
     Location loc = op.getLoc();
-    auto emitBlock = [&](OpBuilder &b, OpFoldResult rowStart, int64_t size, OpFoldResult colStart,
-                         int64_t offset, Value dest) -> Value {
+    auto emitBlock = [&](OpBuilder &b, OpFoldResult rowStart, int64_t size, OpFoldResult colStart, int64_t offset,
+                         Value dest) -> Value {
       ProducerSlicer slicer(b, loc);
       SmallVector<Value> inputs;
       for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs())) {
@@ -103,12 +102,12 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
       Value upper = arith::ConstantIndexOp::create(rewriter, loc, endInterior * rowBlock);
       Value step = arith::ConstantIndexOp::create(rewriter, loc, rowBlock);
       Value reachValue = arith::ConstantIndexOp::create(rewriter, loc, reach);
-      auto loop = scf::ForOp::create(
-          rewriter, loc, lower, upper, step, ValueRange{result},
-          [&](OpBuilder &b, Location, Value start, ValueRange carried) {
-            Value colStart = arith::SubIOp::create(b, loc, start, reachValue);
-            scf::YieldOp::create(b, loc, emitBlock(b, start, rowBlock, colStart, reach, carried[0]));
-          });
+      auto loop =
+          scf::ForOp::create(rewriter, loc, lower, upper, step, ValueRange{result},
+                             [&](OpBuilder &b, Location, Value start, ValueRange carried) {
+                               Value colStart = arith::SubIOp::create(b, loc, start, reachValue);
+                               scf::YieldOp::create(b, loc, emitBlock(b, start, rowBlock, colStart, reach, carried[0]));
+                             });
       result = loop.getResult(0);
     }
     for (int64_t block = endInterior; block < numBlocks; ++block)

@@ -57,9 +57,8 @@ struct ChunkBlockContraction : OpRewritePattern<ContractOp> {
         inputs.push_back(slicer.slice(input, windows));
       }
       DimWindow rows{static_cast<int64_t>(rowDim), window};
-      MaskAttr inner = mask.getKind() == MaskKind::causal_block
-                           ? MaskAttr::get(getContext(), MaskKind::tril, n, m, 0)
-                           : MaskAttr();
+      MaskAttr inner =
+          mask.getKind() == MaskKind::causal_block ? MaskAttr::get(getContext(), MaskKind::tril, n, m, 0) : MaskAttr();
       Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rows), op.getSubscripts(),
                                       inputs, inner, op.getAccAttr());
       return {insertChunk(b, loc, part, carried[0], rowDim, start)};

@@ -206,8 +206,8 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
                                             DenseElementsAttr::get(stateType, rewriter.getZeroAttr(elementType)));
     SmallVector<Value> slicesInit{tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), elementType)};
     if (!finalStates.empty())
-      slicesInit.push_back(tensor::EmptyOp::create(rewriter, loc, finalStates.front().getResultType().getShape(),
-                                                   elementType));
+      slicesInit.push_back(
+          tensor::EmptyOp::create(rewriter, loc, finalStates.front().getResultType().getShape(), elementType));
     auto emitSlice = [&](OpBuilder &bld, ArrayRef<DimWindow> index, ValueRange carried) -> SmallVector<Value> {
       Value state = zeroState ? zeroState : extractWindows(bld, loc, scan.getInit().front(), index);
       // Full chunks in a loop (none when the sequence fits one chunk), then the partial tail.

@@ -145,8 +145,7 @@ struct ReassociateContractChain : OpRewritePattern<ContractOp> {
   }
 
 private:
-  static LogicalResult reassociate(ContractOp op, ContractOp inner, unsigned innerIndex,
-                                   PatternRewriter &rewriter) {
+  static LogicalResult reassociate(ContractOp op, ContractOp inner, unsigned innerIndex, PatternRewriter &rewriter) {
     SubscriptsAttr outerTerms = op.getSubscripts();
     SubscriptsAttr innerTerms = inner.getSubscripts();
     // Name the inner product's letters in the outer contraction's terms: its result letters become the
@@ -158,7 +157,7 @@ private:
     std::string used = outerTerms.str();
     char fresh = 'a';
     for (char c : inferContractionDims(innerTerms).k) { // the inner product's summed (k) letters
-      if (!StringRef(used).contains(c)) { // keep the author's letter where it is free
+      if (!StringRef(used).contains(c)) {               // keep the author's letter where it is free
         rename[c] = c;
         used.push_back(c);
         continue;

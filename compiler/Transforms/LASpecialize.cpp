@@ -102,8 +102,8 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
         return func.emitError() << "argument #" << i << ": cannot specialise to '" << text << "'";
       bool halfStorage = isHalfStorageOf(given.getElementType(), declared.getElementType());
       if (given.getElementType() != declared.getElementType() && !halfStorage)
-        return func.emitError() << "argument #" << i << " has element type " << given.getElementType()
-                                << " but '" << entry << "' declares " << declared.getElementType()
+        return func.emitError() << "argument #" << i << " has element type " << given.getElementType() << " but '"
+                                << entry << "' declares " << declared.getElementType()
                                 << (declared.getElementType().isF32() ? " (f16 and bf16 are accepted too)" : "");
       if (halfStorage) {
         if (storageType && storageType != given.getElementType())
@@ -117,9 +117,8 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
                                 << "' declares rank " << declared.getRank() << " (" << declared << ")";
       for (int64_t d = 0; d < given.getRank(); ++d)
         if (!declared.isDynamicDim(d) && declared.getDimSize(d) != given.getDimSize(d))
-          return func.emitError() << "argument #" << i << " dimension " << d << " has size "
-                                  << given.getDimSize(d) << " but '" << entry << "' declares "
-                                  << declared.getDimSize(d);
+          return func.emitError() << "argument #" << i << " dimension " << d << " has size " << given.getDimSize(d)
+                                  << " but '" << entry << "' declares " << declared.getDimSize(d);
       BlockArgument argument = body.getArgument(i);
       argument.setType(given);
       newTypes.push_back(given);

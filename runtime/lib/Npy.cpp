@@ -267,8 +267,7 @@ void swapElements(std::byte *data, size_t numBytes, size_t elementSize) {
 }
 
 /// Maps a descr string to the dtype it is read as, or explains why it is not supported.
-llvm::Expected<DType> parseDescr(llvm::StringRef name, const PyValue &descr,
-                                 std::optional<DType> reinterpretU2As) {
+llvm::Expected<DType> parseDescr(llvm::StringRef name, const PyValue &descr, std::optional<DType> reinterpretU2As) {
   if (descr.kind != PyValue::Kind::Str)
     return npyError(name, "unsupported descr " + quote(descr.source) + " (structured or non-string dtype); " +
                               "supported: " + kSupportedDescrs);
@@ -281,18 +280,17 @@ llvm::Expected<DType> parseDescr(llvm::StringRef name, const PyValue &descr,
     return DType::F64;
   if (d == "<u2") {
     if (!reinterpretU2As)
-      return npyError(name,
-                      "descr '<u2' (uint16) is read only as the bit patterns of a 16-bit float, and the "
-                      "caller did not ask for that (reinterpretU2As); bf16 tensors are stored as "
-                      "arr.view(np.uint16)");
+      return npyError(name, "descr '<u2' (uint16) is read only as the bit patterns of a 16-bit float, and the "
+                            "caller did not ask for that (reinterpretU2As); bf16 tensors are stored as "
+                            "arr.view(np.uint16)");
     if (dtypeSize(*reinterpretU2As) != 2)
       return npyError(name, "'<u2' data cannot be reinterpreted as " + dtypeName(*reinterpretU2As) +
                                 ", only as a 16-bit float (bf16 or f16)");
     return *reinterpretU2As;
   }
   if (d.size() == 3 && d[0] == '>' && llvm::is_contained(llvm::StringRef("fu"), d[1]))
-    return npyError(name, "big-endian data ('" + d + "') is not supported; save arr.astype('<" + d.substr(1) +
-                              "') instead");
+    return npyError(name,
+                    "big-endian data ('" + d + "') is not supported; save arr.astype('<" + d.substr(1) + "') instead");
   std::string hint;
   if (d.ends_with("V2"))
     hint = "; bfloat16 must be saved as its bit patterns, arr.view(np.uint16), and read with "
@@ -408,8 +406,7 @@ llvm::Expected<HostTensor> la::parseNpy(llvm::StringRef bytes, llvm::StringRef n
     return npyError(name, "fortran_order must be True or False, got " + quote(fortranOrder->source));
   // Fortran and C order lay out the same bytes when at most one dim exceeds 1 (or there are no elements),
   // so only reject the files whose data would really be read transposed.
-  bool sameLayout =
-      spec.numElements() == 0 || llvm::count_if(spec.shape, [](int64_t d) { return d > 1; }) <= 1;
+  bool sameLayout = spec.numElements() == 0 || llvm::count_if(spec.shape, [](int64_t d) { return d > 1; }) <= 1;
   if (fortranOrder->boolean && !sameLayout)
     return npyError(name, "fortran_order is True, but C (row-major) order is required; save "
                           "np.ascontiguousarray(arr) instead of arr");
@@ -471,8 +468,7 @@ std::string la::npyHeader(const TensorSpec &spec) {
   dict += spec.shape.size() == 1 ? ",), }" : "), }";
   constexpr size_t growthAxisMaxDigits = 21;
   if (!spec.shape.empty())
-    dict.append(growthAxisMaxDigits - std::min(growthAxisMaxDigits, std::to_string(spec.shape[0]).size()),
-                ' ');
+    dict.append(growthAxisMaxDigits - std::min(growthAxisMaxDigits, std::to_string(spec.shape[0]).size()), ' ');
 
   auto wrap = [&](unsigned major, size_t lengthSize) -> std::optional<std::string> {
     size_t withNewline = dict.size() + 1;

@@ -78,7 +78,9 @@ std::string OutputCheck::str() const {
   std::string text = llvm::formatv("result #{0} {1}: ", result, spec.str()).str();
   if (nonFinite > 0) {
     text += llvm::formatv("{0} NaN/Inf, the first {1} at {2}", nonFinite,
-                          std::isnan(firstNonFiniteValue) ? "NaN" : firstNonFiniteValue > 0 ? "+Inf" : "-Inf",
+                          std::isnan(firstNonFiniteValue) ? "NaN"
+                          : firstNonFiniteValue > 0       ? "+Inf"
+                                                          : "-Inf",
                           indexText(*firstNonFinite))
                 .str();
     text += nonFiniteWhereReferenceFinite > 0
@@ -86,11 +88,11 @@ std::string OutputCheck::str() const {
                 : " (the fp64 reference is not finite there either); ";
   }
   if (referenceNonFinite > 0)
-    text += llvm::formatv("the fp64 reference has {0} NaN/Inf (the inputs overflow even in double); ",
-                          referenceNonFinite)
-                .str();
-  text += llvm::formatv("max |err| {0:e2}, rel RMS {1:e2} (tolerance {2:e0}): {3}", maxAbsError, relRmsError,
-                        tolerance, passed() ? "ok" : "FAILED")
+    text +=
+        llvm::formatv("the fp64 reference has {0} NaN/Inf (the inputs overflow even in double); ", referenceNonFinite)
+            .str();
+  text += llvm::formatv("max |err| {0:e2}, rel RMS {1:e2} (tolerance {2:e0}): {3}", maxAbsError, relRmsError, tolerance,
+                        passed() ? "ok" : "FAILED")
               .str();
   return text;
 }

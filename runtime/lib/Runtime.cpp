@@ -15,6 +15,7 @@
 #include "la/runtime/Compiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -24,7 +25,6 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
 #include <atomic>
@@ -145,8 +145,8 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
   const auto &declared = info.signature.arguments;
   std::string where = (program.name() + ": entry '" + info.name + "'").str();
   if (inputs.size() != declared.size())
-    return makeError(where + " takes " + llvm::Twine(declared.size()) + " arguments but " +
-                     llvm::Twine(inputs.size()) + " were given");
+    return makeError(where + " takes " + llvm::Twine(declared.size()) + " arguments but " + llvm::Twine(inputs.size()) +
+                     " were given");
   for (auto [i, input] : llvm::enumerate(inputs)) {
     const TensorSpec &want = declared[i];
     // f32 entries also take f16/bf16 tensors: they compute in f32 and return results in that half type.
@@ -155,9 +155,9 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
       return makeError(where + ": argument #" + llvm::Twine(i) + " has dtype " + dtypeName(input.dtype) +
                        " but the signature declares " + dtypeName(want.dtype));
     if (input.shape.size() != want.shape.size())
-      return makeError(where + ": argument #" + llvm::Twine(i) + " has rank " + llvm::Twine(input.shape.size()) +
-                       " (" + input.str() + ") but the signature declares rank " +
-                       llvm::Twine(want.shape.size()) + " (" + want.str() + ")");
+      return makeError(where + ": argument #" + llvm::Twine(i) + " has rank " + llvm::Twine(input.shape.size()) + " (" +
+                       input.str() + ") but the signature declares rank " + llvm::Twine(want.shape.size()) + " (" +
+                       want.str() + ")");
     for (auto [d, size] : llvm::enumerate(input.shape)) {
       if (size < 0)
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) +
@@ -183,8 +183,7 @@ public:
   /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText).
   RuntimeImpl(RuntimeOptions opts, std::string optionsText)
       : runtimeOptions(std::move(opts)), optionsText(std::move(optionsText)),
-        disk(resolveCacheDirectory(runtimeOptions.cacheDir)),
-        reference(runtimeOptions) {
+        disk(resolveCacheDirectory(runtimeOptions.cacheDir)), reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)
@@ -369,8 +368,7 @@ private:
   }
 
   llvm::Expected<std::unique_ptr<LoadedKernel>> compileOrLoad(const ProgramImpl &program, llvm::StringRef entry,
-                                                              llvm::ArrayRef<TensorSpec> inputs,
-                                                              CacheSource &source) {
+                                                              llvm::ArrayRef<TensorSpec> inputs, CacheSource &source) {
     const EntryInfo *info = program.lookup(entry);
     if (!info)
       return program.unknownEntry(entry);
@@ -400,8 +398,8 @@ private:
       disk.discard(diskKey);
     }
     source = CacheSource::Miss;
-    auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile,
-                               slicedDims);
+    auto fresh =
+        compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile, slicedDims);
     if (!fresh)
       return fresh.takeError();
     if (llvm::Error err = disk.store(diskKey, *fresh))
@@ -412,24 +410,20 @@ private:
   /// A cache that cannot be written is not fatal: warn once and keep compiling in memory.
   void reportDiskCacheProblem(llvm::Error err) {
     std::string message = llvm::toString(std::move(err));
-    std::call_once(diskWarning, [&] {
-      llvm::errs() << "la: warning: " << message << "; continuing with the memory cache only\n";
-    });
+    std::call_once(diskWarning,
+                   [&] { llvm::errs() << "la: warning: " << message << "; continuing with the memory cache only\n"; });
   }
 
   /// Everything the object code of a disk-cache entry depends on, as JSON (llvm::json prints object keys
   /// sorted, so the text is canonical). The options text carries the target CPU and its features.
-  std::string diskCacheKey(const ProgramImpl &program, llvm::StringRef entry,
-                           llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims) const {
+  std::string diskCacheKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
+                           int64_t slicedDims) const {
     llvm::json::Array argumentTypes;
     for (const TensorSpec &spec : arguments)
       argumentTypes.push_back(spec.str());
-    llvm::json::Object key{{"program", program.contentHash()},
-                           {"entry", entry},
-                           {"arguments", std::move(argumentTypes)},
-                           {"slicedDims", slicedDims},
-                           {"options", optionsText},
-                           {"compiler", getCompilerVersion()}};
+    llvm::json::Object key{
+        {"program", program.contentHash()}, {"entry", entry},         {"arguments", std::move(argumentTypes)},
+        {"slicedDims", slicedDims},         {"options", optionsText}, {"compiler", getCompilerVersion()}};
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(key));

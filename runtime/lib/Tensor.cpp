@@ -100,8 +100,7 @@ HostTensor::HostTensor(TensorSpec spec) : tensorSpec(std::move(spec)) {
 }
 
 HostTensor::HostTensor(const HostTensor &other) : tensorSpec(other.tensorSpec), blocks(other.blocks) {
-  storage =
-      llvm::MutableArrayRef<std::byte>(blocks.empty() ? nullptr : blocks.front().bytes, other.storage.size());
+  storage = llvm::MutableArrayRef<std::byte>(blocks.empty() ? nullptr : blocks.front().bytes, other.storage.size());
 }
 
 HostTensor::HostTensor(HostTensor &&other) noexcept
@@ -155,9 +154,8 @@ float roundToOddFloat(double value) {
   if ((bits & 1) == 0) {
     // The other neighbour of `value` is one step towards it. This also turns an overflow to infinity into
     // FLT_MAX and an underflow to zero into the smallest subnormal, keeping the "inexact" information.
-    rounded = std::nextafter(rounded, value > static_cast<double>(rounded)
-                                          ? std::numeric_limits<float>::infinity()
-                                          : -std::numeric_limits<float>::infinity());
+    rounded = std::nextafter(rounded, value > static_cast<double>(rounded) ? std::numeric_limits<float>::infinity()
+                                                                           : -std::numeric_limits<float>::infinity());
   }
   return rounded;
 }
@@ -165,7 +163,8 @@ float roundToOddFloat(double value) {
 
 double la::elementAt(const TensorRef &tensor, int64_t i) {
   assert(i >= 0 && i < tensor.spec.numElements() && "flat index out of range");
-  const std::byte *p = static_cast<const std::byte *>(tensor.data) + static_cast<size_t>(i) * dtypeSize(tensor.spec.dtype);
+  const std::byte *p =
+      static_cast<const std::byte *>(tensor.data) + static_cast<size_t>(i) * dtypeSize(tensor.spec.dtype);
   switch (tensor.spec.dtype) {
   case DType::F16:
     return halfToFloat(load<uint16_t>(p));

@@ -69,8 +69,8 @@ TEST(ExpApproximation, WithinOneUlpOverTheNormalRange) {
 
 TEST(ExpApproximation, EdgesUnderflowOverflowAndNaN) {
   float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> xs = {-inf, -1000.0f, -88.5f, 0.0f, 1.0f, 88.5f, 88.8f, 1000.0f, inf,
-                           std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> xs = {-inf,  -1000.0f, -88.5f,  0.0f, 1.0f,
+                           88.5f, 88.8f,    1000.0f, inf,  std::numeric_limits<float>::quiet_NaN()};
   std::vector<double> ys = runOn("exp", xs);
   ASSERT_EQ(ys.size(), xs.size());
   EXPECT_EQ(ys[0], 0.0);

@@ -96,8 +96,8 @@ std::vector<la::HostTensor> runKernel(const char *file, const char *entry, const
 }
 
 /// Checks `got` against the fp64 `reference` with the SPEC §7 tolerance for sequence length `t`.
-void expectMatches(const std::vector<double> &reference, const la::HostTensor &got, int64_t t,
-                   const std::string &what, la::DType dtype = la::DType::F32) {
+void expectMatches(const std::vector<double> &reference, const la::HostTensor &got, int64_t t, const std::string &what,
+                   la::DType dtype = la::DType::F32) {
   ASSERT_EQ(got.numElements(), static_cast<int64_t>(reference.size())) << what;
   ASSERT_EQ(got.spec().dtype, dtype) << what << ": results come back in the arguments' storage type";
   std::vector<double> values(got.numElements());
@@ -161,8 +161,8 @@ TEST_P(AftNumerics, MatchesFp64Oracle) {
     if (entry == "aft_local")
       reference = aftLocal(batch, t, d, q.data.data(), k.data.data(), v.data.data(), w.data.data(), 64);
     else
-      reference = aftFull(batch, t, d, q.data.data(), k.data.data(), v.data.data(), w.data.data(),
-                          entry == "aft_full_causal");
+      reference =
+          aftFull(batch, t, d, q.data.data(), k.data.data(), v.data.data(), w.data.data(), entry == "aft_full_causal");
   }
   std::vector<la::HostTensor> outputs = runKernel("aft.mlir", c.entry, args);
   ASSERT_EQ(outputs.size(), 1u);
@@ -220,8 +220,8 @@ TEST_P(AftConvNumerics, MatchesFp64Oracle) {
   Argument v = randomArgument(shape, 23, -1.0f, 1.0f, c.dtype);
   // The (e^w − 1)-weighted local terms cancel against the global sums as for AFT-local: w stays in ±2.
   Argument w = randomArgument({heads, kernel, kernel}, 24, -2.0f, 2.0f, c.dtype);
-  std::vector<double> reference = aftConv(batch, c.x, c.y, heads, channels, q.data.data(), k.data.data(),
-                                          v.data.data(), w.data.data(), kernel);
+  std::vector<double> reference =
+      aftConv(batch, c.x, c.y, heads, channels, q.data.data(), k.data.data(), v.data.data(), w.data.data(), kernel);
   std::vector<la::HostTensor> outputs = runKernel("aft.mlir", "aft_conv", {q, k, v, w});
   ASSERT_EQ(outputs.size(), 1u);
   std::ostringstream what;
@@ -232,8 +232,8 @@ TEST_P(AftConvNumerics, MatchesFp64Oracle) {
 // 1×1 (every window is all padding but its centre), a 5×9 image narrower than the kernel along X and wider
 // along Y, and 23×30 (interior windows and every edge case), with logits of ±80 on the exp path.
 INSTANTIATE_TEST_SUITE_P(Kernels, AftConvNumerics,
-                         testing::Values(AftConvCase{1, 1, 1.0f}, AftConvCase{5, 9, 1.0f},
-                                         AftConvCase{5, 9, 80.0f}, AftConvCase{5, 9, 1.0f, la::DType::F16},
+                         testing::Values(AftConvCase{1, 1, 1.0f}, AftConvCase{5, 9, 1.0f}, AftConvCase{5, 9, 80.0f},
+                                         AftConvCase{5, 9, 1.0f, la::DType::F16},
                                          AftConvCase{5, 9, 1.0f, la::DType::BF16}, AftConvCase{23, 30, 1.0f}),
                          [](const testing::TestParamInfo<AftConvCase> &info) {
                            return "aft_conv_" + std::to_string(info.param.x) + "x" + std::to_string(info.param.y) +
@@ -274,8 +274,8 @@ TEST_P(FlashNumerics, MatchesFp64Oracle) {
     reference = gau(batch, n, s, e, u.data.data(), v.data.data(), qq.data.data(), kq.data.data(), false);
   } else {
     args = {u, v, qq, kq, ql, kl};
-    reference = flash(batch, n, s, e, u.data.data(), v.data.data(), qq.data.data(), kq.data.data(),
-                      ql.data.data(), kl.data.data(), 256, entry == "flash_causal");
+    reference = flash(batch, n, s, e, u.data.data(), v.data.data(), qq.data.data(), kq.data.data(), ql.data.data(),
+                      kl.data.data(), 256, entry == "flash_causal");
   }
   std::vector<la::HostTensor> outputs = runKernel("flash.mlir", c.entry, args);
   ASSERT_EQ(outputs.size(), 1u);
@@ -325,8 +325,8 @@ struct DecayProblem {
   Argument q, k, v, g;
   bool perKey = false;
 
-  DecayProblem(const std::string &entry, int64_t t, float minGate, la::DType dtype = la::DType::F32,
-               int64_t batch = 2, int64_t heads = 3) {
+  DecayProblem(const std::string &entry, int64_t t, float minGate, la::DType dtype = la::DType::F32, int64_t batch = 2,
+               int64_t heads = 3) {
     dims.batch = batch;
     dims.heads = heads;
     dims.t = t;
@@ -370,12 +370,11 @@ TEST_P(DecayNumerics, WithStateMatchesFp64Oracle) {
   const DecayCase &c = GetParam();
   std::string entry = c.entry;
   DecayProblem problem(entry, c.t, c.minGate, c.dtype);
-  Argument h0 = randomArgument({problem.dims.batch, problem.dims.heads, problem.dims.k, problem.dims.v}, 35,
-                               -1.0f, 1.0f, c.dtype);
+  Argument h0 = randomArgument({problem.dims.batch, problem.dims.heads, problem.dims.k, problem.dims.v}, 35, -1.0f,
+                               1.0f, c.dtype);
   std::vector<Argument> args = problem.arguments(entry);
   args.push_back(h0);
-  std::vector<la::HostTensor> outputs =
-      runKernel("retention.mlir", (entry + "_with_state").c_str(), args, c.chunk);
+  std::vector<la::HostTensor> outputs = runKernel("retention.mlir", (entry + "_with_state").c_str(), args, c.chunk);
   ASSERT_EQ(outputs.size(), 2u);
   DecayResult reference = problem.oracle(entry, h0.data.data());
   expectMatches(reference.o, outputs[0], c.t, entry + " output", c.dtype);
@@ -434,8 +433,8 @@ TEST(DecayState, UnslicedBatchAndHeads) {
     std::vector<la::HostTensor> outputs = runKernel("retention.mlir", name, problem.arguments(entry), 16, false);
     ASSERT_EQ(outputs.size(), 1u) << entry;
     expectMatches(problem.oracle(entry, nullptr).o, outputs[0], 100, entry + " unsliced");
-    Argument h0 = randomArgument({problem.dims.batch, problem.dims.heads, problem.dims.k, problem.dims.v}, 37,
-                                 -1.0f, 1.0f);
+    Argument h0 =
+        randomArgument({problem.dims.batch, problem.dims.heads, problem.dims.k, problem.dims.v}, 37, -1.0f, 1.0f);
     std::vector<Argument> args = problem.arguments(entry);
     args.push_back(h0);
     outputs = runKernel("retention.mlir", (entry + "_with_state").c_str(), args, 16, false);
@@ -527,8 +526,7 @@ TEST(HalfPrecision, LinearAndFlowKernels) {
                       : linearAttention(dims, q.data.data(), k.data.data(), v.data.data(), kernel.causal);
       std::vector<la::HostTensor> outputs = runKernel(kernel.file, kernel.entry, {q, k, v});
       ASSERT_EQ(outputs.size(), 1u) << kernel.entry;
-      expectMatches(reference, outputs[0], dims.n, std::string(kernel.entry) + " " + la::dtypeName(dtype).str(),
-                    dtype);
+      expectMatches(reference, outputs[0], dims.n, std::string(kernel.entry) + " " + la::dtypeName(dtype).str(), dtype);
     }
 }
 

@@ -59,8 +59,8 @@ void expectFinite(const std::vector<double> &x, const std::string &what) {
 
 /// relRms <= tol (or exact agreement when ref is legitimately all zero, e.g.
 /// relu² of a single negative score, allowed only with allowZero).
-void expectClose(const std::vector<double> &ref, const std::vector<double> &got,
-                 double tol, const std::string &what, bool allowZero = false) {
+void expectClose(const std::vector<double> &ref, const std::vector<double> &got, double tol, const std::string &what,
+                 bool allowZero = false) {
   ASSERT_EQ(ref.size(), got.size()) << what;
   ErrorStats st = compare(ref, got);
   EXPECT_EQ(st.firstNonFinite, -1) << what;
@@ -85,19 +85,15 @@ struct AftInputs {
   std::vector<float> q, k, v, w;
 };
 
-AftInputs makeAft(int64_t b, int64_t t, int64_t d, uint64_t seed, float kLo,
-                  float kHi) {
-  return {uniform(b * t * d, seed * 5 + 1, -2.0f, 2.0f),
-          uniform(b * t * d, seed * 5 + 2, kLo, kHi),
-          uniform(b * t * d, seed * 5 + 3, -1.0f, 1.0f),
-          uniform(t * t, seed * 5 + 4, -1.0f, 1.0f)};
+AftInputs makeAft(int64_t b, int64_t t, int64_t d, uint64_t seed, float kLo, float kHi) {
+  return {uniform(b * t * d, seed * 5 + 1, -2.0f, 2.0f), uniform(b * t * d, seed * 5 + 2, kLo, kHi),
+          uniform(b * t * d, seed * 5 + 3, -1.0f, 1.0f), uniform(t * t, seed * 5 + 4, -1.0f, 1.0f)};
 }
 
 /// SPEC §3's AFT-local decomposition, written independently of the oracle
 /// and without any max subtraction (moderate inputs only):
 ///   num_t = Σ_{t'} e^{k}v + Σ_{|t−t'|<s} (e^{w} − 1) e^{k} v, den likewise.
-std::vector<double> aftLocalExpm1(int64_t batch, int64_t T, int64_t d,
-                                  const AftInputs &in, int64_t s) {
+std::vector<double> aftLocalExpm1(int64_t batch, int64_t T, int64_t d, const AftInputs &in, int64_t s) {
   std::vector<double> out(static_cast<size_t>(batch * T * d));
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t c = 0; c < d; ++c) {
@@ -109,15 +105,12 @@ std::vector<double> aftLocalExpm1(int64_t batch, int64_t T, int64_t d,
       }
       for (int64_t t = 0; t < T; ++t) {
         double num = gNum, den = gDen;
-        for (int64_t tp = std::max<int64_t>(0, t - s + 1);
-             tp < std::min<int64_t>(T, t + s); ++tp) {
-          double f = std::expm1(double(in.w[t * T + tp])) *
-                     std::exp(double(in.k[(b * T + tp) * d + c]));
+        for (int64_t tp = std::max<int64_t>(0, t - s + 1); tp < std::min<int64_t>(T, t + s); ++tp) {
+          double f = std::expm1(double(in.w[t * T + tp])) * std::exp(double(in.k[(b * T + tp) * d + c]));
           num += f * double(in.v[(b * T + tp) * d + c]);
           den += f;
         }
-        out[(b * T + t) * d + c] =
-            sigmoid(double(in.q[(b * T + t) * d + c])) * num / den;
+        out[(b * T + t) * d + c] = sigmoid(double(in.q[(b * T + t) * d + c])) * num / den;
       }
     }
   return out;
@@ -125,8 +118,7 @@ std::vector<double> aftLocalExpm1(int64_t batch, int64_t T, int64_t d,
 
 /// Copies the channels of head `i` out of a [B, P, h, c] buffer into a
 /// [B, P, c] one (P = X·Y flattened positions).
-std::vector<float> headSlice(const std::vector<float> &x, int64_t batch,
-                             int64_t positions, int64_t heads, int64_t c,
+std::vector<float> headSlice(const std::vector<float> &x, int64_t batch, int64_t positions, int64_t heads, int64_t c,
                              int64_t i) {
   std::vector<float> out;
   for (int64_t b = 0; b < batch; ++b)
@@ -138,22 +130,18 @@ std::vector<float> headSlice(const std::vector<float> &x, int64_t batch,
 
 /// Runs aftFull per head on the flattened X·Y sequence with the per-head
 /// dense bias matrices `bias[i]` ([P, P]) and reassembles [B, P, h, c].
-std::vector<double> aftConvViaFull(int64_t batch, int64_t positions,
-                                   int64_t heads, int64_t c,
-                                   const AftInputs &in,
+std::vector<double> aftConvViaFull(int64_t batch, int64_t positions, int64_t heads, int64_t c, const AftInputs &in,
                                    const std::vector<std::vector<float>> &bias) {
   std::vector<double> out(static_cast<size_t>(batch * positions * heads * c));
   for (int64_t i = 0; i < heads; ++i) {
     auto qi = headSlice(in.q, batch, positions, heads, c, i);
     auto ki = headSlice(in.k, batch, positions, heads, c, i);
     auto vi = headSlice(in.v, batch, positions, heads, c, i);
-    auto yi = aftFull(batch, positions, c, qi.data(), ki.data(), vi.data(),
-                      bias[i].data(), false);
+    auto yi = aftFull(batch, positions, c, qi.data(), ki.data(), vi.data(), bias[i].data(), false);
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t p = 0; p < positions; ++p)
         for (int64_t ch = 0; ch < c; ++ch)
-          out[((b * positions + p) * heads + i) * c + ch] =
-              yi[(b * positions + p) * c + ch];
+          out[((b * positions + p) * heads + i) * c + ch] = yi[(b * positions + p) * c + ch];
   }
   return out;
 }
@@ -163,9 +151,8 @@ std::vector<double> aftConvViaFull(int64_t batch, int64_t positions,
 ///   Y = σ(Q) ⊙ [conv2d(e^K ⊙ V, e^w − 1) + Σ e^K ⊙ V]
 ///            / [conv2d(e^K, e^w − 1) + Σ e^K]
 /// where conv2d(f, κ)(x, y) = Σ_{a,b} κ[a][b] f(x + a − p, y + b − p).
-std::vector<double> aftConvSpecForm(int64_t batch, int64_t X, int64_t Y,
-                                    int64_t heads, int64_t c,
-                                    const AftInputs &in, int64_t s) {
+std::vector<double> aftConvSpecForm(int64_t batch, int64_t X, int64_t Y, int64_t heads, int64_t c, const AftInputs &in,
+                                    int64_t s) {
   const int64_t p = (s - 1) / 2;
   auto at = [&](int64_t b, int64_t x, int64_t y, int64_t i, int64_t ch) {
     return (((b * X + x) * Y + y) * heads + i) * c + ch;
@@ -194,8 +181,7 @@ std::vector<double> aftConvSpecForm(int64_t batch, int64_t X, int64_t Y,
                 num += kappa * ek * double(in.v[at(b, xs, ys, i, ch)]);
                 den += kappa * ek;
               }
-            out[at(b, x, y, i, ch)] =
-                sigmoid(double(in.q[at(b, x, y, i, ch)])) * num / den;
+            out[at(b, x, y, i, ch)] = sigmoid(double(in.q[at(b, x, y, i, ch)])) * num / den;
           }
       }
   return out;
@@ -214,14 +200,10 @@ TEST(AftOracle, CausalAndSimpleMatchFullWithZeroBias) {
     AftInputs in = makeAft(B, T, d, ++seed, -3.0f, 3.0f);
     std::vector<float> zero(static_cast<size_t>(T * T), 0.0f);
     std::string tag = "T=" + std::to_string(T);
-    expectClose(aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                        zero.data(), true),
-                aftCausal(B, T, d, in.q.data(), in.k.data(), in.v.data()),
-                kCrossTol, "causal " + tag);
-    expectClose(aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                        zero.data(), false),
-                aftSimple(B, T, d, in.q.data(), in.k.data(), in.v.data()),
-                kCrossTol, "simple " + tag);
+    expectClose(aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), zero.data(), true),
+                aftCausal(B, T, d, in.q.data(), in.k.data(), in.v.data()), kCrossTol, "causal " + tag);
+    expectClose(aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), zero.data(), false),
+                aftSimple(B, T, d, in.q.data(), in.k.data(), in.v.data()), kCrossTol, "simple " + tag);
   }
 }
 
@@ -232,16 +214,12 @@ TEST(AftOracle, FullCausalIgnoresUpperTriangle) {
   for (int64_t t = 0; t < T; ++t)
     for (int64_t tp = t + 1; tp < T; ++tp)
       w2[t * T + tp] = 50.0f;
-  auto a = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                   in.w.data(), true);
-  auto b = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), w2.data(),
-                   true);
+  auto a = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), true);
+  auto b = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), w2.data(), true);
   EXPECT_EQ(a, b) << "causal AFT-full read w above the diagonal";
   // ...while the non-causal form must see the change.
-  auto na = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                    in.w.data(), false);
-  auto nb = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), w2.data(),
-                    false);
+  auto na = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), false);
+  auto nb = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), w2.data(), false);
   EXPECT_GT(compare(na, nb).relRms, 1e-2);
 }
 
@@ -251,27 +229,19 @@ TEST(AftOracle, LocalWindowLimits) {
   for (int64_t T : {1, 37, 100}) {
     AftInputs in = makeAft(B, T, d, ++seed, -3.0f, 3.0f);
     std::string tag = "T=" + std::to_string(T);
-    auto full = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                        in.w.data(), false);
+    auto full = aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), false);
     for (int64_t s : {T, T + 5})
-      expectClose(full,
-                  aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                           in.w.data(), s),
-                  kCrossTol, "window>=T " + tag);
+      expectClose(full, aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), s), kCrossTol,
+                  "window>=T " + tag);
     // Window 1: only the diagonal bias w_tt survives.
     std::vector<float> diag(static_cast<size_t>(T * T), 0.0f);
     for (int64_t t = 0; t < T; ++t)
       diag[t * T + t] = in.w[t * T + t];
-    expectClose(aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                        diag.data(), false),
-                aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                         in.w.data(), 1),
-                kCrossTol, "window=1 " + tag);
+    expectClose(aftFull(B, T, d, in.q.data(), in.k.data(), in.v.data(), diag.data(), false),
+                aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), 1), kCrossTol, "window=1 " + tag);
     // Window 0: no bias at all.
     expectClose(aftSimple(B, T, d, in.q.data(), in.k.data(), in.v.data()),
-                aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                         in.w.data(), 0),
-                kCrossTol, "window=0 " + tag);
+                aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), 0), kCrossTol, "window=0 " + tag);
   }
 }
 
@@ -280,15 +250,12 @@ TEST(AftOracle, LocalMatchesSpecExpm1Decomposition) {
   AftInputs in = makeAft(B, T, d, 40, -1.0f, 1.0f);
   for (int64_t s : {1, 2, 5, 20, 36, 37}) {
     auto ref = aftLocalExpm1(B, T, d, in, s);
-    auto got = aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                        in.w.data(), s);
+    auto got = aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), s);
     expectClose(ref, got, kCrossTol, "window " + std::to_string(s));
   }
   // The band must matter: different windows give different answers.
-  auto a = aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                    in.w.data(), 2);
-  auto b = aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(),
-                    in.w.data(), 5);
+  auto a = aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), 2);
+  auto b = aftLocal(B, T, d, in.q.data(), in.k.data(), in.v.data(), in.w.data(), 5);
   EXPECT_GT(compare(a, b).relRms, 1e-3);
 }
 
@@ -301,9 +268,7 @@ TEST(AftOracle, ConvKernel1IsPerHeadDiagonalBias) {
     for (int64_t p = 0; p < P; ++p)
       bias[i][p * P + p] = in.w[i];
   expectClose(aftConvViaFull(B, P, H, C, in, bias),
-              aftConv(B, X, Y, H, C, in.q.data(), in.k.data(), in.v.data(),
-                      in.w.data(), 1),
-              kCrossTol, "s=1");
+              aftConv(B, X, Y, H, C, in.q.data(), in.k.data(), in.v.data(), in.w.data(), 1), kCrossTol, "s=1");
 }
 
 TEST(AftOracle, ConvMatchesDenseBiasAndSpecConv2dForm) {
@@ -311,33 +276,25 @@ TEST(AftOracle, ConvMatchesDenseBiasAndSpecConv2dForm) {
     int64_t X, Y, H, C, s;
   };
   // s = 7 exceeds X = 5: the window is clipped by the image edges.
-  std::vector<Case> cases = {
-      {5, 4, 3, 2, 3}, {5, 4, 3, 2, 5}, {5, 4, 2, 3, 7}, {1, 6, 1, 1, 3},
-      {1, 1, 2, 3, 3}};
+  std::vector<Case> cases = {{5, 4, 3, 2, 3}, {5, 4, 3, 2, 5}, {5, 4, 2, 3, 7}, {1, 6, 1, 1, 3}, {1, 1, 2, 3, 3}};
   uint64_t seed = 60;
   for (const Case &cs : cases) {
     const int64_t B = 2, P = cs.X * cs.Y, p = (cs.s - 1) / 2;
     AftInputs in = makeAft(B, P, cs.H * cs.C, ++seed, -1.0f, 1.0f);
     in.w = uniform(cs.H * cs.s * cs.s, seed * 7, -1.0f, 1.0f);
     // Dense [P, P] bias per head, flattening (x, y) -> x·Y + y.
-    std::vector<std::vector<float>> bias(cs.H,
-                                         std::vector<float>(P * P, 0.0f));
+    std::vector<std::vector<float>> bias(cs.H, std::vector<float>(P * P, 0.0f));
     for (int64_t i = 0; i < cs.H; ++i)
       for (int64_t x = 0; x < cs.X; ++x)
         for (int64_t y = 0; y < cs.Y; ++y)
           for (int64_t xp = 0; xp < cs.X; ++xp)
             for (int64_t yp = 0; yp < cs.Y; ++yp)
               if (std::abs(xp - x) <= p && std::abs(yp - y) <= p)
-                bias[i][(x * cs.Y + y) * P + (xp * cs.Y + yp)] =
-                    in.w[(i * cs.s + (xp - x + p)) * cs.s + (yp - y + p)];
-    auto got = aftConv(B, cs.X, cs.Y, cs.H, cs.C, in.q.data(), in.k.data(),
-                       in.v.data(), in.w.data(), cs.s);
-    std::string tag = "X=" + std::to_string(cs.X) + " Y=" +
-                      std::to_string(cs.Y) + " s=" + std::to_string(cs.s);
-    expectClose(aftConvViaFull(B, P, cs.H, cs.C, in, bias), got, kCrossTol,
-                "dense bias " + tag);
-    expectClose(aftConvSpecForm(B, cs.X, cs.Y, cs.H, cs.C, in, cs.s), got,
-                kCrossTol, "conv2d form " + tag);
+                bias[i][(x * cs.Y + y) * P + (xp * cs.Y + yp)] = in.w[(i * cs.s + (xp - x + p)) * cs.s + (yp - y + p)];
+    auto got = aftConv(B, cs.X, cs.Y, cs.H, cs.C, in.q.data(), in.k.data(), in.v.data(), in.w.data(), cs.s);
+    std::string tag = "X=" + std::to_string(cs.X) + " Y=" + std::to_string(cs.Y) + " s=" + std::to_string(cs.s);
+    expectClose(aftConvViaFull(B, P, cs.H, cs.C, in, bias), got, kCrossTol, "dense bias " + tag);
+    expectClose(aftConvSpecForm(B, cs.X, cs.Y, cs.H, cs.C, in, cs.s), got, kCrossTol, "conv2d form " + tag);
   }
 }
 
@@ -350,22 +307,18 @@ TEST(AftOracle, ConvOrientation) {
   struct Offset {
     int64_t a, b;
   };
-  for (Offset off : {Offset{2, 1}, Offset{0, 1}, Offset{1, 0}, Offset{1, 2},
-                     Offset{2, 0}}) {
+  for (Offset off : {Offset{2, 1}, Offset{0, 1}, Offset{1, 0}, Offset{1, 2}, Offset{2, 0}}) {
     std::vector<float> w(9, 0.0f);
     w[off.a * 3 + off.b] = 60.0f;
-    auto y = aftConv(1, X, Y, 1, 1, in.q.data(), in.k.data(), in.v.data(),
-                     w.data(), 3);
+    auto y = aftConv(1, X, Y, 1, 1, in.q.data(), in.k.data(), in.v.data(), w.data(), 3);
     for (int64_t x = 0; x < X; ++x)
       for (int64_t yy = 0; yy < Y; ++yy) {
         int64_t xs = x + off.a - 1, ys = yy + off.b - 1;
         if (xs < 0 || xs >= X || ys < 0 || ys >= Y)
           continue;
-        double expect =
-            sigmoid(in.q[x * Y + yy]) * double(in.v[xs * Y + ys]);
+        double expect = sigmoid(in.q[x * Y + yy]) * double(in.v[xs * Y + ys]);
         EXPECT_NEAR(y[x * Y + yy], expect, 1e-12)
-            << "offset [" << off.a << "][" << off.b << "] at (" << x << ","
-            << yy << ")";
+            << "offset [" << off.a << "][" << off.b << "] at (" << x << "," << yy << ")";
       }
   }
 }
@@ -381,17 +334,13 @@ TEST(AftOracle, LargeMagnitudeInputsStayFinite) {
     const float *q = in.q.data(), *k = in.k.data(), *v = in.v.data();
     expectFinite(aftCausal(B, T, d, q, k, v), tag + "causal");
     expectFinite(aftSimple(B, T, d, q, k, v), tag + "simple");
-    expectFinite(aftFull(B, T, d, q, k, v, in.w.data(), true),
-                 tag + "full causal");
-    expectFinite(aftFull(B, T, d, q, k, v, in.w.data(), false),
-                 tag + "full");
+    expectFinite(aftFull(B, T, d, q, k, v, in.w.data(), true), tag + "full causal");
+    expectFinite(aftFull(B, T, d, q, k, v, in.w.data(), false), tag + "full");
     expectFinite(aftLocal(B, T, d, q, k, v, in.w.data(), 4), tag + "local");
     AftInputs cin = makeAft(B, X * Y, H * C, 83, -mag, mag);
     cin.q = uniform(B * X * Y * H * C, 84, -mag, mag);
     cin.w = uniform(H * s * s, 85, -mag, mag);
-    expectFinite(aftConv(B, X, Y, H, C, cin.q.data(), cin.k.data(),
-                         cin.v.data(), cin.w.data(), s),
-                 tag + "conv");
+    expectFinite(aftConv(B, X, Y, H, C, cin.q.data(), cin.k.data(), cin.v.data(), cin.w.data(), s), tag + "conv");
   }
 }
 
@@ -423,24 +372,16 @@ TEST(AftOracle, SoftmaxShiftInvarianceAtHugeLogits) {
       x += shift;
     const float *q = in.q.data(), *k = in.k.data(), *v = in.v.data();
     std::string tag = "shift " + std::to_string(int(shift)) + " ";
-    expectClose(aftCausal(B, T, d, q, k, v),
-                aftCausal(B, T, d, q, ks.data(), v), kCrossTol,
-                tag + "causal");
-    expectClose(aftSimple(B, T, d, q, k, v),
-                aftSimple(B, T, d, q, ks.data(), v), kCrossTol,
-                tag + "simple");
+    expectClose(aftCausal(B, T, d, q, k, v), aftCausal(B, T, d, q, ks.data(), v), kCrossTol, tag + "causal");
+    expectClose(aftSimple(B, T, d, q, k, v), aftSimple(B, T, d, q, ks.data(), v), kCrossTol, tag + "simple");
     for (bool causal : {false, true})
-      expectClose(aftFull(B, T, d, q, k, v, in.w.data(), causal),
-                  aftFull(B, T, d, q, ks.data(), v, ws.data(), causal),
+      expectClose(aftFull(B, T, d, q, k, v, in.w.data(), causal), aftFull(B, T, d, q, ks.data(), v, ws.data(), causal),
                   kCrossTol, tag + "full");
-    expectClose(aftLocal(B, T, d, q, k, v, in.w.data(), 4),
-                aftLocal(B, T, d, q, ks.data(), v, in.w.data(), 4),
+    expectClose(aftLocal(B, T, d, q, k, v, in.w.data(), 4), aftLocal(B, T, d, q, ks.data(), v, in.w.data(), 4),
                 kCrossTol, tag + "local");
-    expectClose(aftConv(B, X, Y, H, C, cin.q.data(), cin.k.data(),
-                        cin.v.data(), cin.w.data(), s),
-                aftConv(B, X, Y, H, C, cin.q.data(), cks.data(),
-                        cin.v.data(), cin.w.data(), s),
-                kCrossTol, tag + "conv");
+    expectClose(aftConv(B, X, Y, H, C, cin.q.data(), cin.k.data(), cin.v.data(), cin.w.data(), s),
+                aftConv(B, X, Y, H, C, cin.q.data(), cks.data(), cin.v.data(), cin.w.data(), s), kCrossTol,
+                tag + "conv");
   }
 }
 
@@ -478,31 +419,24 @@ struct FlashInputs {
   std::vector<float> u, v, qq, kq, ql, kl;
 };
 
-FlashInputs makeFlash(int64_t B, int64_t N, int64_t s, int64_t e,
-                      uint64_t seed) {
-  return {uniform(B * N * e, seed * 7 + 1, -1.0f, 1.0f),
-          uniform(B * N * e, seed * 7 + 2, -1.0f, 1.0f),
-          uniform(B * N * s, seed * 7 + 3, -1.0f, 1.0f),
-          uniform(B * N * s, seed * 7 + 4, -1.0f, 1.0f),
-          uniform(B * N * s, seed * 7 + 5, -1.0f, 1.0f),
-          uniform(B * N * s, seed * 7 + 6, -1.0f, 1.0f)};
+FlashInputs makeFlash(int64_t B, int64_t N, int64_t s, int64_t e, uint64_t seed) {
+  return {uniform(B * N * e, seed * 7 + 1, -1.0f, 1.0f), uniform(B * N * e, seed * 7 + 2, -1.0f, 1.0f),
+          uniform(B * N * s, seed * 7 + 3, -1.0f, 1.0f), uniform(B * N * s, seed * 7 + 4, -1.0f, 1.0f),
+          uniform(B * N * s, seed * 7 + 5, -1.0f, 1.0f), uniform(B * N * s, seed * 7 + 6, -1.0f, 1.0f)};
 }
 
-std::vector<double> runFlash(int64_t B, int64_t N, int64_t s, int64_t e,
-                             const FlashInputs &in, int64_t c, bool causal,
+std::vector<double> runFlash(int64_t B, int64_t N, int64_t s, int64_t e, const FlashInputs &in, int64_t c, bool causal,
                              FlashParts *parts = nullptr) {
-  return flash(B, N, s, e, in.u.data(), in.v.data(), in.qq.data(),
-               in.kq.data(), in.ql.data(), in.kl.data(), c, causal, parts);
+  return flash(B, N, s, e, in.u.data(), in.v.data(), in.qq.data(), in.kq.data(), in.ql.data(), in.kl.data(), c, causal,
+               parts);
 }
 
 /// Rows [r0, r1) of every batch of a [B, N, w] buffer.
 template <typename T>
-std::vector<T> rows(const std::vector<T> &x, int64_t B, int64_t N, int64_t w,
-                    int64_t r0, int64_t r1) {
+std::vector<T> rows(const std::vector<T> &x, int64_t B, int64_t N, int64_t w, int64_t r0, int64_t r1) {
   std::vector<T> out;
   for (int64_t b = 0; b < B; ++b)
-    out.insert(out.end(), x.begin() + (b * N + r0) * w,
-               x.begin() + (b * N + r1) * w);
+    out.insert(out.end(), x.begin() + (b * N + r0) * w, x.begin() + (b * N + r1) * w);
   return out;
 }
 
@@ -534,19 +468,16 @@ TEST(FlashOracle, SingleChunkEqualsScaledGau) {
       FlashInputs in = makeFlash(B, N, s, e, ++seed);
       std::string tag = "N=" + std::to_string(N) + " c=" + std::to_string(c);
       double f = double(N) / double(c);
-      auto gc = gau(B, N, s, e, in.u.data(), in.v.data(), in.qq.data(),
-                    in.kq.data(), true);
+      auto gc = gau(B, N, s, e, in.u.data(), in.v.data(), in.qq.data(), in.kq.data(), true);
       // N = 1: relu² of one score may be 0, so the output may be too.
-      expectClose(scaled(gc, f), runFlash(B, N, s, e, in, c, true),
-                  kCrossTol, "causal " + tag, N == 1);
+      expectClose(scaled(gc, f), runFlash(B, N, s, e, in, c, true), kCrossTol, "causal " + tag, N == 1);
 
       FlashParts parts;
       auto out = runFlash(B, N, s, e, in, c, false, &parts);
       std::vector<double> gatedQuad(parts.quad.size());
       for (size_t i = 0; i < gatedQuad.size(); ++i)
         gatedQuad[i] = double(in.u[i]) * parts.quad[i];
-      auto gn = gau(B, N, s, e, in.u.data(), in.v.data(), in.qq.data(),
-                    in.kq.data(), false);
+      auto gn = gau(B, N, s, e, in.u.data(), in.v.data(), in.qq.data(), in.kq.data(), false);
       expectClose(scaled(gn, f), gatedQuad, kCrossTol, "quad " + tag, N == 1);
       // Non-causal linear part: ql_t · (Σ_m kl_m ⊗ v_m) / N, summed here as
       // Σ_m (ql_t · kl_m) v_m / N.
@@ -556,11 +487,9 @@ TEST(FlashOracle, SingleChunkEqualsScaledGau) {
           for (int64_t m = 0; m < N; ++m) {
             double a = 0.0;
             for (int64_t j = 0; j < s; ++j)
-              a += double(in.ql[(b * N + t) * s + j]) *
-                   double(in.kl[(b * N + m) * s + j]);
+              a += double(in.ql[(b * N + t) * s + j]) * double(in.kl[(b * N + m) * s + j]);
             for (int64_t j = 0; j < e; ++j)
-              lin[(b * N + t) * e + j] +=
-                  a * double(in.v[(b * N + m) * e + j]) / double(N);
+              lin[(b * N + t) * e + j] += a * double(in.v[(b * N + m) * e + j]) / double(N);
           }
       expectClose(lin, parts.linear, kCrossTol, "linear " + tag);
       std::vector<double> combined(out.size());
@@ -586,14 +515,11 @@ TEST(FlashOracle, QuadPartIsGauPerChunk) {
         auto qq = rows(in.qq, B, N, s, start, end);
         auto kq = rows(in.kq, B, N, s, start, end);
         std::vector<float> ones(vq.size(), 1.0f);
-        auto ref = gau(B, L, s, e, ones.data(), vq.data(), qq.data(),
-                       kq.data(), causal);
+        auto ref = gau(B, L, s, e, ones.data(), vq.data(), qq.data(), kq.data(), causal);
         // A short chunk can be all zero (negative scores); nonzero-ness is
         // checked once for the whole quad part below.
-        expectClose(scaled(ref, double(L) / double(c)),
-                    rows(parts.quad, B, N, e, start, end), kCrossTol,
-                    "c=" + std::to_string(c) + " chunk@" +
-                        std::to_string(start) + (causal ? " causal" : ""),
+        expectClose(scaled(ref, double(L) / double(c)), rows(parts.quad, B, N, e, start, end), kCrossTol,
+                    "c=" + std::to_string(c) + " chunk@" + std::to_string(start) + (causal ? " causal" : ""),
                     /*allowZero=*/true);
       }
       EXPECT_GT(maxAbs(parts.quad), 0.0) << "c=" << c;
@@ -616,13 +542,11 @@ TEST(FlashOracle, CausalLinearPartIsExclusiveChunkScan) {
         for (int64_t t = start; t < end && start > 0; ++t)
           for (int64_t i = 0; i < s; ++i)
             for (int64_t j = 0; j < e; ++j)
-              ref[(b * N + t) * e + j] += double(in.ql[(b * N + t) * s + i]) *
-                                          state[i * e + j] / double(start);
+              ref[(b * N + t) * e + j] += double(in.ql[(b * N + t) * s + i]) * state[i * e + j] / double(start);
         for (int64_t m = start; m < end; ++m)
           for (int64_t i = 0; i < s; ++i)
             for (int64_t j = 0; j < e; ++j)
-              state[i * e + j] += double(in.kl[(b * N + m) * s + i]) *
-                                  double(in.v[(b * N + m) * e + j]);
+              state[i * e + j] += double(in.kl[(b * N + m) * s + i]) * double(in.v[(b * N + m) * e + j]);
       }
     }
     std::string tag = "c=" + std::to_string(c);
@@ -641,9 +565,8 @@ TEST(FlashOracle, CausalOutputIgnoresFuture) {
   // prefix (the partial last chunk [32, 37) cannot leak backwards).
   const int64_t B = 2, N = 37, Np = 32, s = 6, e = 5, c = 8;
   FlashInputs in = makeFlash(B, N, s, e, 130);
-  FlashInputs pre{rows(in.u, B, N, e, 0, Np),   rows(in.v, B, N, e, 0, Np),
-                  rows(in.qq, B, N, s, 0, Np),  rows(in.kq, B, N, s, 0, Np),
-                  rows(in.ql, B, N, s, 0, Np),  rows(in.kl, B, N, s, 0, Np)};
+  FlashInputs pre{rows(in.u, B, N, e, 0, Np),  rows(in.v, B, N, e, 0, Np),  rows(in.qq, B, N, s, 0, Np),
+                  rows(in.kq, B, N, s, 0, Np), rows(in.ql, B, N, s, 0, Np), rows(in.kl, B, N, s, 0, Np)};
   auto full = runFlash(B, N, s, e, in, c, true);
   auto prefix = runFlash(B, Np, s, e, pre, c, true);
   expectClose(prefix, rows(full, B, N, e, 0, Np), kCrossTol, "causal prefix");
@@ -665,14 +588,12 @@ struct DecayInputs {
   std::vector<double> g, h0;
 };
 
-DecayInputs makeDecay(const DecayDims &dims, DecayGate gate, uint64_t seed,
-                      float gLo, float gHi) {
+DecayInputs makeDecay(const DecayDims &dims, DecayGate gate, uint64_t seed, float gLo, float gHi) {
   DecayInputs in;
   in.q = uniform(dims.qkSize(), seed * 11 + 1, -1.0f, 1.0f);
   in.k = uniform(dims.qkSize(), seed * 11 + 2, -1.0f, 1.0f);
   in.v = uniform(dims.vSize(), seed * 11 + 3, -1.0f, 1.0f);
-  for (float x : uniform(dims.gateSize(gate == DecayGate::PerKey),
-                         seed * 11 + 4, gLo, gHi))
+  for (float x : uniform(dims.gateSize(gate == DecayGate::PerKey), seed * 11 + 4, gLo, gHi))
     in.g.push_back(x);
   for (float x : uniform(dims.stateSize(), seed * 11 + 5, -1.0f, 1.0f))
     in.h0.push_back(x);
@@ -681,18 +602,14 @@ DecayInputs makeDecay(const DecayDims &dims, DecayGate gate, uint64_t seed,
 
 /// Time steps [t0, t1) of a [B, H, T, W] buffer.
 template <typename T>
-std::vector<T> steps(const std::vector<T> &x, const DecayDims &dims,
-                     int64_t w, int64_t t0, int64_t t1) {
+std::vector<T> steps(const std::vector<T> &x, const DecayDims &dims, int64_t w, int64_t t0, int64_t t1) {
   std::vector<T> out;
   for (int64_t bh = 0; bh < dims.batch * dims.heads; ++bh)
-    out.insert(out.end(), x.begin() + (bh * dims.t + t0) * w,
-               x.begin() + (bh * dims.t + t1) * w);
+    out.insert(out.end(), x.begin() + (bh * dims.t + t0) * w, x.begin() + (bh * dims.t + t1) * w);
   return out;
 }
 
-const char *gateName(DecayGate g) {
-  return g == DecayGate::PerKey ? "per-key" : "per-head";
-}
+const char *gateName(DecayGate g) { return g == DecayGate::PerKey ? "per-key" : "per-head"; }
 
 } // namespace
 
@@ -704,12 +621,9 @@ TEST(DecayOracle, RecurrentMatchesParallel) {
         DecayDims dims{2, 3, T, 5, 7};
         DecayInputs in = makeDecay(dims, gate, ++seed, -2.0f, 0.0f);
         const double *h0 = withH0 ? in.h0.data() : nullptr;
-        auto rec = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                                  in.g.data(), gate, h0);
-        auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(),
-                                 in.g.data(), gate, h0);
-        std::string tag = std::string(gateName(gate)) + " T=" +
-                          std::to_string(T) + (withH0 ? " h0" : "");
+        auto rec = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), gate, h0);
+        auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), gate, h0);
+        std::string tag = std::string(gateName(gate)) + " T=" + std::to_string(T) + (withH0 ? " h0" : "");
         ASSERT_EQ(rec.o.size(), size_t(dims.vSize()));
         ASSERT_EQ(rec.finalState.size(), size_t(dims.stateSize()));
         expectClose(par.o, rec.o, kCrossTol, "o " + tag);
@@ -726,10 +640,8 @@ TEST(DecayOracle, StrongGatesStayFiniteAndAgree) {
     DecayInputs in = makeDecay(dims, gate, ++seed, -30.0f, 0.0f);
     for (bool withH0 : {false, true}) {
       const double *h0 = withH0 ? in.h0.data() : nullptr;
-      auto rec = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                                in.g.data(), gate, h0);
-      auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(),
-                               in.g.data(), gate, h0);
+      auto rec = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), gate, h0);
+      auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), gate, h0);
       std::string tag = std::string(gateName(gate)) + (withH0 ? " h0" : "");
       expectFinite(rec.o, "recurrent " + tag);
       expectFinite(par.o, "parallel " + tag);
@@ -739,13 +651,10 @@ TEST(DecayOracle, StrongGatesStayFiniteAndAgree) {
     // Every gate at exactly −30 (and at −1000, where e^g underflows to 0).
     for (double gv : {-30.0, -1000.0}) {
       std::vector<double> g(in.g.size(), gv);
-      auto rec = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                                g.data(), gate, in.h0.data());
-      auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(),
-                               g.data(), gate, in.h0.data());
+      auto rec = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), g.data(), gate, in.h0.data());
+      auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(), g.data(), gate, in.h0.data());
       expectClose(par.o, rec.o, kCrossTol, "constant gate");
-      expectClose(par.finalState, rec.finalState, kCrossTol,
-                  "constant gate S");
+      expectClose(par.finalState, rec.finalState, kCrossTol, "constant gate S");
     }
   }
 }
@@ -756,10 +665,9 @@ TEST(DecayOracle, EqualPerKeyGatesReduceToPerHead) {
   std::vector<double> gk;
   for (double x : in.g)
     gk.insert(gk.end(), size_t(dims.k), x);
-  auto head = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                             in.g.data(), DecayGate::PerHead, in.h0.data());
-  auto key = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                            gk.data(), DecayGate::PerKey, in.h0.data());
+  auto head =
+      decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), DecayGate::PerHead, in.h0.data());
+  auto key = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), gk.data(), DecayGate::PerKey, in.h0.data());
   expectClose(head.o, key.o, 1e-14, "o");
   expectClose(head.finalState, key.finalState, 1e-14, "S");
 }
@@ -772,14 +680,10 @@ TEST(DecayOracle, FloatWrappersMatchCore) {
     // exact.
     std::vector<float> gf(in.g.begin(), in.g.end());
     std::vector<float> hf(in.h0.begin(), in.h0.end());
-    auto core = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                               in.g.data(), gate, in.h0.data());
-    DecayResult wrap =
-        gate == DecayGate::PerKey
-            ? gla(dims, in.q.data(), in.k.data(), in.v.data(), gf.data(),
-                  hf.data())
-            : simpleGla(dims, in.q.data(), in.k.data(), in.v.data(),
-                        gf.data(), hf.data());
+    auto core = decayRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), gate, in.h0.data());
+    DecayResult wrap = gate == DecayGate::PerKey
+                           ? gla(dims, in.q.data(), in.k.data(), in.v.data(), gf.data(), hf.data())
+                           : simpleGla(dims, in.q.data(), in.k.data(), in.v.data(), gf.data(), hf.data());
     EXPECT_EQ(core.o, wrap.o) << gateName(gate);
     EXPECT_EQ(core.finalState, wrap.finalState) << gateName(gate);
   }
@@ -789,8 +693,7 @@ TEST(DecayOracle, RetentionIsConstantGateScan) {
   // γ_h = 1 − 2^{−5−h}: log γ_0 = log(31/32), log γ_1 = log(63/64), ...
   for (int64_t h = 0; h < 8; ++h) {
     double gamma = 1.0 - std::ldexp(1.0, int(-5 - h)); // exact in fp64
-    EXPECT_NEAR(retentionLogDecay(h), std::log(gamma), 1e-17)
-        << "head " << h;
+    EXPECT_NEAR(retentionLogDecay(h), std::log(gamma), 1e-17) << "head " << h;
   }
   EXPECT_NEAR(retentionLogDecay(0), std::log(31.0 / 32.0), 1e-17);
 
@@ -801,16 +704,13 @@ TEST(DecayOracle, RetentionIsConstantGateScan) {
   ASSERT_EQ(gates.size(), size_t(dims.gateSize(false)));
   EXPECT_EQ(gates[(1 * dims.heads + 2) * dims.t + 17], retentionLogDecay(2));
   auto ret = retention(dims, in.q.data(), in.k.data(), in.v.data(), hf.data());
-  auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(),
-                           gates.data(), DecayGate::PerHead, in.h0.data());
+  auto par = decayParallel(dims, in.q.data(), in.k.data(), in.v.data(), gates.data(), DecayGate::PerHead, in.h0.data());
   expectClose(par.o, ret.o, kCrossTol, "retention vs parallel");
-  expectClose(par.finalState, ret.finalState, kCrossTol,
-              "retention vs parallel S");
+  expectClose(par.finalState, ret.finalState, kCrossTol, "retention vs parallel S");
   // simpleGla with the gates rounded to fp32 (relative rounding ~6e-8 of
   // |g| ~ 0.03, accumulated over at most 37 steps).
   std::vector<float> gf(gates.begin(), gates.end());
-  auto sg = simpleGla(dims, in.q.data(), in.k.data(), in.v.data(), gf.data(),
-                      hf.data());
+  auto sg = simpleGla(dims, in.q.data(), in.k.data(), in.v.data(), gf.data(), hf.data());
   expectClose(ret.o, sg.o, 1e-6, "retention vs simpleGla(fp32 gates)");
   // Different heads really decay differently.
   EXPECT_LT(retentionLogDecay(0), retentionLogDecay(1));
@@ -825,32 +725,25 @@ TEST(DecayOracle, StateRoundTrip) {
     const int64_t gw = gate == DecayGate::PerKey ? dims.k : 1;
     for (bool parallel : {false, true}) {
       auto run = parallel ? decayParallel : decayRecurrent;
-      auto whole = run(dims, in.q.data(), in.k.data(), in.v.data(),
-                       in.g.data(), gate, in.h0.data(), std::nullopt);
+      auto whole = run(dims, in.q.data(), in.k.data(), in.v.data(), in.g.data(), gate, in.h0.data(), std::nullopt);
       for (int64_t T1 : {1, 15, 36}) {
         DecayDims d1 = dims, d2 = dims;
         d1.t = T1;
         d2.t = dims.t - T1;
-        auto part = [&](const DecayDims &d, int64_t t0, int64_t t1,
-                        const double *h) {
+        auto part = [&](const DecayDims &d, int64_t t0, int64_t t1, const double *h) {
           auto q = steps(in.q, dims, dims.k, t0, t1);
           auto k = steps(in.k, dims, dims.k, t0, t1);
           auto v = steps(in.v, dims, dims.v, t0, t1);
           auto g = steps(in.g, dims, gw, t0, t1);
-          return run(d, q.data(), k.data(), v.data(), g.data(), gate, h,
-                     std::nullopt);
+          return run(d, q.data(), k.data(), v.data(), g.data(), gate, h, std::nullopt);
         };
         auto first = part(d1, 0, T1, in.h0.data());
         auto second = part(d2, T1, dims.t, first.finalState.data());
-        std::string tag = std::string(gateName(gate)) +
-                          (parallel ? " parallel" : " recurrent") +
-                          " T1=" + std::to_string(T1);
-        expectClose(steps(whole.o, dims, dims.v, 0, T1), first.o, kCrossTol,
-                    "first half " + tag);
-        expectClose(steps(whole.o, dims, dims.v, T1, dims.t), second.o,
-                    kCrossTol, "second half " + tag);
-        expectClose(whole.finalState, second.finalState, kCrossTol,
-                    "final state " + tag);
+        std::string tag =
+            std::string(gateName(gate)) + (parallel ? " parallel" : " recurrent") + " T1=" + std::to_string(T1);
+        expectClose(steps(whole.o, dims, dims.v, 0, T1), first.o, kCrossTol, "first half " + tag);
+        expectClose(steps(whole.o, dims, dims.v, T1, dims.t), second.o, kCrossTol, "second half " + tag);
+        expectClose(whole.finalState, second.finalState, kCrossTol, "final state " + tag);
       }
     }
   }
@@ -872,14 +765,12 @@ TEST(DecayOracle, HandComputedSimpleGla) {
   EXPECT_NEAR(r.o[1], -0.3953667396746612, 1e-15);
   EXPECT_NEAR(r.finalState[0], s1, 1e-15);
   std::vector<double> gd = {-1.0, -0.5}, hd = {4.0};
-  auto p = decayParallel(dims, q.data(), k.data(), v.data(), gd.data(),
-                         DecayGate::PerHead, hd.data());
+  auto p = decayParallel(dims, q.data(), k.data(), v.data(), gd.data(), DecayGate::PerHead, hd.data());
   EXPECT_NEAR(p.o[0], s0, 1e-15);
   EXPECT_NEAR(p.o[1], 2.0 * s1, 1e-15);
   EXPECT_NEAR(p.finalState[0], s1, 1e-15);
   // Explicit scale overrides K^{-1/2}.
-  auto r3 = simpleGla(dims, q.data(), k.data(), v.data(), g.data(), h0.data(),
-                      3.0);
+  auto r3 = simpleGla(dims, q.data(), k.data(), v.data(), g.data(), h0.data(), 3.0);
   EXPECT_NEAR(r3.o[1], 3.0 * 2.0 * s1, 1e-14);
 }
 
@@ -909,27 +800,20 @@ TEST(LibraryOracleMisuse, Throws) {
   const float *p = x.data();
   EXPECT_THROW(aftCausal(1, 0, 1, p, p, p), std::invalid_argument);
   EXPECT_THROW(aftSimple(1, 2, 1, nullptr, p, p), std::invalid_argument);
-  EXPECT_THROW(aftFull(1, 2, 1, p, p, p, nullptr, false),
-               std::invalid_argument);
+  EXPECT_THROW(aftFull(1, 2, 1, p, p, p, nullptr, false), std::invalid_argument);
   EXPECT_THROW(aftLocal(1, 2, 1, p, p, p, p, -1), std::invalid_argument);
   EXPECT_THROW(aftConv(1, 2, 2, 1, 1, p, p, p, p, 2), std::invalid_argument);
   EXPECT_THROW(aftConv(1, 2, 2, 1, 1, p, p, p, p, 0), std::invalid_argument);
   // A softmax row with no finite logit.
   float ninf = -std::numeric_limits<float>::infinity();
   std::vector<float> w = {ninf, ninf, 0.0f, 0.0f};
-  EXPECT_THROW(aftFull(1, 2, 1, p, p, p, w.data(), false),
-               std::invalid_argument);
+  EXPECT_THROW(aftFull(1, 2, 1, p, p, p, w.data(), false), std::invalid_argument);
   std::vector<float> wOk = {ninf, 0.0f, 0.0f, 0.0f}; // one finite logit
   EXPECT_NO_THROW(aftFull(1, 2, 1, p, p, p, wOk.data(), false));
   EXPECT_THROW(gau(1, 2, 0, 1, p, p, p, p, false), std::invalid_argument);
-  EXPECT_THROW(flash(1, 4, 1, 1, p, p, p, p, p, p, 0, true),
-               std::invalid_argument);
+  EXPECT_THROW(flash(1, 4, 1, 1, p, p, p, p, p, p, 0, true), std::invalid_argument);
   std::vector<double> g(8, -0.1);
-  EXPECT_THROW(decayRecurrent(DecayDims{1, 1, 2, 0, 1}, p, p, p, g.data(),
-                              DecayGate::PerHead),
-               std::invalid_argument);
-  EXPECT_THROW(decayParallel(DecayDims{1, 1, 2, 1, 1}, p, p, p, nullptr,
-                             DecayGate::PerKey),
-               std::invalid_argument);
+  EXPECT_THROW(decayRecurrent(DecayDims{1, 1, 2, 0, 1}, p, p, p, g.data(), DecayGate::PerHead), std::invalid_argument);
+  EXPECT_THROW(decayParallel(DecayDims{1, 1, 2, 1, 1}, p, p, p, nullptr, DecayGate::PerKey), std::invalid_argument);
   EXPECT_THROW(retentionLogDecay(-1), std::invalid_argument);
 }

@@ -84,9 +84,8 @@ TEST_P(LinearFlowNumerics, MatchesFp64Oracle) {
   const la::HostTensor &out = (*outputs)[0];
   ASSERT_EQ(out.numElements(), dims.outSize());
 
-  std::vector<double> reference =
-      c.flow ? la::oracle::flowAttention(dims, q.data(), k.data(), v.data(), c.causal)
-             : la::oracle::linearAttention(dims, q.data(), k.data(), v.data(), c.causal);
+  std::vector<double> reference = c.flow ? la::oracle::flowAttention(dims, q.data(), k.data(), v.data(), c.causal)
+                                         : la::oracle::linearAttention(dims, q.data(), k.data(), v.data(), c.causal);
   la::oracle::ErrorStats error =
       la::oracle::compare(reference.data(), static_cast<const float *>(out.data()), dims.outSize());
   double refMax = 0;

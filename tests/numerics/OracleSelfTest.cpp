@@ -40,19 +40,15 @@ struct Inputs {
 };
 
 Inputs makeInputs(const AttnDims &dims, uint64_t seed, float lo, float hi) {
-  return {uniform(dims.qSize(), seed * 3 + 1, lo, hi),
-          uniform(dims.kSize(), seed * 3 + 2, lo, hi),
+  return {uniform(dims.qSize(), seed * 3 + 1, lo, hi), uniform(dims.kSize(), seed * 3 + 2, lo, hi),
           uniform(dims.vSize(), seed * 3 + 3, -1.0f, 1.0f)};
 }
 
 std::string describe(const AttnDims &dims, bool causal) {
   char buf[128];
-  std::snprintf(buf, sizeof(buf), "B=%lld H=%lld N=%lld M=%lld D=%lld Dv=%lld %s",
-                static_cast<long long>(dims.batch),
-                static_cast<long long>(dims.heads),
-                static_cast<long long>(dims.n), static_cast<long long>(dims.m),
-                static_cast<long long>(dims.d), static_cast<long long>(dims.dv),
-                causal ? "causal" : "normal");
+  std::snprintf(buf, sizeof(buf), "B=%lld H=%lld N=%lld M=%lld D=%lld Dv=%lld %s", static_cast<long long>(dims.batch),
+                static_cast<long long>(dims.heads), static_cast<long long>(dims.n), static_cast<long long>(dims.m),
+                static_cast<long long>(dims.d), static_cast<long long>(dims.dv), causal ? "causal" : "normal");
   return buf;
 }
 
@@ -60,16 +56,14 @@ std::string describe(const AttnDims &dims, bool causal) {
 /// the normal forms (plus the degenerate N = M = 1), M = N for causal.
 std::vector<std::pair<AttnDims, bool>> crossCheckShapes() {
   std::vector<std::pair<AttnDims, bool>> shapes;
-  for (auto nm : std::vector<std::pair<int64_t, int64_t>>{
-           {1, 1}, {1, 5}, {37, 53}, {100, 64}, {37, 1}})
+  for (auto nm : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {1, 5}, {37, 53}, {100, 64}, {37, 1}})
     shapes.push_back({AttnDims{2, 3, nm.first, nm.second, 48, 40}, false});
   for (int64_t n : {1, 37, 100})
     shapes.push_back({AttnDims{2, 3, n, n, 48, 40}, true});
   return shapes;
 }
 
-void expectClose(const std::vector<double> &ref, const std::vector<double> &got,
-                 double tol, const std::string &what) {
+void expectClose(const std::vector<double> &ref, const std::vector<double> &got, double tol, const std::string &what) {
   ErrorStats st = compare(ref, got);
   EXPECT_EQ(st.firstNonFinite, -1) << what;
   EXPECT_LE(st.relRms, tol) << what << " maxAbs=" << st.maxAbs;
@@ -80,18 +74,13 @@ void expectClose(const std::vector<double> &ref, const std::vector<double> &got,
   EXPECT_GT(norm, 0.0) << what << ": reference is identically zero";
 }
 
-void expectIntermediatesClose(const FlowIntermediates &ref,
-                              const FlowIntermediates &got,
-                              const std::string &what) {
+void expectIntermediatesClose(const FlowIntermediates &ref, const FlowIntermediates &got, const std::string &what) {
   expectClose(ref.sinkIncoming, got.sinkIncoming, kCrossTol, what + " a");
   expectClose(ref.sourceOutgoing, got.sourceOutgoing, kCrossTol, what + " b");
   expectClose(ref.conservedSink, got.conservedSink, kCrossTol, what + " Î");
-  expectClose(ref.conservedSource, got.conservedSource, kCrossTol,
-              what + " Ô");
-  expectClose(ref.sinkAllocation, got.sinkAllocation, kCrossTol,
-              what + " alloc");
-  expectClose(ref.sourceCompetition, got.sourceCompetition, kCrossTol,
-              what + " comp");
+  expectClose(ref.conservedSource, got.conservedSource, kCrossTol, what + " Ô");
+  expectClose(ref.sinkAllocation, got.sinkAllocation, kCrossTol, what + " alloc");
+  expectClose(ref.sourceCompetition, got.sourceCompetition, kCrossTol, what + " comp");
 }
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
@@ -118,13 +107,10 @@ TEST(LinearAttentionOracle, QuadraticMatchesRecurrent) {
   for (const MapCase &mc : maps) {
     for (auto [dims, causal] : crossCheckShapes()) {
       Inputs in = makeInputs(dims, ++seed, mc.lo, mc.hi);
-      auto quad = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(),
-                                  causal, mc.phi);
-      auto rec = linearAttentionRecurrent(dims, in.q.data(), in.k.data(),
-                                          in.v.data(), causal, mc.phi);
+      auto quad = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), causal, mc.phi);
+      auto rec = linearAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), causal, mc.phi);
       ASSERT_EQ(quad.size(), static_cast<size_t>(dims.outSize()));
-      expectClose(quad, rec, kCrossTol,
-                  std::string(mc.name) + " " + describe(dims, causal));
+      expectClose(quad, rec, kCrossTol, std::string(mc.name) + " " + describe(dims, causal));
     }
   }
 }
@@ -135,10 +121,8 @@ TEST(LinearAttentionOracle, LargeMagnitudeInputs) {
   uint64_t seed = 200;
   for (auto [dims, causal] : crossCheckShapes()) {
     Inputs in = makeInputs(dims, ++seed, -30.0f, 30.0f);
-    auto quad = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(),
-                                causal);
-    auto rec = linearAttentionRecurrent(dims, in.q.data(), in.k.data(),
-                                        in.v.data(), causal);
+    auto quad = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), causal);
+    auto rec = linearAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), causal);
     expectClose(quad, rec, kCrossTol, "large " + describe(dims, causal));
   }
 }
@@ -152,11 +136,9 @@ TEST(LinearAttentionOracle, KeyPaddingMask) {
     mask[j] = j < 41;
     mask[dims.m + j] = j % 3 != 0;
   }
-  auto quad = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(),
-                              false, FeatureMap::Elu1, 1e-6, mask.data());
+  auto quad = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), false, FeatureMap::Elu1, 1e-6, mask.data());
   auto rec =
-      linearAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(),
-                               false, FeatureMap::Elu1, 1e-6, mask.data());
+      linearAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), false, FeatureMap::Elu1, 1e-6, mask.data());
   expectClose(quad, rec, kCrossTol, "masked normal");
 
   // SPEC §1: a padded key is removed from numerator and denominator, so
@@ -166,26 +148,20 @@ TEST(LinearAttentionOracle, KeyPaddingMask) {
     for (int64_t j = 0; j < dims.m; ++j)
       if (mask[b * dims.m + j])
         kept.push_back(j);
-    AttnDims sub{1, dims.heads, dims.n, static_cast<int64_t>(kept.size()),
-                 dims.d, dims.dv};
+    AttnDims sub{1, dims.heads, dims.n, static_cast<int64_t>(kept.size()), dims.d, dims.dv};
     std::vector<float> qs(in.q.begin() + b * dims.heads * dims.n * dims.d,
                           in.q.begin() + (b + 1) * dims.heads * dims.n * dims.d);
     std::vector<float> ks, vs;
     for (int64_t h = 0; h < dims.heads; ++h)
       for (int64_t j : kept) {
         int64_t row = (b * dims.heads + h) * dims.m + j;
-        ks.insert(ks.end(), in.k.begin() + row * dims.d,
-                  in.k.begin() + (row + 1) * dims.d);
-        vs.insert(vs.end(), in.v.begin() + row * dims.dv,
-                  in.v.begin() + (row + 1) * dims.dv);
+        ks.insert(ks.end(), in.k.begin() + row * dims.d, in.k.begin() + (row + 1) * dims.d);
+        vs.insert(vs.end(), in.v.begin() + row * dims.dv, in.v.begin() + (row + 1) * dims.dv);
       }
-    auto dropped =
-        linearAttention(sub, qs.data(), ks.data(), vs.data(), false);
-    std::vector<double> slice(
-        quad.begin() + b * dims.heads * dims.n * dims.dv,
-        quad.begin() + (b + 1) * dims.heads * dims.n * dims.dv);
-    expectClose(dropped, slice, kCrossTol,
-                "mask == drop, batch " + std::to_string(b));
+    auto dropped = linearAttention(sub, qs.data(), ks.data(), vs.data(), false);
+    std::vector<double> slice(quad.begin() + b * dims.heads * dims.n * dims.dv,
+                              quad.begin() + (b + 1) * dims.heads * dims.n * dims.dv);
+    expectClose(dropped, slice, kCrossTol, "mask == drop, batch " + std::to_string(b));
   }
 
   // Causal with a mask: both forms agree, and a query whose visible keys are
@@ -196,11 +172,10 @@ TEST(LinearAttentionOracle, KeyPaddingMask) {
   for (int64_t j = 0; j < 5; ++j)
     cmask[j] = 0; // batch 0: the first five keys are padding
   cmask[cdims.m + 20] = 0;
-  auto cquad = linearAttention(cdims, cin.q.data(), cin.k.data(), cin.v.data(),
-                               true, FeatureMap::Elu1, 1e-6, cmask.data());
-  auto crec = linearAttentionRecurrent(cdims, cin.q.data(), cin.k.data(),
-                                       cin.v.data(), true, FeatureMap::Elu1,
-                                       1e-6, cmask.data());
+  auto cquad =
+      linearAttention(cdims, cin.q.data(), cin.k.data(), cin.v.data(), true, FeatureMap::Elu1, 1e-6, cmask.data());
+  auto crec = linearAttentionRecurrent(cdims, cin.q.data(), cin.k.data(), cin.v.data(), true, FeatureMap::Elu1, 1e-6,
+                                       cmask.data());
   expectClose(cquad, crec, kCrossTol, "masked causal");
   for (int64_t h = 0; h < cdims.heads; ++h)
     for (int64_t t = 0; t < 5; ++t)
@@ -212,10 +187,8 @@ TEST(LinearAttentionOracle, ClosedFormsAndIdentities) {
   // T = 1 (SPEC §7 "always test T = 1"): O_0 = V_0 · w / (w + eps) with
   // w = φ(Q_0)·φ(K_0), written out here independently of both forms.
   AttnDims one{1, 1, 1, 1, 3, 2};
-  std::vector<float> q = {0.5f, -0.25f, 2.0f}, k = {-1.0f, 0.75f, 0.1f},
-                     v = {3.0f, -2.0f};
-  double w = (0.5 + 1) * std::exp(-1.0) + std::exp(-0.25) * (0.75 + 1) +
-             (2.0 + 1) * (0.1f + 1.0);
+  std::vector<float> q = {0.5f, -0.25f, 2.0f}, k = {-1.0f, 0.75f, 0.1f}, v = {3.0f, -2.0f};
+  double w = (0.5 + 1) * std::exp(-1.0) + std::exp(-0.25) * (0.75 + 1) + (2.0 + 1) * (0.1f + 1.0);
   for (bool causal : {false, true}) {
     auto o = linearAttention(one, q.data(), k.data(), v.data(), causal);
     EXPECT_NEAR(o[0], 3.0 * w / (w + 1e-6), 1e-14);
@@ -226,10 +199,8 @@ TEST(LinearAttentionOracle, ClosedFormsAndIdentities) {
   // row of the normal form.
   AttnDims dims{2, 3, 37, 37, 48, 40};
   Inputs in = makeInputs(dims, 400, -1.0f, 1.0f);
-  auto normal =
-      linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), false);
-  auto causal =
-      linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), true);
+  auto normal = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), false);
+  auto causal = linearAttention(dims, in.q.data(), in.k.data(), in.v.data(), true);
   for (int64_t bh = 0; bh < dims.batch * dims.heads; ++bh)
     for (int64_t e = 0; e < dims.dv; ++e) {
       int64_t idx = (bh * dims.n + dims.n - 1) * dims.dv + e;
@@ -255,11 +226,8 @@ TEST(FlowAttentionOracle, QuadraticMatchesRecurrent) {
   for (auto [dims, causal] : crossCheckShapes()) {
     Inputs in = makeInputs(dims, ++seed, -1.0f, 1.0f);
     FlowIntermediates iq, ir;
-    auto quad = flowAttention(dims, in.q.data(), in.k.data(), in.v.data(),
-                              causal, 1e-6, -1.0, 1.0, &iq);
-    auto rec = flowAttentionRecurrent(dims, in.q.data(), in.k.data(),
-                                      in.v.data(), causal, 1e-6, -1.0, 1.0,
-                                      &ir);
+    auto quad = flowAttention(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -1.0, 1.0, &iq);
+    auto rec = flowAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -1.0, 1.0, &ir);
     ASSERT_EQ(quad.size(), static_cast<size_t>(dims.outSize()));
     std::string what = describe(dims, causal);
     expectClose(quad, rec, kCrossTol, what);
@@ -274,10 +242,8 @@ TEST(FlowAttentionOracle, QuadraticMatchesRecurrentWithoutClamp) {
   uint64_t seed = 600;
   for (auto [dims, causal] : crossCheckShapes()) {
     Inputs in = makeInputs(dims, ++seed, -1.0f, 1.0f);
-    auto quad = flowAttention(dims, in.q.data(), in.k.data(), in.v.data(),
-                              causal, 1e-6, -kInf, kInf);
-    auto rec = flowAttentionRecurrent(dims, in.q.data(), in.k.data(),
-                                      in.v.data(), causal, 1e-6, -kInf, kInf);
+    auto quad = flowAttention(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -kInf, kInf);
+    auto rec = flowAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -kInf, kInf);
     expectClose(quad, rec, kCrossTol, "no clamp " + describe(dims, causal));
   }
 }
@@ -291,13 +257,9 @@ TEST(FlowAttentionOracle, LargeMagnitudeInputs) {
     for (auto [dims, causal] : crossCheckShapes()) {
       Inputs in = makeInputs(dims, ++seed, -mag, mag);
       FlowIntermediates iq, ir;
-      auto quad = flowAttention(dims, in.q.data(), in.k.data(), in.v.data(),
-                                causal, 1e-6, -1.0, 1.0, &iq);
-      auto rec = flowAttentionRecurrent(dims, in.q.data(), in.k.data(),
-                                        in.v.data(), causal, 1e-6, -1.0, 1.0,
-                                        &ir);
-      std::string what =
-          "mag " + std::to_string(mag) + " " + describe(dims, causal);
+      auto quad = flowAttention(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -1.0, 1.0, &iq);
+      auto rec = flowAttentionRecurrent(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -1.0, 1.0, &ir);
+      std::string what = "mag " + std::to_string(mag) + " " + describe(dims, causal);
       expectClose(quad, rec, kCrossTol, what);
       expectIntermediatesClose(iq, ir, what);
     }
@@ -318,10 +280,8 @@ TEST(FlowAttentionOracle, ClampIsActiveOnOrdinaryInputs) {
       SCOPED_TRACE(std::string(formName) + (causal ? " causal" : " normal"));
 
       FlowIntermediates inter;
-      auto clamped = run(dims, in.q.data(), in.k.data(), in.v.data(), causal,
-                         1e-6, -1.0, 1.0, &inter);
-      auto unclamped = run(dims, in.q.data(), in.k.data(), in.v.data(),
-                           causal, 1e-6, -kInf, kInf, nullptr);
+      auto clamped = run(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -1.0, 1.0, &inter);
+      auto unclamped = run(dims, in.q.data(), in.k.data(), in.v.data(), causal, 1e-6, -kInf, kInf, nullptr);
 
       int64_t above = 0;
       for (double o : inter.conservedSource)
@@ -330,8 +290,7 @@ TEST(FlowAttentionOracle, ClampIsActiveOnOrdinaryInputs) {
           << "expected a noticeable fraction of Ô > 1 before the clamp";
 
       ErrorStats diff = compare(clamped, unclamped);
-      EXPECT_GT(diff.relRms, 1e-3)
-          << "clamping Ô must change R on ordinary inputs";
+      EXPECT_GT(diff.relRms, 1e-3) << "clamping Ô must change R on ordinary inputs";
 
       // The competition must be computed from the CLAMPED Ô: recompute it
       // from the reported pre-clamp Ô and compare.
@@ -368,8 +327,7 @@ TEST(FlowAttentionOracle, ConservationWithoutEps) {
   for (int form = 0; form < 2; ++form) {
     auto run = form == 0 ? flowAttention : flowAttentionRecurrent;
     FlowIntermediates inter;
-    run(dims, in.q.data(), in.k.data(), in.v.data(), false, 0.0, -kInf, kInf,
-        &inter);
+    run(dims, in.q.data(), in.k.data(), in.v.data(), false, 0.0, -kInf, kInf, &inter);
     for (int64_t bh = 0; bh < dims.batch * dims.heads; ++bh) {
       double sumI = 0.0, sumO = 0.0, sumComp = 0.0;
       for (int64_t i = 0; i < dims.n; ++i)
@@ -380,8 +338,7 @@ TEST(FlowAttentionOracle, ConservationWithoutEps) {
       }
       EXPECT_NEAR(sumI, static_cast<double>(dims.m), 1e-10) << "form " << form;
       EXPECT_NEAR(sumO, static_cast<double>(dims.n), 1e-10) << "form " << form;
-      EXPECT_NEAR(sumComp, static_cast<double>(dims.m), 1e-10)
-          << "form " << form;
+      EXPECT_NEAR(sumComp, static_cast<double>(dims.m), 1e-10) << "form " << form;
     }
   }
   // Causal, eps = 0: at t = 0 everything is a single term, Î_0 = Ô_0 = 1 and
@@ -391,8 +348,7 @@ TEST(FlowAttentionOracle, ConservationWithoutEps) {
   for (int form = 0; form < 2; ++form) {
     auto run = form == 0 ? flowAttention : flowAttentionRecurrent;
     FlowIntermediates inter;
-    run(cdims, cin.q.data(), cin.k.data(), cin.v.data(), true, 0.0, -kInf,
-        kInf, &inter);
+    run(cdims, cin.q.data(), cin.k.data(), cin.v.data(), true, 0.0, -kInf, kInf, &inter);
     for (int64_t bh = 0; bh < cdims.batch * cdims.heads; ++bh) {
       EXPECT_NEAR(inter.conservedSink[bh * cdims.n], 1.0, 1e-13);
       EXPECT_NEAR(inter.conservedSource[bh * cdims.n], 1.0, 1e-13);
@@ -407,8 +363,7 @@ TEST(FlowAttentionOracle, SingleTokenClosedForm) {
   //   comp = 1 (softmax of one element × M = 1), R = σ(Î) a (q·k) V.
   // Normal (N/M = 1) and causal (n_0 = 1) must coincide.
   AttnDims one{1, 1, 1, 1, 2, 3};
-  std::vector<float> qr = {0.3f, -1.2f}, kr = {2.0f, 0.4f},
-                     v = {1.0f, -0.5f, 0.25f};
+  std::vector<float> qr = {0.3f, -1.2f}, kr = {2.0f, 0.4f}, v = {1.0f, -0.5f, 0.25f};
   const double eps = 1e-6;
   double q[2] = {sigmoid(qr[0]), sigmoid(qr[1])};
   double k[2] = {sigmoid(kr[0]), sigmoid(kr[1])};
@@ -418,11 +373,9 @@ TEST(FlowAttentionOracle, SingleTokenClosedForm) {
   for (bool causal : {false, true})
     for (int form = 0; form < 2; ++form) {
       auto run = form == 0 ? flowAttention : flowAttentionRecurrent;
-      auto r = run(one, qr.data(), kr.data(), v.data(), causal, eps, -1.0,
-                   1.0, nullptr);
+      auto r = run(one, qr.data(), kr.data(), v.data(), causal, eps, -1.0, 1.0, nullptr);
       for (int e = 0; e < 3; ++e)
-        EXPECT_NEAR(r[e], scale * v[e], 1e-15)
-            << "causal=" << causal << " form=" << form;
+        EXPECT_NEAR(r[e], scale * v[e], 1e-15) << "causal=" << causal << " form=" << form;
     }
 }
 
@@ -435,26 +388,19 @@ TEST(FlowAttentionOracle, EachStepFollowsSpec) {
   // competition from the clamped Ô, and the final read-out.
   const double eps = 1e-6;
   for (bool causal : {false, true}) {
-    AttnDims dims = causal ? AttnDims{2, 2, 6, 6, 3, 2}
-                           : AttnDims{2, 2, 5, 7, 3, 2};
+    AttnDims dims = causal ? AttnDims{2, 2, 6, 6, 3, 2} : AttnDims{2, 2, 5, 7, 3, 2};
     // Scale 3 so that σ(q), σ(k) spread over (0.05, 0.95) and Ô spreads
     // across the clamp boundary.
     Inputs in = makeInputs(dims, 1000 + causal, -3.0f, 3.0f);
     for (int form = 0; form < 2; ++form) {
-      SCOPED_TRACE(std::string(form == 0 ? "quadratic" : "recurrent") +
-                   (causal ? " causal" : " normal"));
+      SCOPED_TRACE(std::string(form == 0 ? "quadratic" : "recurrent") + (causal ? " causal" : " normal"));
       auto run = form == 0 ? flowAttention : flowAttentionRecurrent;
       FlowIntermediates it;
-      auto r = run(dims, in.q.data(), in.k.data(), in.v.data(), causal, eps,
-                   -1.0, 1.0, &it);
+      auto r = run(dims, in.q.data(), in.k.data(), in.v.data(), causal, eps, -1.0, 1.0, &it);
       const int64_t n = dims.n, m = dims.m, d = dims.d, dv = dims.dv;
       for (int64_t bh = 0; bh < dims.batch * dims.heads; ++bh) {
-        auto q = [&](int64_t i, int64_t c) {
-          return sigmoid(in.q[(bh * n + i) * d + c]);
-        };
-        auto k = [&](int64_t j, int64_t c) {
-          return sigmoid(in.k[(bh * m + j) * d + c]);
-        };
+        auto q = [&](int64_t i, int64_t c) { return sigmoid(in.q[(bh * n + i) * d + c]); };
+        auto k = [&](int64_t j, int64_t c) { return sigmoid(in.k[(bh * m + j) * d + c]); };
         const double *a = &it.sinkIncoming[bh * n];
         const double *b = &it.sourceOutgoing[bh * m];
         const double *iHat = &it.conservedSink[bh * n];
@@ -510,8 +456,7 @@ TEST(FlowAttentionOracle, EachStepFollowsSpec) {
               acc += dot * comp[j] * in.v[(bh * m + j) * dv + e];
             }
             double want = alloc[i] * a[i] / nt * acc;
-            EXPECT_NEAR(r[(bh * n + i) * dv + e], want,
-                        1e-12 * (std::fabs(want) + 1e-300));
+            EXPECT_NEAR(r[(bh * n + i) * dv + e], want, 1e-12 * (std::fabs(want) + 1e-300));
           }
         }
       }
@@ -528,10 +473,8 @@ TEST(FlowAttentionOracle, EachStepFollowsSpec) {
 TEST(FlowAttentionOracle, CausalRejectsNNotEqualM) {
   AttnDims dims{1, 1, 3, 4, 2, 2};
   std::vector<float> q(6), k(8), v(8);
-  EXPECT_THROW(flowAttention(dims, q.data(), k.data(), v.data(), true),
-               std::invalid_argument);
-  EXPECT_THROW(linearAttention(dims, q.data(), k.data(), v.data(), true),
-               std::invalid_argument);
+  EXPECT_THROW(flowAttention(dims, q.data(), k.data(), v.data(), true), std::invalid_argument);
+  EXPECT_THROW(linearAttention(dims, q.data(), k.data(), v.data(), true), std::invalid_argument);
 }
 
 //===----------------------------------------------------------------------===//

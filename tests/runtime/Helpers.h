@@ -47,8 +47,7 @@ struct AttentionInputs {
 /// Bitwise equality of two results: same spec and same bytes (the kernels are deterministic, so any
 /// difference means a wrong kernel or a torn entry, not rounding).
 inline bool sameBits(const HostTensor &a, const HostTensor &b) {
-  return a.spec() == b.spec() && a.numBytes() == b.numBytes() &&
-         std::memcmp(a.data(), b.data(), a.numBytes()) == 0;
+  return a.spec() == b.spec() && a.numBytes() == b.numBytes() && std::memcmp(a.data(), b.data(), a.numBytes()) == 0;
 }
 
 /// Blocks every caller until `count` have arrived, then lets them all go together.

@@ -60,10 +60,9 @@ TEST_F(RuntimeConcurrencyProcesses, LacRunsShareOneCache) {
     for (unsigned p = 0; p < kProcesses; ++p) {
       outputs.push_back(file("out" + std::to_string(p) + ".npy"));
       logs.push_back(file("log" + std::to_string(p) + ".txt"));
-      llvm::SmallVector<llvm::StringRef> args = {LA_LAC_PATH,  "run",     kernel,         "--entry",
-                                                 "flow_attention", "--random", "1,2,33,8", "--seed",
-                                                 "7",          "--threads", "1",           "--cache-dir",
-                                                 cacheDir,     "--output", outputs.back()};
+      llvm::SmallVector<llvm::StringRef> args = {LA_LAC_PATH, "run",         kernel,   "--entry",  "flow_attention",
+                                                 "--random",  "1,2,33,8",    "--seed", "7",        "--threads",
+                                                 "1",         "--cache-dir", cacheDir, "--output", outputs.back()};
       std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logs.back()),
                                                     llvm::StringRef(logs.back())};
       std::string error;

@@ -33,8 +33,8 @@ std::unique_ptr<Runtime> makeRuntime(llvm::StringRef cacheDir) {
 }
 
 /// Runs `entry` of `file` on `inputs` in a runtime on `cacheDir`; `error` gets the message of a failure.
-HostTensor runOnce(llvm::StringRef cacheDir, llvm::StringRef file, llvm::StringRef entry,
-                   const AttentionInputs &inputs, CallStats &stats, std::string &error) {
+HostTensor runOnce(llvm::StringRef cacheDir, llvm::StringRef file, llvm::StringRef entry, const AttentionInputs &inputs,
+                   CallStats &stats, std::string &error) {
   auto runtime = makeRuntime(cacheDir);
   if (!runtime)
     return {};

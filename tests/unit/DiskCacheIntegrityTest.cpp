@@ -133,9 +133,9 @@ TEST_F(DiskCacheIntegrity, CorruptedBytes) {
     const char *name;
     std::function<size_t(size_t)> offset;
   };
-  for (const Place &place : {Place{"magic", [](size_t) { return size_t(0); }},
-                             Place{"metadata", [](size_t) { return kHeaderBytes + 3; }},
-                             Place{"object", [](size_t size) { return size - 40; }}}) {
+  for (const Place &place :
+       {Place{"magic", [](size_t) { return size_t(0); }}, Place{"metadata", [](size_t) { return kHeaderBytes + 3; }},
+        Place{"object", [](size_t size) { return size - 40; }}}) {
     SCOPED_TRACE(place.name);
     compileAndDamage([&](std::string &bytes) { bytes[place.offset(bytes.size())] ^= 0x5a; });
     expectRecompiledAndRepaired();
@@ -163,8 +163,7 @@ TEST_F(DiskCacheIntegrity, ValidChecksumButUnloadableObject) {
     for (size_t i = objectAt; i < bytes.size(); ++i)
       bytes[i] = char(i * 37);
     llvm::StringRef payload = llvm::StringRef(bytes).drop_front(kHeaderBytes);
-    llvm::support::endian::write64le(&bytes[kChecksumAt],
-                                     llvm::xxh3_64bits(llvm::arrayRefFromStringRef(payload)));
+    llvm::support::endian::write64le(&bytes[kChecksumAt], llvm::xxh3_64bits(llvm::arrayRefFromStringRef(payload)));
   });
   expectRecompiledAndRepaired();
 }
@@ -200,8 +199,8 @@ TEST_F(DiskCacheIntegrity, UnwritableDirectoryFallsBackToMemoryWithOneWarning) {
             std::string::npos)
       << warnings;
   EXPECT_NE(warnings.find("continuing with the memory cache only"), std::string::npos) << warnings;
-  EXPECT_EQ(warnings.find("warning", warnings.find("warning") + 1), std::string::npos)
-      << "warned more than once:\n" << warnings;
+  EXPECT_EQ(warnings.find("warning", warnings.find("warning") + 1), std::string::npos) << "warned more than once:\n"
+                                                                                       << warnings;
   // The memory cache still serves repeats.
   la::CallStats third;
   ASSERT_TRUE(bool((*runtime)->run(**program, "softmax_rows", {input.ref()}, &third)));

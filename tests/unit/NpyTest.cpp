@@ -154,8 +154,7 @@ std::vector<double> valuesOf(const HostTensor &tensor) {
 }
 
 bool sameBytes(const HostTensor &a, const HostTensor &b) {
-  return a.numBytes() == b.numBytes() &&
-         (a.numBytes() == 0 || !std::memcmp(a.data(), b.data(), a.numBytes()));
+  return a.numBytes() == b.numBytes() && (a.numBytes() == 0 || !std::memcmp(a.data(), b.data(), a.numBytes()));
 }
 
 /// A tensor of `spec` filled with distinct values that every dtype represents exactly (small multiples of
@@ -284,13 +283,11 @@ TEST(NpyRead, BFloat16FromU2OnlyWhenAsked) {
 TEST(NpyRead, HandWrittenHeaders) {
   // No padding, double quotes, no trailing comma, odd spacing, keys in another order.
   std::string data(24, '\0');
+  EXPECT_EQ(parseOk(npyFile("{\"shape\":(2,3),\"fortran_order\":False,\"descr\":\"<f4\"}", data)).spec().str(),
+            "f32[2x3]");
   EXPECT_EQ(
-      parseOk(npyFile("{\"shape\":(2,3),\"fortran_order\":False,\"descr\":\"<f4\"}", data)).spec().str(),
-      "f32[2x3]");
-  EXPECT_EQ(parseOk(npyFile("  { 'descr' : '<f4' , 'fortran_order' : False , 'shape' : ( 6 , ) , }  ", data))
-                .spec()
-                .str(),
-            "f32[6]");
+      parseOk(npyFile("  { 'descr' : '<f4' , 'fortran_order' : False , 'shape' : ( 6 , ) , }  ", data)).spec().str(),
+      "f32[6]");
   // Python 2 NumPy wrote longs.
   EXPECT_EQ(parseOk(npyFile(f32Dict("(2L, 3L)"), data)).spec().str(), "f32[2x3]");
   // Zero-size dims make the tensor empty however large the others are.
@@ -298,11 +295,9 @@ TEST(NpyRead, HandWrittenHeaders) {
   EXPECT_EQ(parseOk(npyFile(f32Dict("(4611686018427387904, 4, 0)"))).spec().numElements(), 0);
   // Version 3.0 with a hand-made header, and fortran_order True where both orders are the same bytes.
   EXPECT_EQ(parseOk(npyFile(f32Dict("(6,)"), data, 3)).spec().str(), "f32[6]");
-  EXPECT_EQ(
-      parseOk(npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 6, 1)}", data)).spec().str(),
-      "f32[1x6x1]");
-  EXPECT_EQ(parseOk(npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (0, 5)}")).spec().str(),
-            "f32[0x5]");
+  EXPECT_EQ(parseOk(npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 6, 1)}", data)).spec().str(),
+            "f32[1x6x1]");
+  EXPECT_EQ(parseOk(npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (0, 5)}")).spec().str(), "f32[0x5]");
 }
 
 //===----------------------------------------------------------------------===//
@@ -315,10 +310,9 @@ TEST_F(NpyFiles, WriterMatchesNumpyByteForByte) {
     std::string numpyBytes;
     std::optional<DType> reinterpret;
   };
-  for (const Case &c :
-       {Case{"f32", bytes(kNumpyF32), std::nullopt}, Case{"f64", bytes(kNumpyF64Scalar), std::nullopt},
-        Case{"f16", bytes(kNumpyF16), std::nullopt}, Case{"empty", bytes(kNumpyF16Empty), std::nullopt},
-        Case{"bf16", bytes(kNumpyBF16AsU2), DType::BF16}, Case{"v3", bytes(kNumpyV3), std::nullopt}}) {
+  for (const Case &c : {Case{"f32", bytes(kNumpyF32), std::nullopt}, Case{"f64", bytes(kNumpyF64Scalar), std::nullopt},
+                        Case{"f16", bytes(kNumpyF16), std::nullopt}, Case{"empty", bytes(kNumpyF16Empty), std::nullopt},
+                        Case{"bf16", bytes(kNumpyBF16AsU2), DType::BF16}, Case{"v3", bytes(kNumpyV3), std::nullopt}}) {
     HostTensor tensor = parseOk(c.numpyBytes, c.reinterpret);
     std::string file = path(std::string(c.name) + ".npy");
     ASSERT_FALSE(static_cast<bool>(writeNpy(file, tensor)));
@@ -408,8 +402,7 @@ TEST_F(NpyFiles, WriteErrors) {
 
   message = errorOf(writeNpy(path("null.npy"), TensorRef{nullptr, TensorSpec{DType::F32, {2}}}));
   EXPECT_NE(message.find("null"), std::string::npos) << message;
-  EXPECT_FALSE(
-      static_cast<bool>(writeNpy(path("empty.npy"), TensorRef{nullptr, TensorSpec{DType::F32, {0, 2}}})));
+  EXPECT_FALSE(static_cast<bool>(writeNpy(path("empty.npy"), TensorRef{nullptr, TensorSpec{DType::F32, {0, 2}}})));
   // Empty, although the other dims alone would overflow.
   TensorSpec hugeEmpty{DType::F32, {int64_t(1) << 62, 4, 0}};
   ASSERT_FALSE(static_cast<bool>(writeNpy(path("huge-empty.npy"), TensorRef{nullptr, hugeEmpty})));
@@ -419,8 +412,8 @@ TEST_F(NpyFiles, WriteErrors) {
   float one = 1;
   message = errorOf(writeNpy(path("neg.npy"), TensorRef{&one, TensorSpec{DType::F32, {-1}}}));
   EXPECT_NE(message.find("negative dimension"), std::string::npos) << message;
-  message = errorOf(writeNpy(path("big.npy"),
-                             TensorRef{&one, TensorSpec{DType::F32, {int64_t(1) << 40, int64_t(1) << 40}}}));
+  message =
+      errorOf(writeNpy(path("big.npy"), TensorRef{&one, TensorSpec{DType::F32, {int64_t(1) << 40, int64_t(1) << 40}}}));
   EXPECT_NE(message.find("overflows"), std::string::npos) << message;
 }
 
@@ -437,9 +430,8 @@ TEST_F(NpyFiles, ReadErrors) {
   std::string truncated = path("t.npy");
   writeBytes(truncated, bytes(kNumpyF32).substr(0, 140));
   message = errorOf(readNpy(truncated));
-  EXPECT_EQ(message, truncated +
-                         ": truncated data: header declares f32[2x3] (24 bytes) but the file has 12 after "
-                         "the header");
+  EXPECT_EQ(message, truncated + ": truncated data: header declares f32[2x3] (24 bytes) but the file has 12 after "
+                                 "the header");
 }
 
 //===----------------------------------------------------------------------===//
@@ -461,8 +453,8 @@ TEST(NpyMalformed, UnsupportedVersion) {
     file[6] = static_cast<char>(major);
     file[7] = static_cast<char>(minor);
     std::string message = parseError(file);
-    EXPECT_NE(message.find("unsupported format version " + std::to_string(major) + "." +
-                           std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)"),
+    EXPECT_NE(message.find("unsupported format version " + std::to_string(major) + "." + std::to_string(minor) +
+                           " (supported: 1.0, 2.0, 3.0)"),
               std::string::npos)
         << message;
   }
@@ -470,8 +462,7 @@ TEST(NpyMalformed, UnsupportedVersion) {
 
 TEST(NpyMalformed, TruncatedPrefix) {
   EXPECT_NE(parseError(llvm::StringRef("\x93NUMPY\x01", 7)).find("truncated header"), std::string::npos);
-  EXPECT_NE(parseError(llvm::StringRef("\x93NUMPY\x01\x00\x76", 9)).find("truncated header"),
-            std::string::npos);
+  EXPECT_NE(parseError(llvm::StringRef("\x93NUMPY\x01\x00\x76", 9)).find("truncated header"), std::string::npos);
   EXPECT_NE(parseError(llvm::StringRef("\x93NUMPY\x02\x00\x76\x00\x00", 11)).find("truncated header"),
             std::string::npos);
 }
@@ -490,20 +481,18 @@ TEST(NpyMalformed, HugeHeaderLength) {
 TEST(NpyMalformed, HeaderPastEndOfFile) {
   std::string file = bytes(kNumpyF32).substr(0, 60);
   std::string message = parseError(file);
-  EXPECT_NE(message.find("header length 118 runs past the end of the file (60 bytes)"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("header length 118 runs past the end of the file (60 bytes)"), std::string::npos) << message;
 }
 
 TEST(NpyMalformed, HeaderNotADict) {
   for (llvm::StringRef dict :
-       {"[1, 2]", "'descr'", "", "   ", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)",
-        "{'descr' '<f4'}", "{'descr': <f4, 'fortran_order': False, 'shape': ()}", "{'descr': '<f4}",
+       {"[1, 2]", "'descr'", "", "   ", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)", "{'descr' '<f4'}",
+        "{'descr': <f4, 'fortran_order': False, 'shape': ()}", "{'descr': '<f4}",
         "{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}", "{'descr': '<f4'} trailing",
         "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3x)}", "{'descr': '<f4',, 'shape': ()}",
         "{'descr': '<f4', 'fortran_order': false, 'shape': ()}", "{\x01}"}) {
     std::string message = parseError(npyFile(dict));
-    EXPECT_NE(message.find("header is not a Python dict literal"), std::string::npos) << dict.str() << "\n"
-                                                                                      << message;
+    EXPECT_NE(message.find("header is not a Python dict literal"), std::string::npos) << dict.str() << "\n" << message;
   }
   // Deep nesting must be an error, not a stack overflow.
   std::string deep = "{'descr': '<f4', 'fortran_order': False, 'shape': " + std::string(500000, '(') + "}";
@@ -545,8 +534,7 @@ TEST(NpyMalformed, UnsupportedDescr) {
   checkListsSupported(parseError(bytes(kNumpyInt32)));
   checkListsSupported(parseError(bytes(kNumpyInt32), DType::BF16));
   for (llvm::StringRef descr : {"<f16", "f4", "=f4", "<c8", "<U3", "|b1", ""})
-    checkListsSupported(
-        parseError(npyFile("{'descr': '" + descr.str() + "', 'fortran_order': False, 'shape': ()}")));
+    checkListsSupported(parseError(npyFile("{'descr': '" + descr.str() + "', 'fortran_order': False, 'shape': ()}")));
   checkListsSupported(parseError(npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}")));
 
   // Raw two-byte voids, however an extension bfloat16 type was saved, are refused with the convention.
@@ -574,15 +562,13 @@ TEST(NpyMalformed, NegativeDims) {
 }
 
 TEST(NpyMalformed, NonIntegerDims) {
-  for (llvm::StringRef shape :
-       {"(2.5, 3)", "(2, 3.0)", "('2',)", "(None,)", "(True,)", "(1e3,)", "((2,),)"}) {
+  for (llvm::StringRef shape : {"(2.5, 3)", "(2, 3.0)", "('2',)", "(None,)", "(True,)", "(1e3,)", "((2,),)"}) {
     std::string message = parseError(npyFile(f32Dict(shape)));
     EXPECT_NE(message.find("is not an integer"), std::string::npos) << shape.str() << "\n" << message;
   }
   for (llvm::StringRef shape : {"[2, 3]", "6", "(6)", "'(2, 3)'", "None"}) {
     std::string message = parseError(npyFile(f32Dict(shape)));
-    EXPECT_NE(message.find("shape must be a tuple of integers"), std::string::npos) << shape.str() << "\n"
-                                                                                    << message;
+    EXPECT_NE(message.find("shape must be a tuple of integers"), std::string::npos) << shape.str() << "\n" << message;
   }
 }
 
@@ -590,8 +576,7 @@ TEST(NpyMalformed, ShapeOverflow) {
   std::string message = parseError(npyFile(f32Dict("(4294967296, 4294967296)")));
   EXPECT_NE(message.find("overflows"), std::string::npos) << message;
   message = parseError(npyFile(f32Dict("(3, 99999999999999999999999)")));
-  EXPECT_NE(message.find("dimension 1 of shape \"(3, 99999999999999999999999)\" overflows"),
-            std::string::npos)
+  EXPECT_NE(message.find("dimension 1 of shape \"(3, 99999999999999999999999)\" overflows"), std::string::npos)
       << message;
   message = parseError(npyFile(f32Dict("(9223372036854775808,)")));
   EXPECT_NE(message.find("overflows"), std::string::npos) << message;
@@ -602,29 +587,25 @@ TEST(NpyMalformed, TooManyElements) {
   EXPECT_NE(message.find("17180000256 elements, more than 2^34 elements"), std::string::npos) << message;
   // Exactly 2^34 is allowed by the limit; here it fails only because the data is missing.
   message = parseError(npyFile(f32Dict("(131072, 131072)")));
-  EXPECT_NE(
-      message.find("truncated data: header declares f32[131072x131072] (68719476736 bytes) but the file "
-                   "has 0"),
-      std::string::npos)
+  EXPECT_NE(message.find("truncated data: header declares f32[131072x131072] (68719476736 bytes) but the file "
+                         "has 0"),
+            std::string::npos)
       << message;
 }
 
 TEST(NpyMalformed, TruncatedData) {
   std::string file = npyFile(f32Dict("(2, 3)"), std::string(20, '\0'));
-  EXPECT_EQ(parseError(file),
-            "q.npy: truncated data: header declares f32[2x3] (24 bytes) but the file has 20 "
-            "after the header");
+  EXPECT_EQ(parseError(file), "q.npy: truncated data: header declares f32[2x3] (24 bytes) but the file has 20 "
+                              "after the header");
   std::string message = parseError(bytes(kNumpyF16).substr(0, 128));
-  EXPECT_NE(message.find("truncated data: header declares f16[8] (16 bytes) but the file has 0"),
-            std::string::npos)
+  EXPECT_NE(message.find("truncated data: header declares f16[8] (16 bytes) but the file has 0"), std::string::npos)
       << message;
 }
 
 TEST(NpyMalformed, TrailingData) {
   std::string message = parseError(bytes(kNumpyF32) + bytes(kNumpyF32));
-  EXPECT_NE(
-      message.find("trailing data: header declares f32[2x3] (24 bytes) but the file has 152 more bytes"),
-      std::string::npos)
+  EXPECT_NE(message.find("trailing data: header declares f32[2x3] (24 bytes) but the file has 152 more bytes"),
+            std::string::npos)
       << message;
 }
 

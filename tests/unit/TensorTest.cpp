@@ -412,16 +412,14 @@ TEST(BFloat16, AllValuesMatchAPFloat) {
       ASSERT_TRUE(isBFloat16NaN(floatToBFloat16(value)));
       continue;
     }
-    ASSERT_EQ(bitsOf(value), bitsOf(static_cast<float>(apfloatExtend(bits, llvm::APFloat::BFloat()))))
-        << std::hex << b;
+    ASSERT_EQ(bitsOf(value), bitsOf(static_cast<float>(apfloatExtend(bits, llvm::APFloat::BFloat())))) << std::hex << b;
     ASSERT_EQ(floatToBFloat16(value), bits);
     // Every float whose top half is `bits` and whose low half is near a rounding boundary.
     for (uint32_t low : {0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
       float probe = floatOf(static_cast<uint32_t>(bits) << 16 | low);
       if (std::isnan(probe))
         continue;
-      ASSERT_EQ(floatToBFloat16(probe), apfloatRound(probe, llvm::APFloat::BFloat()))
-          << std::hexfloat << probe;
+      ASSERT_EQ(floatToBFloat16(probe), apfloatRound(probe, llvm::APFloat::BFloat())) << std::hexfloat << probe;
     }
   }
 }

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LA/IR/LADialect.h"
 #include "Conversion/Passes.h"
+#include "LA/IR/LADialect.h"
 #include "Target/CPU/CPUTarget.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
 #include "Transforms/Passes.h"

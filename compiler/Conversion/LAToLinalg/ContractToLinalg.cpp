@@ -68,8 +68,7 @@ Value buildMaskCondition(OpBuilder &b, Location loc, MaskAttr mask, Value row, V
 struct ContractToGeneric : OpConversionPattern<ContractOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(ContractOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ContractOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     std::optional<MaskAttr> mask;
     if (auto attr = op.getMaskAttr())
       mask = attr;
@@ -173,15 +172,15 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       auto identity = rewriter.getMultiDimIdentityMap(term.size());
       SmallVector<utils::IteratorType> parallel(term.size(), utils::IteratorType::parallel);
       inputs[*maskedInput] =
-          linalg::GenericOp::create(
-              rewriter, loc, sourceType, ValueRange{source},
-              ValueRange{createEmpty(rewriter, loc, sourceSizes, sourceType.getElementType())},
-              ArrayRef<AffineMap>{identity, identity}, parallel,
-              [&](OpBuilder &b, Location nested, ValueRange args) {
-                Value zero = createFloat(b, nested, sourceType.getElementType(), 0.0);
-                Value kept = arith::SelectOp::create(b, nested, buildKeep(b, nested, term), args[0], zero);
-                linalg::YieldOp::create(b, nested, kept);
-              })
+          linalg::GenericOp::create(rewriter, loc, sourceType, ValueRange{source},
+                                    ValueRange{createEmpty(rewriter, loc, sourceSizes, sourceType.getElementType())},
+                                    ArrayRef<AffineMap>{identity, identity}, parallel,
+                                    [&](OpBuilder &b, Location nested, ValueRange args) {
+                                      Value zero = createFloat(b, nested, sourceType.getElementType(), 0.0);
+                                      Value kept =
+                                          arith::SelectOp::create(b, nested, buildKeep(b, nested, term), args[0], zero);
+                                      linalg::YieldOp::create(b, nested, kept);
+                                    })
               .getResult(0);
       maskedInput.reset();
       mask.reset();
@@ -202,8 +201,8 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
             product = arith::MulFOp::create(b, nested, product, factor(index), flags);
           if (decay && !maskResult)
             product = arith::MulFOp::create(
-                b, nested, product,
-                buildDecayWeight(b, nested, loopOrder, args[numFactors], args[numFactors + 1]), flags);
+                b, nested, product, buildDecayWeight(b, nested, loopOrder, args[numFactors], args[numFactors + 1]),
+                flags);
           Value sum = arith::AddFOp::create(b, nested, args.back(), product, flags);
           if (mask && !maskResult && !maskedInput && !decay)
             sum = arith::SelectOp::create(b, nested, buildKeep(b, nested, loopOrder), sum, args.back());
@@ -221,21 +220,21 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       }
       maskMaps.push_back(resultMap);
       SmallVector<utils::IteratorType> parallel(subscripts.getResult().size(), utils::IteratorType::parallel);
-      contracted = linalg::GenericOp::create(
-                       rewriter, loc, contracted.getType(), maskInputs, createEmpty(rewriter, loc, sizes, accType),
-                       maskMaps, parallel,
-                       [&](OpBuilder &b, Location nested, ValueRange args) {
-                         Value masked;
-                         if (decay) {
-                           Value weight = buildDecayWeight(b, nested, subscripts.getResult(), args[1], args[2]);
-                           masked = arith::MulFOp::create(b, nested, args[0], weight);
-                         } else {
-                           Value zero = createFloat(b, nested, accType, 0.0);
-                           Value keep = buildKeep(b, nested, subscripts.getResult());
-                           masked = arith::SelectOp::create(b, nested, keep, args[0], zero);
-                         }
-                         linalg::YieldOp::create(b, nested, masked);
-                       })
+      contracted = linalg::GenericOp::create(rewriter, loc, contracted.getType(), maskInputs,
+                                             createEmpty(rewriter, loc, sizes, accType), maskMaps, parallel,
+                                             [&](OpBuilder &b, Location nested, ValueRange args) {
+                                               Value masked;
+                                               if (decay) {
+                                                 Value weight = buildDecayWeight(b, nested, subscripts.getResult(),
+                                                                                 args[1], args[2]);
+                                                 masked = arith::MulFOp::create(b, nested, args[0], weight);
+                                               } else {
+                                                 Value zero = createFloat(b, nested, accType, 0.0);
+                                                 Value keep = buildKeep(b, nested, subscripts.getResult());
+                                                 masked = arith::SelectOp::create(b, nested, keep, args[0], zero);
+                                               }
+                                               linalg::YieldOp::create(b, nested, masked);
+                                             })
                        .getResult(0);
     }
 

@@ -23,9 +23,8 @@ struct LAToLinalgPass : impl::LAToLinalgBase<LAToLinalgPass> {
     }
     ConversionTarget target(*context);
     target.addIllegalDialect<LADialect>();
-    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, scf::SCFDialect,
-                           arith::ArithDialect, math::MathDialect, func::FuncDialect,
-                           vector::VectorDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, scf::SCFDialect, arith::ArithDialect,
+                           math::MathDialect, func::FuncDialect, vector::VectorDialect>();
 
     RewritePatternSet patterns(context);
     populateLAMapToLinalgPatterns(patterns);

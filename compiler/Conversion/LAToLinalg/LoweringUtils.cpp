@@ -2,8 +2,8 @@
 
 #include "Conversion/LAToLinalg/LoweringUtils.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <limits>
@@ -20,8 +20,7 @@ Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type
   return tensor::EmptyOp::create(b, loc, sizes, elementType);
 }
 
-Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType,
-                   double value) {
+Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType, double value) {
   Value empty = createEmpty(b, loc, sizes, elementType);
   Value scalar = createFloat(b, loc, elementType, value);
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
@@ -35,8 +34,8 @@ Value castToType(OpBuilder &b, Location loc, Value value, Type type) {
 
 Value createFloat(OpBuilder &b, Location loc, Type type, double value) {
   if (auto vector = dyn_cast<VectorType>(type))
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vector, b.getFloatAttr(vector.getElementType(), value)));
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(vector, b.getFloatAttr(vector.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
 }
 
@@ -63,8 +62,8 @@ Value convertElementType(OpBuilder &b, Location loc, Value value, Type elementTy
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   return linalg::GenericOp::create(b, loc, init.getType(), value, init, maps, iterators,
                                    [&](OpBuilder &nb, Location nested, ValueRange args) {
-                                     linalg::YieldOp::create(
-                                         nb, nested, convertFloat(nb, nested, args[0], elementType));
+                                     linalg::YieldOp::create(nb, nested,
+                                                             convertFloat(nb, nested, args[0], elementType));
                                    })
       .getResult(0);
 }
@@ -78,8 +77,7 @@ Type getAccumulationType(std::optional<Type> acc, Type elementType) {
 }
 
 arith::FastMathFlagsAttr getReassocFlags(MLIRContext *context) {
-  return arith::FastMathFlagsAttr::get(context,
-                                       arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+  return arith::FastMathFlagsAttr::get(context, arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
 }
 
 std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTerm, StringRef batchLetters,

@@ -21,8 +21,7 @@ SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value value);
 Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType);
 
 /// A tensor of the given sizes filled with `value` (`linalg.fill`).
-Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType,
-                   double value);
+Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType, double value);
 
 /// `value` cast to `type` with `tensor.cast` when the (static-ness of the) types differ.
 Value castToType(OpBuilder &b, Location loc, Value value, Type type);

@@ -10,15 +10,14 @@
 #include "LA/IR/LAMapFns.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/SetVector.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::la {
 namespace {
 
 /// Sizes of a result whose dimension `d` is spanned by some input dimension (`inputToResult`).
-SmallVector<OpFoldResult> getSpannedSizes(OpBuilder &b, Location loc, RankedTensorType resultType,
-                                          ValueRange inputs,
+SmallVector<OpFoldResult> getSpannedSizes(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
                                           ArrayRef<SmallVector<int64_t>> inputToResult) {
   SmallVector<OpFoldResult> sizes(resultType.getRank());
   for (int64_t d = 0; d < resultType.getRank(); ++d) {
@@ -100,13 +99,14 @@ Value buildIndexOnlyMap(ConversionPatternRewriter &rewriter, MapOp op, ArrayRef<
   SmallVector<OpFoldResult> readSizes = llvm::map_to_vector(readDims, [&](int64_t d) { return sizes[d]; });
   Value readInit = createEmpty(rewriter, loc, readSizes, resultType.getElementType());
   int64_t readRank = readDims.size();
-  auto values = linalg::GenericOp::create(
-      rewriter, loc, readInit.getType(), ValueRange{}, readInit, {rewriter.getMultiDimIdentityMap(readRank)},
-      SmallVector<utils::IteratorType>(readRank, utils::IteratorType::parallel),
-      [&](OpBuilder &b, Location nested, ValueRange) {
-        cloneMapBody(b, nested, op.getBody(), {},
-                     [&](int64_t dim) { return llvm::find(readDims, dim) - readDims.begin(); });
-      });
+  auto values = linalg::GenericOp::create(rewriter, loc, readInit.getType(), ValueRange{}, readInit,
+                                          {rewriter.getMultiDimIdentityMap(readRank)},
+                                          SmallVector<utils::IteratorType>(readRank, utils::IteratorType::parallel),
+                                          [&](OpBuilder &b, Location nested, ValueRange) {
+                                            cloneMapBody(b, nested, op.getBody(), {}, [&](int64_t dim) {
+                                              return llvm::find(readDims, dim) - readDims.begin();
+                                            });
+                                          });
   SmallVector<AffineExpr> readExprs =
       llvm::map_to_vector(readDims, [&](int64_t d) { return getAffineDimExpr(d, context); });
   Value init = createEmpty(rewriter, loc, sizes, resultType.getElementType());
@@ -122,8 +122,7 @@ Value buildIndexOnlyMap(ConversionPatternRewriter &rewriter, MapOp op, ArrayRef<
 struct MapToGeneric : OpConversionPattern<MapOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(MapOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MapOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = op.getResult().getType();
     int64_t rank = resultType.getRank();
@@ -140,8 +139,8 @@ struct MapToGeneric : OpConversionPattern<MapOp> {
 
     SmallVector<AffineMap> maps;
     for (const SmallVector<int64_t> &dims : inputToResult) {
-      SmallVector<AffineExpr> exprs = llvm::map_to_vector(
-          dims, [&](int64_t d) { return getAffineDimExpr(d, rewriter.getContext()); });
+      SmallVector<AffineExpr> exprs =
+          llvm::map_to_vector(dims, [&](int64_t d) { return getAffineDimExpr(d, rewriter.getContext()); });
       maps.push_back(AffineMap::get(rank, 0, exprs, rewriter.getContext()));
     }
     maps.push_back(rewriter.getMultiDimIdentityMap(rank));
@@ -150,16 +149,16 @@ struct MapToGeneric : OpConversionPattern<MapOp> {
     std::optional<MapFn> fn = op.getFn();
     SmallVector<double> params = llvm::to_vector(op.getParams());
     Region &body = op.getBody();
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), inputs, init, maps, iterators,
-        [&](OpBuilder &b, Location nested, ValueRange args) {
-          ValueRange scalars = args.drop_back();
-          if (fn) {
-            linalg::YieldOp::create(b, nested, buildMapFn(b, nested, *fn, params, scalars));
-            return;
-          }
-          cloneMapBody(b, nested, body, scalars, [](int64_t dim) { return dim; });
-        });
+    auto generic =
+        linalg::GenericOp::create(rewriter, loc, init.getType(), inputs, init, maps, iterators,
+                                  [&](OpBuilder &b, Location nested, ValueRange args) {
+                                    ValueRange scalars = args.drop_back();
+                                    if (fn) {
+                                      linalg::YieldOp::create(b, nested, buildMapFn(b, nested, *fn, params, scalars));
+                                      return;
+                                    }
+                                    cloneMapBody(b, nested, body, scalars, [](int64_t dim) { return dim; });
+                                  });
     rewriter.replaceOp(op, castToType(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
@@ -169,8 +168,7 @@ struct MapToGeneric : OpConversionPattern<MapOp> {
 struct GateToGeneric : OpConversionPattern<GateOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(GateOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(GateOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = op.getResult().getType();
     int64_t rank = resultType.getRank();
@@ -187,15 +185,15 @@ struct GateToGeneric : OpConversionPattern<GateOp> {
     SmallVector<Value> inputs{adaptor.getGate()};
     llvm::append_range(inputs, adaptor.getBranches());
     GateFn fn = op.getFn();
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), inputs, init, maps, iterators,
-        [&](OpBuilder &b, Location nested, ValueRange args) {
-          Value sum = args[1];
-          for (Value branch : args.slice(2, args.size() - 3))
-            sum = arith::AddFOp::create(b, nested, sum, branch);
-          Value gate = buildGateFn(b, nested, fn, args[0]);
-          linalg::YieldOp::create(b, nested, arith::MulFOp::create(b, nested, gate, sum).getResult());
-        });
+    auto generic = linalg::GenericOp::create(rewriter, loc, init.getType(), inputs, init, maps, iterators,
+                                             [&](OpBuilder &b, Location nested, ValueRange args) {
+                                               Value sum = args[1];
+                                               for (Value branch : args.slice(2, args.size() - 3))
+                                                 sum = arith::AddFOp::create(b, nested, sum, branch);
+                                               Value gate = buildGateFn(b, nested, fn, args[0]);
+                                               linalg::YieldOp::create(
+                                                   b, nested, arith::MulFOp::create(b, nested, gate, sum).getResult());
+                                             });
     rewriter.replaceOp(op, castToType(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
@@ -205,8 +203,7 @@ struct GateToGeneric : OpConversionPattern<GateOp> {
 struct SizeToDim : OpConversionPattern<SizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(SizeOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SizeOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value dim = tensor::DimOp::create(rewriter, loc, adaptor.getInput(), op.getDimAttr().getInt());
     Value asInt = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(), dim);

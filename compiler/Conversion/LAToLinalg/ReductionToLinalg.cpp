@@ -12,13 +12,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-
 namespace mlir::la {
 namespace {
 
 /// Reduces `input` over `dims` with a named combiner; the result is in `accType`.
-Value buildReduction(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims, Combiner combiner,
-                     Type accType) {
+Value buildReduction(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims, Combiner combiner, Type accType) {
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t rank = inputType.getRank();
   SmallVector<OpFoldResult> sizes;
@@ -36,8 +34,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
   Value init = createFilled(b, loc, sizes, accType, *getCombinerIdentity(combiner));
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, kept, b.getContext())};
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), input, init, maps, iterators,
-      [&](OpBuilder &nb, Location nested, ValueRange args) {
+      b, loc, init.getType(), input, init, maps, iterators, [&](OpBuilder &nb, Location nested, ValueRange args) {
         Value x = convertFloat(nb, nested, args[0], accType);
         linalg::YieldOp::create(nb, nested, buildCombine(nb, nested, combiner, args[1], x));
       });
@@ -57,11 +54,10 @@ Value buildBroadcastMap(OpBuilder &b, Location loc, Value input, Value other, in
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, kept, b.getContext()),
                               b.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{input, other}, init, maps, iterators,
-      [&](OpBuilder &nb, Location nested, ValueRange args) {
-        linalg::YieldOp::create(nb, nested, body(nb, nested, args[0], args[1]));
-      });
+  auto generic = linalg::GenericOp::create(b, loc, init.getType(), ValueRange{input, other}, init, maps, iterators,
+                                           [&](OpBuilder &nb, Location nested, ValueRange args) {
+                                             linalg::YieldOp::create(nb, nested, body(nb, nested, args[0], args[1]));
+                                           });
   return generic.getResult(0);
 }
 
@@ -69,8 +65,7 @@ Value buildBroadcastMap(OpBuilder &b, Location loc, Value input, Value other, in
 struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     std::optional<Combiner> combiner = op.getCombiner();
     if (!combiner || !getCombinerIdentity(*combiner) || adaptor.getInputs().size() != 1)
       return op.emitOpError("with a region combiner is not supported by the CPU lowering yet; use a named "
@@ -89,8 +84,7 @@ struct ReduceToGeneric : OpConversionPattern<ReduceOp> {
 struct NormalizeToGeneric : OpConversionPattern<NormalizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  LogicalResult matchAndRewrite(NormalizeOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(NormalizeOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = op.getResult().getType();
     Type elementType = resultType.getElementType();
@@ -120,13 +114,11 @@ struct NormalizeToGeneric : OpConversionPattern<NormalizeOp> {
     } else {
       // softmax: m = max x; s = Σ exp(x - m); y = exp(x - m) / s. Every exponent is ≤ 0.
       Value max = buildReduction(rewriter, loc, input, {dim}, Combiner::max, accType);
-      Value shifted = buildBroadcastMap(rewriter, loc, input, max, dim, accType,
-                                        [&](OpBuilder &b, Location nested, Value x, Value m) {
-                                          Value xa = convertFloat(b, nested, x, accType);
-                                          return math::ExpOp::create(b, nested,
-                                                                     arith::SubFOp::create(b, nested, xa, m))
-                                              .getResult();
-                                        });
+      Value shifted = buildBroadcastMap(
+          rewriter, loc, input, max, dim, accType, [&](OpBuilder &b, Location nested, Value x, Value m) {
+            Value xa = convertFloat(b, nested, x, accType);
+            return math::ExpOp::create(b, nested, arith::SubFOp::create(b, nested, xa, m)).getResult();
+          });
       Value sum = buildReduction(rewriter, loc, shifted, {dim}, Combiner::add, accType);
       input = shifted;
       result = divideBy(sum);

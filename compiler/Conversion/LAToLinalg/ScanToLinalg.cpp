@@ -88,7 +88,7 @@ LogicalResult checkSupported(ScanOp op) {
 /// (no prefix broadcast: decay gates and online-softmax logits of a smaller rank keep the tensor form),
 /// and all states together have at most `maxElements` elements.
 std::optional<VectorType> getRegisterStateType(ValueRange inputs, Value values, ArrayRef<int64_t> stateShape,
-                                              const StepRule &rule, int64_t maxElements) {
+                                               const StepRule &rule, int64_t maxElements) {
   if (stateShape.empty() || ShapedType::isDynamicShape(stateShape) ||
       llvm::any_of(stateShape.drop_back(), [](int64_t size) { return size != 1; }) ||
       stateShape.back() * static_cast<int64_t>(rule.numStates()) > maxElements)
@@ -152,8 +152,7 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
   ScanToLoop(MLIRContext *context, int64_t registerStateElements)
       : OpConversionPattern(context), registerStateElements(registerStateElements) {}
 
-  LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (failed(checkSupported(op)))
       return failure();
     // The state has the shape of the scanned values: the input for one-input combiners and decay (whose
@@ -208,8 +207,8 @@ private:
           Value position = getPosition(b, nested, op, i, length);
           SmallVector<Value> elements;
           for (Value input : adaptor.getInputs())
-            elements.push_back(readRow(b, nested, slicePosition(b, nested, input, dim, position), vectorType,
-                                       rule.accType));
+            elements.push_back(
+                readRow(b, nested, slicePosition(b, nested, input, dim, position), vectorType, rule.accType));
           ValueRange states = carried.take_front(numStates);
           SmallVector<Value> next = rule.combine(b, nested, states, elements);
           Value out = rule.output(b, nested, exclusive ? states : ValueRange(next));
@@ -222,8 +221,8 @@ private:
   }
 
   /// The tensor form: the states are tensors, and each step is one elementwise linalg.generic over them.
-  static Value buildTensorLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor,
-                               const StepRule &rule, Value values, ArrayRef<int64_t> stateShape) {
+  static Value buildTensorLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor, const StepRule &rule,
+                               Value values, ArrayRef<int64_t> stateShape) {
     Location loc = op.getLoc();
     ValueRange inputs = adaptor.getInputs();
     Type elementType = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
@@ -272,8 +271,7 @@ private:
           maps.append(numStates + 1, identity);
           SmallVector<utils::IteratorType> iterators(rank - 1, utils::IteratorType::parallel);
           auto step = linalg::GenericOp::create(
-              b, nested, outTypes, slices, outs, maps, iterators,
-              [&](OpBuilder &nb, Location body, ValueRange args) {
+              b, nested, outTypes, slices, outs, maps, iterators, [&](OpBuilder &nb, Location body, ValueRange args) {
                 SmallVector<Value> elements;
                 for (Value element : args.take_front(slices.size()))
                   elements.push_back(convertFloat(nb, body, element, rule.accType));

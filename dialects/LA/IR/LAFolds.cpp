@@ -177,8 +177,7 @@ struct FuseMapIntoMap : OpRewritePattern<MapOp> {
     rewriter.setInsertionPointToStart(block);
     unsigned numProducerInputs = producer.getInputs().size();
     auto args = block->getArguments();
-    Value produced = emitMapBody(rewriter, producer, args.slice(fusedIndex, numProducerInputs),
-                                 producerToConsumer);
+    Value produced = emitMapBody(rewriter, producer, args.slice(fusedIndex, numProducerInputs), producerToConsumer);
     SmallVector<Value> consumerArgs(args.take_front(fusedIndex));
     consumerArgs.push_back(produced);
     llvm::append_range(consumerArgs, args.drop_front(fusedIndex + numProducerInputs));

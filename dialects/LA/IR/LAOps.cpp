@@ -164,11 +164,9 @@ static void printMask(OpAsmPrinter &printer, ContractOp, MaskAttr mask) { mask.p
 static std::string shapeString(ArrayRef<int64_t> shape) {
   if (shape.empty())
     return "scalar";
-  return llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) {
-                                      return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
-                                    }),
-                    "x");
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t d) { return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d); }),
+      "x");
 }
 
 static bool sizesConflict(int64_t a, int64_t b) {
@@ -186,13 +184,12 @@ static SmallVector<int64_t> dropDim(ArrayRef<int64_t> shape, int64_t dim) {
 static LogicalResult verifyShapeMatches(Operation *op, ArrayRef<int64_t> actual, ArrayRef<int64_t> expected,
                                         const Twine &what, const Twine &against) {
   if (actual.size() != expected.size())
-    return op->emitOpError() << what << " has rank " << actual.size() << " (" << shapeString(actual)
-                             << ") but " << against << " needs rank " << expected.size() << " ("
-                             << shapeString(expected) << ")";
+    return op->emitOpError() << what << " has rank " << actual.size() << " (" << shapeString(actual) << ") but "
+                             << against << " needs rank " << expected.size() << " (" << shapeString(expected) << ")";
   for (auto [dim, sizes] : llvm::enumerate(llvm::zip(actual, expected)))
     if (sizesConflict(std::get<0>(sizes), std::get<1>(sizes)))
-      return op->emitOpError() << what << " dimension " << dim << " has size " << std::get<0>(sizes)
-                               << " but " << against << " needs " << std::get<1>(sizes);
+      return op->emitOpError() << what << " dimension " << dim << " has size " << std::get<0>(sizes) << " but "
+                               << against << " needs " << std::get<1>(sizes);
   return success();
 }
 
@@ -200,9 +197,8 @@ static LogicalResult verifyShapeMatches(Operation *op, ArrayRef<int64_t> actual,
 static LogicalResult verifyPrefixBroadcast(Operation *op, ArrayRef<int64_t> gate, ArrayRef<int64_t> value,
                                            const Twine &what) {
   if (gate.size() > value.size())
-    return op->emitOpError() << what << " has rank " << gate.size() << " (" << shapeString(gate)
-                             << "), more than the " << value.size() << " dimensions (" << shapeString(value)
-                             << ") it scales";
+    return op->emitOpError() << what << " has rank " << gate.size() << " (" << shapeString(gate) << "), more than the "
+                             << value.size() << " dimensions (" << shapeString(value) << ") it scales";
   return verifyShapeMatches(op, gate, value.take_front(gate.size()), what,
                             "prefix broadcasting into " + shapeString(value));
 }
@@ -211,8 +207,8 @@ static LogicalResult verifySameElementType(Operation *op, TypeRange types, Type 
   for (auto [index, type] : llvm::enumerate(types)) {
     Type element = cast<ShapedType>(type).getElementType();
     if (element != expected)
-      return op->emitOpError() << "operand #" << index << " has element type " << element << " but "
-                               << expected << " is expected (all operands and results share one type)";
+      return op->emitOpError() << "operand #" << index << " has element type " << element << " but " << expected
+                               << " is expected (all operands and results share one type)";
   }
   return success();
 }
@@ -237,8 +233,8 @@ static LogicalResult verifyCombinerRegion(Operation *op, Region &region, TypeRan
   Block &block = region.front();
   size_t n = elementTypes.size();
   if (block.getNumArguments() != 2 * n)
-    return op->emitOpError() << "combiner must take " << 2 * n << " scalar arguments (" << n
-                             << " accumulated, then " << n << " new) but takes " << block.getNumArguments();
+    return op->emitOpError() << "combiner must take " << 2 * n << " scalar arguments (" << n << " accumulated, then "
+                             << n << " new) but takes " << block.getNumArguments();
   for (size_t i = 0; i < 2 * n; ++i)
     if (block.getArgument(i).getType() != elementTypes[i % n])
       return op->emitOpError() << "combiner argument #" << i << " has type " << block.getArgument(i).getType()
@@ -301,8 +297,8 @@ LogicalResult MapOp::verify() {
   if (getFn()) {
     MapFn fn = *getFn();
     if (getMapFnArity(fn) != getInputs().size())
-      return emitOpError() << "function '" << stringifyMapFn(fn) << "' takes " << getMapFnArity(fn)
-                           << " inputs but " << getInputs().size() << " are given";
+      return emitOpError() << "function '" << stringifyMapFn(fn) << "' takes " << getMapFnArity(fn) << " inputs but "
+                           << getInputs().size() << " are given";
     if (getMapFnNumParams(fn) != getParams().size())
       return emitOpError() << "function '" << stringifyMapFn(fn) << "' takes " << getMapFnNumParams(fn)
                            << " parameters but " << getParams().size() << " are given";
@@ -310,8 +306,7 @@ LogicalResult MapOp::verify() {
       if (!std::isfinite(param))
         return emitOpError() << "parameters must be finite, got " << param;
     if (fn == MapFn::clamp && getParams()[0] > getParams()[1])
-      return emitOpError() << "clamp bounds are reversed: lower " << getParams()[0] << " > upper "
-                           << getParams()[1];
+      return emitOpError() << "clamp bounds are reversed: lower " << getParams()[0] << " > upper " << getParams()[1];
   } else if (!getParams().empty()) {
     return emitOpError() << "parameters are only meaningful with a named function";
   }
@@ -346,8 +341,8 @@ LogicalResult MapOp::verify() {
                              << "' is not a result dimension; la.map cannot sum over it (use la.reduce "
                                 "or la.contract)";
       if (sizesConflict(shape[pos], resultType.getDimSize(resultDim)))
-        return emitOpError() << "dimension '" << letter << "' has size " << shape[pos] << " in input #"
-                             << index << " but " << resultType.getDimSize(resultDim) << " in the result";
+        return emitOpError() << "dimension '" << letter << "' has size " << shape[pos] << " in input #" << index
+                             << " but " << resultType.getDimSize(resultDim) << " in the result";
     }
   }
   // The result's size is read off the inputs, so every result dimension needs one.
@@ -407,8 +402,8 @@ LogicalResult ReduceOp::verify() {
     if (failed(verifyDimInRange(*this, dim, firstType.getRank(), "reduced dimension")))
       return failure();
     if (pos > 0 && dim <= dims[pos - 1])
-      return emitOpError() << "reduced dimensions must be strictly increasing, got " << dims[pos - 1]
-                           << " before " << dim;
+      return emitOpError() << "reduced dimensions must be strictly increasing, got " << dims[pos - 1] << " before "
+                           << dim;
   }
   SmallVector<int64_t> expected;
   for (auto [dim, size] : llvm::enumerate(firstType.getShape()))
@@ -471,8 +466,8 @@ LogicalResult ScanOp::verify() {
                              << getInputs().size();
       auto gateType = cast<RankedTensorType>(getInputs()[1].getType());
       if (gateType.getRank() <= static_cast<int64_t>(getDim()))
-        return emitOpError() << "decay log-gate of rank " << gateType.getRank()
-                             << " must span the scan dimension " << getDim();
+        return emitOpError() << "decay log-gate of rank " << gateType.getRank() << " must span the scan dimension "
+                             << getDim();
       if (failed(verifyPrefixBroadcast(*this, gateType.getShape(), valueType.getShape(), "decay log-gate")))
         return failure();
       break;
@@ -481,8 +476,8 @@ LogicalResult ScanOp::verify() {
       if (getInputs().size() != 2)
         return emitOpError() << "combiner 'online_softmax' takes logits and values (2 inputs), got "
                              << getInputs().size();
-      if (failed(verifyShapeMatches(*this, cast<ShapedType>(getInputs()[1].getType()).getShape(),
-                                    valueType.getShape(), "values", "the logits")))
+      if (failed(verifyShapeMatches(*this, cast<ShapedType>(getInputs()[1].getType()).getShape(), valueType.getShape(),
+                                    "values", "the logits")))
         return failure();
       valueType = cast<RankedTensorType>(getInputs()[1].getType());
       if (getKind() == ScanKind::exclusive)
@@ -501,15 +496,15 @@ LogicalResult ScanOp::verify() {
       return emitOpError() << "result type " << resultType << " must match the value type " << valueType;
   } else {
     if (getResults().size() != getInputs().size())
-      return emitOpError() << "a combiner region carries one state per input: " << getInputs().size()
-                           << " inputs but " << getResults().size() << " results";
+      return emitOpError() << "a combiner region carries one state per input: " << getInputs().size() << " inputs but "
+                           << getResults().size() << " results";
     for (auto [index, pair] : llvm::enumerate(llvm::zip(getInputs(), getResults()))) {
       if (failed(verifyShapeMatches(*this, cast<ShapedType>(std::get<0>(pair).getType()).getShape(),
                                     valueType.getShape(), "input #" + Twine(index), "input #0")))
         return failure();
       if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
-        return emitOpError() << "result #" << index << " has type " << std::get<1>(pair).getType()
-                             << " but input #" << index << " has " << std::get<0>(pair).getType();
+        return emitOpError() << "result #" << index << " has type " << std::get<1>(pair).getType() << " but input #"
+                             << index << " has " << std::get<0>(pair).getType();
     }
   }
 
@@ -569,8 +564,7 @@ LogicalResult NormalizeOp::verify() {
       failed(verifyAccType(*this, getAcc())))
     return failure();
   if (getResult().getType() != inputType)
-    return emitOpError() << "result type " << getResult().getType() << " must equal the input type "
-                         << inputType;
+    return emitOpError() << "result type " << getResult().getType() << " must equal the input type " << inputType;
   if (getKind() == NormalizeKind::softmax) {
     if (getDenominator())
       return emitOpError() << "softmax computes its own denominator; 'by' is only for sum";
@@ -582,10 +576,10 @@ LogicalResult NormalizeOp::verify() {
   if (Value den = getDenominator()) {
     auto denType = cast<RankedTensorType>(den.getType());
     if (denType.getElementType() != inputType.getElementType())
-      return emitOpError() << "denominator element type " << denType.getElementType()
-                           << " differs from the input's " << inputType.getElementType();
-    return verifyShapeMatches(*this, denType.getShape(), dropDim(inputType.getShape(), getDim()),
-                              "denominator", "the input without dimension " + Twine(getDim()));
+      return emitOpError() << "denominator element type " << denType.getElementType() << " differs from the input's "
+                           << inputType.getElementType();
+    return verifyShapeMatches(*this, denType.getShape(), dropDim(inputType.getShape(), getDim()), "denominator",
+                              "the input without dimension " + Twine(getDim()));
   }
   return success();
 }
@@ -616,8 +610,8 @@ LogicalResult ContractOp::verify() {
         it->second = {size, where};
       return success();
     }
-    return emitOpError() << "dimension '" << letter << "' has size " << it->second.first << " in "
-                         << it->second.second << " but " << size << " in " << where;
+    return emitOpError() << "dimension '" << letter << "' has size " << it->second.first << " in " << it->second.second
+                         << " but " << size << " in " << where;
   };
   for (auto [index, input] : llvm::enumerate(getInputs())) {
     ArrayRef<int64_t> shape = cast<ShapedType>(input.getType()).getShape();
@@ -656,8 +650,7 @@ LogicalResult ContractOp::verify() {
   // A shifted mask is a window of a larger causal problem, whose rows and columns may differ in length.
   if (causal && mask.getOffset() == 0 && sizesConflict(rows, cols))
     return emitOpError() << "causal mask " << stringifyMaskKind(mask.getKind()) << " needs equal lengths, but '"
-                         << mask.getRow() << "' has size " << rows << " and '" << mask.getCol() << "' has "
-                         << cols;
+                         << mask.getRow() << "' has size " << rows << " and '" << mask.getCol() << "' has " << cols;
   if (mask.getKind() != MaskKind::decay) {
     if (getGate())
       return emitOpError() << "a gate is only meaningful with mask decay";
@@ -704,8 +697,8 @@ LogicalResult GateOp::verify() {
     return emitOpError() << "needs at least one branch to gate";
   for (auto [index, branch] : llvm::enumerate(getBranches()))
     if (branch.getType() != resultType)
-      return emitOpError() << "branch #" << index << " has type " << branch.getType()
-                           << " but the result has " << resultType;
+      return emitOpError() << "branch #" << index << " has type " << branch.getType() << " but the result has "
+                           << resultType;
   auto gateType = getGate().getType();
   if (gateType.getElementType() != resultType.getElementType())
     return emitOpError() << "gate element type " << gateType.getElementType() << " differs from "
@@ -729,8 +722,7 @@ LogicalResult WindowOp::verify() {
     if (failed(verifyDimInRange(*this, dim, inputType.getRank(), "windowed dimension")))
       return failure();
     if (j > 0 && dim <= dims[j - 1])
-      return emitOpError() << "windowed dimensions must be strictly increasing, got " << dims[j - 1] << " then "
-                           << dim;
+      return emitOpError() << "windowed dimensions must be strictly increasing, got " << dims[j - 1] << " then " << dim;
     if (sizes[j] < 1 || sizes[j] % 2 == 0)
       return emitOpError() << "window size of dimension " << dim << " must be odd and positive (a centred window), got "
                            << sizes[j];

@@ -73,9 +73,10 @@ Operation *ancestorIn(Block *block, Operation *op) { return block->findAncestorO
 /// yield the whole value when later ops read it too; refuse when an op before the root reads it (fusing
 /// would compute it twice). `fused` holds the ops already fused into this sweep: their untiled originals
 /// still read the producer but die with the root.
-std::optional<scf::SCFTileAndFuseOptions::ControlFnResult>
-decideFusion(Operation *root, const llvm::SmallPtrSetImpl<Operation *> &fused, tensor::ExtractSliceOp slice,
-             OpResult producer, bool isDestination) {
+std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> decideFusion(Operation *root,
+                                                                        const llvm::SmallPtrSetImpl<Operation *> &fused,
+                                                                        tensor::ExtractSliceOp slice, OpResult producer,
+                                                                        bool isDestination) {
   // A destination is the accumulator of a tiled reduction: it must stay outside the loop. A fill is the
   // initial value of some accumulator: there is nothing to gain from computing it tile by tile.
   Operation *op = producer.getOwner();
@@ -103,16 +104,15 @@ decideFusion(Operation *root, const llvm::SmallPtrSetImpl<Operation *> &fused, t
 
 /// Tiles `root` along `sweepLoop` and fuses its producers into the loop; returns the loop and appends the
 /// ops it erased (the root and the producers computed in the loop only) to `erased`.
-FailureOr<scf::ForOp> groupSweep(RewriterBase &rewriter, linalg::GenericOp root, unsigned sweepLoop,
-                                 int64_t sweepTile, SmallVectorImpl<Operation *> &erased) {
+FailureOr<scf::ForOp> groupSweep(RewriterBase &rewriter, linalg::GenericOp root, unsigned sweepLoop, int64_t sweepTile,
+                                 SmallVectorImpl<Operation *> &erased) {
   SmallVector<OpFoldResult> tileSizes(root.getNumLoops(), rewriter.getIndexAttr(0));
   tileSizes[sweepLoop] = rewriter.getIndexAttr(sweepTile);
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(tileSizes);
   Operation *rootOp = root.getOperation();
   llvm::SmallPtrSet<Operation *, 8> fusedOps;
-  options.setFusionControlFn([rootOp, &fusedOps](tensor::ExtractSliceOp slice, OpResult producer,
-                                                 bool isDestination) {
+  options.setFusionControlFn([rootOp, &fusedOps](tensor::ExtractSliceOp slice, OpResult producer, bool isDestination) {
     auto decision = decideFusion(rootOp, fusedOps, slice, producer, isDestination);
     if (decision)
       fusedOps.insert(producer.getOwner());
@@ -187,13 +187,12 @@ bool hasEarlierSiblingSweep(linalg::GenericOp root, int64_t sweepTile) {
       continue;
     for (Operation *user : producer->getUsers()) {
       auto sibling = dyn_cast<linalg::GenericOp>(user);
-      if (!sibling || sibling == root || sibling->getBlock() != root->getBlock() ||
-          !sibling->isBeforeInBlock(root) || !findSweepLoop(sibling, sweepTile))
+      if (!sibling || sibling == root || sibling->getBlock() != root->getBlock() || !sibling->isBeforeInBlock(root) ||
+          !findSweepLoop(sibling, sweepTile))
         continue;
       bool othersReady = llvm::all_of(root->getOperands(), [&](Value operand) {
         Operation *definition = operand.getDefiningOp();
-        return operand == input || !definition || definition->isBeforeInBlock(sibling) ||
-               isMovableInit(operand);
+        return operand == input || !definition || definition->isBeforeInBlock(sibling) || isMovableInit(operand);
       });
       if (othersReady)
         return true;
@@ -212,8 +211,7 @@ LogicalResult joinSweepAsConsumer(RewriterBase &rewriter, scf::ForOp &sweep, lin
         !isMovableInit(operand))
       return failure();
     // Only results written tile by tile can be read tile by tile (`Σ e` is not).
-    if (definition == sweep.getOperation() &&
-        !isWrittenTileByTile(sweep, cast<OpResult>(operand).getResultNumber()))
+    if (definition == sweep.getOperation() && !isWrittenTileByTile(sweep, cast<OpResult>(operand).getResultNumber()))
       return failure();
   }
   for (Value init : consumer.getDpsInits())
@@ -271,8 +269,8 @@ struct LAGroupSweepsPass : impl::LAGroupSweepsBase<LAGroupSweepsPass> {
       llvm::erase_if(waiting, [&](linalg::GenericOp sibling) { return llvm::is_contained(erased, sibling); });
       // Waiting siblings that read what this sweep yields join it.
       llvm::erase_if(waiting, [&](linalg::GenericOp sibling) {
-        bool readsSweep = llvm::any_of(sibling->getOperands(),
-                                       [&](Value operand) { return operand.getDefiningOp() == *sweep; });
+        bool readsSweep =
+            llvm::any_of(sibling->getOperands(), [&](Value operand) { return operand.getDefiningOp() == *sweep; });
         return readsSweep && succeeded(joinSweepAsConsumer(rewriter, *sweep, sibling));
       });
       sweeps.push_back(*sweep);

@@ -96,8 +96,7 @@ LogicalResult foldReshapeOfBroadcast(PatternRewriter &rewriter, Operation *resha
     return failure();
   Value narrow = broadcast.getSource();
   if (auto sourceType = dyn_cast<VectorType>(narrow.getType())) {
-    std::optional<SmallVector<int64_t>> shape =
-        narrowShape(broadcast.getResultVectorType().getShape(), sourceType);
+    std::optional<SmallVector<int64_t>> shape = narrowShape(broadcast.getResultVectorType().getShape(), sourceType);
     if (!shape)
       return failure();
     auto narrowType = VectorType::get(*shape, sourceType.getElementType());
@@ -203,8 +202,7 @@ struct FuseMulAddIntoFMA : OpRewritePattern<arith::AddFOp> {
 } // namespace
 
 void populateRegisterBlockCleanupPatterns(RewritePatternSet &patterns) {
-  patterns.add<SinkBroadcastThroughElementwise, FoldTransposeOfBroadcast, FoldShapeCastOfBroadcast,
-               FuseMulAddIntoFMA>(
+  patterns.add<SinkBroadcastThroughElementwise, FoldTransposeOfBroadcast, FoldShapeCastOfBroadcast, FuseMulAddIntoFMA>(
       patterns.getContext());
 }
 

@@ -61,9 +61,9 @@ struct EntryInfo {
 llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, llvm::StringRef bufferName);
 
 /// Compiles `entry` for `arguments` (exactly these shapes) to a host object file.
-llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName,
-                                             llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                                             const CompileOptions &options, int64_t slicedDims);
+llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                             llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
+                                             int64_t slicedDims);
 
 /// The textual pass pipeline `compileKernel` runs for these arguments and options
 /// (`builtin.module(la-specialize{...},inline,...)`): `la-opt --pass-pipeline=<it>` on the program prints
@@ -78,13 +78,11 @@ llvm::Expected<std::string> getResolvedOptionsText(const CompileOptions &options
 /// Runs the pipeline up to `stage` and returns its textual form (or object bytes for `Stage::Object`).
 /// `arguments` may be empty for `Stage::LA`/`Stage::Fused` (no specialisation).
 llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
-                                      llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
-                                      Stage stage);
+                                      llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options, Stage stage);
 
 /// `entry` and the functions it calls, every f16/bf16/f32 type, constant and accumulator widened to f64
 /// (`la-promote-to-f64`), as program text: the fp64 reference of the numerics guard (la/runtime/NumericsCheck.h).
-llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef bufferName,
-                                         llvm::StringRef entry);
+llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry);
 
 /// "tensor<1x1x4096x64xf32>".
 std::string toMLIRTypeString(const TensorSpec &spec);

@@ -95,19 +95,17 @@ public:
   /// Parses and verifies a `.mlir` file. Errors carry `file:line:col` diagnostics.
   virtual llvm::Expected<std::shared_ptr<Program>> loadFile(llvm::StringRef path) = 0;
   /// Same for source text; `bufferName` stands in for the file name in diagnostics.
-  virtual llvm::Expected<std::shared_ptr<Program>> loadSource(llvm::StringRef source,
-                                                              llvm::StringRef bufferName) = 0;
+  virtual llvm::Expected<std::shared_ptr<Program>> loadSource(llvm::StringRef source, llvm::StringRef bufferName) = 0;
   /// Takes a module built with the C++ builder API (`la/IR`); it is verified and printed to text so it hashes
   /// and caches like a file.
-  virtual llvm::Expected<std::shared_ptr<Program>> loadModule(mlir::ModuleOp module,
-                                                              llvm::StringRef name) = 0;
+  virtual llvm::Expected<std::shared_ptr<Program>> loadModule(mlir::ModuleOp module, llvm::StringRef name) = 0;
 
   /// The declared signature of `entry`.
   virtual llvm::Expected<EntrySignature> signature(const Program &program, llvm::StringRef entry) = 0;
   /// The result types `entry` produces for inputs of these types (compiling it if needed).
-  virtual llvm::Expected<llvm::SmallVector<TensorSpec>>
-  resultSpecs(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
-              CallStats *stats = nullptr) = 0;
+  virtual llvm::Expected<llvm::SmallVector<TensorSpec>> resultSpecs(const Program &program, llvm::StringRef entry,
+                                                                    llvm::ArrayRef<TensorSpec> inputs,
+                                                                    CallStats *stats = nullptr) = 0;
 
   /// Runs `entry` on `inputs`, writing `outputs` (one per result, shapes from `resultSpecs`; an output may
   /// not overlap any input or other output). Compiles on
@@ -124,8 +122,7 @@ public:
 
   /// Allocates the outputs, runs, and returns them.
   llvm::Expected<llvm::SmallVector<HostTensor>> run(const Program &program, llvm::StringRef entry,
-                                                    llvm::ArrayRef<TensorRef> inputs,
-                                                    CallStats *stats = nullptr);
+                                                    llvm::ArrayRef<TensorRef> inputs, CallStats *stats = nullptr);
 
   /// The options this runtime compiles with.
   virtual const RuntimeOptions &options() const = 0;

@@ -42,9 +42,7 @@ struct TensorSpec {
   std::optional<int64_t> checkedNumBytes() const;
   /// "f32[2x8x4096x64]"; a -1 (dynamic) size prints as "?".
   std::string str() const;
-  bool operator==(const TensorSpec &other) const {
-    return dtype == other.dtype && shape == other.shape;
-  }
+  bool operator==(const TensorSpec &other) const { return dtype == other.dtype && shape == other.shape; }
 };
 
 /// A non-owning view of a dense C-order tensor in host memory.
