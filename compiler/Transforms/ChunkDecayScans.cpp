@@ -128,6 +128,7 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     int64_t length = stateSeq.getDimSize(nb);
     int64_t dSize = stateSeq.getDimSize(nb + 1), eSize = stateSeq.getDimSize(nb + 2);
     ArrayRef<int64_t> batchShape = stateSeq.getShape().take_front(nb);
+    bool oneSlice = llvm::all_of(batchShape, [](int64_t size) { return size == 1; });
     // Every value below is one (batch, head) slice: leading dimensions of size 1.
     auto shaped = [&](ArrayRef<int64_t> tail) {
       SmallVector<int64_t> shape(nb, 1);
@@ -153,11 +154,14 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
       SmallVector<DimWindow> windows(index);
       windows.push_back({nb, {start, size}});
       // A cheap or single-use map of an operand (q's scaling) is recomputed on the chunk rather than
-      // materialised over the whole sequence.
+      // materialised over every slice at once, except q's in a kernel of one slice (what the runtime
+      // compiles): there one streaming pass over the slice's q is faster than a chunk-sized temporary per
+      // chunk (simple GLA 5% at N = 16384; docs/BENCHMARKS.md, session 15).
       ProducerSlicer slicer(bld, loc);
       slicer.recomputeCheapMaps();
       auto slice = [&](Value source) { return slicer.slice(source, windows); };
-      Value qc = slice(q), kc = slice(k), vc = slice(v), gc = slice(gate);
+      Value qc = oneSlice ? extractWindows(bld, loc, q, windows) : slice(q);
+      Value kc = slice(k), vc = slice(v), gc = slice(gate);
       // Letters and shapes of the gate: per position ("Bn"), or per position and key ("Bnd").
       std::string gTerm = l.perKeyGate ? bn + l.d : bn;
       std::string lastTerm = l.perKeyGate ? b + l.d : b;
