@@ -34,6 +34,17 @@ static LogicalResult inferred(SmallVectorImpl<ShapedTypeComponents> &shapes, Arr
   return success();
 }
 
+/// The result shape `subscripts` gives: each result letter takes its size from the inputs that carry it
+/// (letters only an input carries are summed over and left out).
+static SmallVector<int64_t> resultShapeOf(SubscriptsAttr subscripts, ValueRange inputs, ValueShapeRange operands) {
+  SmallVector<int64_t> shape(subscripts.getResult().size(), ShapedType::kDynamic);
+  for (auto [input, term] : llvm::zip(inputs, subscripts.getInputs()))
+    for (auto [letter, size] : llvm::zip(term, shapeOf(operands, input)))
+      if (int64_t dim = subscripts.getResultDim(letter); dim >= 0)
+        refine(shape[dim], size);
+  return shape;
+}
+
 LogicalResult MapOp::inferReturnTypeComponents(MLIRContext *, std::optional<Location>, ValueShapeRange operands,
                                                DictionaryAttr attributes, OpaqueProperties properties,
                                                RegionRange regions, SmallVectorImpl<ShapedTypeComponents> &shapes) {
@@ -47,11 +58,7 @@ LogicalResult MapOp::inferReturnTypeComponents(MLIRContext *, std::optional<Loca
         refine(dim, size);
     return inferred(shapes, shape);
   }
-  SmallVector<int64_t> shape(subscripts.getResult().size(), ShapedType::kDynamic);
-  for (auto [input, term] : llvm::zip(adaptor.getInputs(), subscripts.getInputs()))
-    for (auto [letter, size] : llvm::zip(term, shapeOf(operands, input)))
-      refine(shape[subscripts.getResultDim(letter)], size);
-  return inferred(shapes, shape);
+  return inferred(shapes, resultShapeOf(subscripts, adaptor.getInputs(), operands));
 }
 
 LogicalResult ContractOp::inferReturnTypeComponents(MLIRContext *, std::optional<Location>, ValueShapeRange operands,
@@ -60,12 +67,7 @@ LogicalResult ContractOp::inferReturnTypeComponents(MLIRContext *, std::optional
                                                     SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor adaptor(operands.getValues(), attributes, properties, regions);
   SubscriptsAttr subscripts = adaptor.getSubscripts();
-  SmallVector<int64_t> shape(subscripts.getResult().size(), ShapedType::kDynamic);
-  for (auto [input, term] : llvm::zip(adaptor.getInputs(), subscripts.getInputs()))
-    for (auto [letter, size] : llvm::zip(term, shapeOf(operands, input)))
-      if (int64_t dim = subscripts.getResultDim(letter); dim >= 0)
-        refine(shape[dim], size);
-  return inferred(shapes, shape);
+  return inferred(shapes, resultShapeOf(subscripts, adaptor.getInputs(), operands));
 }
 
 LogicalResult ReduceOp::inferReturnTypeComponents(MLIRContext *, std::optional<Location>, ValueShapeRange operands,

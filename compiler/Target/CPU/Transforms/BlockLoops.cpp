@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::la {
 
@@ -28,6 +30,14 @@ void populateCanonicalizationPatterns(MLIRContext *context, RewritePatternSet &p
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : context->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, context);
+}
+
+LogicalResult canonicalizeBlocks(Operation *op, bool foldEmptyTensors) {
+  RewritePatternSet patterns(op->getContext());
+  populateCanonicalizationPatterns(op->getContext(), patterns);
+  if (foldEmptyTensors)
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+  return applyPatternsGreedily(op, std::move(patterns));
 }
 
 } // namespace mlir::la

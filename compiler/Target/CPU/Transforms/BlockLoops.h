@@ -21,6 +21,11 @@ void peelOuterToInner(RewriterBase &rewriter, ArrayRef<LoopLikeOpInterface> loop
 /// Canonicalisation patterns of every loaded dialect and registered op, as the canonicalizer collects them.
 void populateCanonicalizationPatterns(MLIRContext *context, RewritePatternSet &patterns);
 
+/// Canonicalises `op` after a step that peeled loops: the peeled bounds fold into static block shapes.
+/// With `foldEmptyTensors`, a slice of a `tensor.empty` also becomes a block-sized `tensor.empty` (one
+/// small buffer per block instead of a slice of a sequence-long one).
+LogicalResult canonicalizeBlocks(Operation *op, bool foldEmptyTensors = false);
+
 } // namespace mlir::la
 
 #endif // LA_TARGET_CPU_TRANSFORMS_BLOCKLOOPS_H

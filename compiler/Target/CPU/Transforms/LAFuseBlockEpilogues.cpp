@@ -10,8 +10,6 @@
 #include "Target/CPU/Transforms/CPUPasses.h"
 #include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "la-fuse-block-epilogues"
@@ -77,10 +75,7 @@ struct LAFuseBlockEpiloguesPass : impl::LAFuseBlockEpiloguesBase<LAFuseBlockEpil
       peelOuterToInner(rewriter, *loops);
     }
     // Static shapes for the peeled blocks, and block-sized accumulators instead of slices of N×Dv ones.
-    RewritePatternSet cleanup(&getContext());
-    populateCanonicalizationPatterns(&getContext(), cleanup);
-    tensor::populateFoldTensorEmptyPatterns(cleanup);
-    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+    if (failed(canonicalizeBlocks(func, /*foldEmptyTensors=*/true)))
       return signalPassFailure();
   }
 };

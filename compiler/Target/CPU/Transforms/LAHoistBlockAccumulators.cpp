@@ -9,7 +9,6 @@
 #include "Target/CPU/Transforms/BlockLoops.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/Support/Debug.h"
 
@@ -46,9 +45,7 @@ struct LAHoistBlockAccumulatorsPass : impl::LAHoistBlockAccumulatorsBase<LAHoist
       (void)after;
       (void)loc;
     });
-    RewritePatternSet canonicalization(&getContext());
-    populateCanonicalizationPatterns(&getContext(), canonicalization);
-    if (failed(applyPatternsGreedily(func, std::move(canonicalization))))
+    if (failed(canonicalizeBlocks(func)))
       return signalPassFailure();
   }
 };

@@ -9,8 +9,6 @@
 #include "Target/CPU/Transforms/ReductionPanels.h"
 #include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "la-reduction-panels"
@@ -47,10 +45,7 @@ struct LAReductionPanelsPass : impl::LAReductionPanelsBase<LAReductionPanelsPass
     }
     // Static shapes for the peeled last panel; and a fused prologue writes a slice of a sequence-long
     // tensor.empty: a panel-sized one of its own becomes one small buffer reused by every panel.
-    RewritePatternSet cleanup(&getContext());
-    populateCanonicalizationPatterns(&getContext(), cleanup);
-    tensor::populateFoldTensorEmptyPatterns(cleanup);
-    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+    if (failed(canonicalizeBlocks(func, /*foldEmptyTensors=*/true)))
       return signalPassFailure();
   }
 };

@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "la-tile-register-blocks"
@@ -66,9 +65,7 @@ struct LATileRegisterBlocksPass : impl::LATileRegisterBlocksBase<LATileRegisterB
       }
     }
     // Fold the peeled bounds into static block shapes before vectorising.
-    RewritePatternSet canonicalization(&getContext());
-    populateCanonicalizationPatterns(&getContext(), canonicalization);
-    if (failed(applyPatternsGreedily(func, std::move(canonicalization))))
+    if (failed(canonicalizeBlocks(func)))
       return signalPassFailure();
   }
 };
