@@ -112,6 +112,24 @@ func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor
 
 // -----
 
+// One (batch, head) slice, as the runtime compiles: q's scaling is one pass over the slice before the chunk
+// loop, and each chunk reads a slice of it (a chunk-sized temporary per chunk measured slower).
+// CHECK-LABEL: func.func @decay_scan_one_slice
+// CHECK: %[[QS:.*]] = la.map mul_const(0.5) %arg0 : tensor<1x1x10x4xf32>
+// CHECK: scf.for
+// CHECK-NOT: la.map mul_const
+// CHECK: tensor.extract_slice %[[QS]]
+func.func @decay_scan_one_slice(%q: tensor<1x1x10x4xf32>, %k: tensor<1x1x10x4xf32>, %v: tensor<1x1x10x2xf32>,
+                                %g: tensor<1x1x10xf32>) -> tensor<1x1x10x2xf32> {
+  %qs = la.map mul_const(0.5) %q : tensor<1x1x10x4xf32> -> tensor<1x1x10x4xf32>
+  %kv = la.contract "bhnd,bhne->bhnde" %k, %v : tensor<1x1x10x4xf32>, tensor<1x1x10x2xf32> -> tensor<1x1x10x4x2xf32>
+  %s = la.scan decay %kv, %g along 2 inclusive : tensor<1x1x10x4x2xf32>, tensor<1x1x10xf32> -> tensor<1x1x10x4x2xf32>
+  %o = la.contract "bhnd,bhnde->bhne" %qs, %s : tensor<1x1x10x4xf32>, tensor<1x1x10x4x2xf32> -> tensor<1x1x10x2xf32>
+  return %o : tensor<1x1x10x2xf32>
+}
+
+// -----
+
 // Several (batch, head) slices, as a kernel compiled unsliced has: a loop over each leading dimension longer
 // than one (b: 2, h: 3) runs the chunk loop of one slice at a time, so the carried state is one slice's
 // [1, 1, K, V] and starts from that slice of h0. Every operand is sliced at (b, h, chunk); q's scaling (a
