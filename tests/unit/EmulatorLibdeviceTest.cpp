@@ -1,16 +1,21 @@
-//===- EmulatorLibdeviceTest.cpp - Host libdevice math against <cmath> ----===//
+//===- EmulatorLibdeviceTest.cpp - Host libdevice math and the ABI symbol table ===//
 //
 // Every libdevice function of Libdevice.def against a wider-precision <cmath> reference (f32 against
 // double, f64 against long double) on ordinary values and on NaN, infinities, signed zeros and subnormals:
 // within 2 ulp, exactly where the operation is exact. The semantics that are libdevice's own (rsqrt, abs,
 // powi, the NaN rules of fmax/fmin, round vs rint) against the values it specifies, and a check that every
-// row of the .def is tested here.
+// row of the .def is tested here. Then the symbol table a JIT binds: unique names, non-null addresses, every
+// libdevice row and every function declared in ABI.h (read from the header's text).
 //
 //===----------------------------------------------------------------------===//
 #include "EmulatorTestUtil.h"
 #include "LibdeviceDecls.h"
 
 #include "la/emulator/Libdevice.h"
+#include "la/emulator/Symbols.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
 
 #include "gmock/gmock.h"
 
@@ -389,6 +394,84 @@ TEST(EmulatorLibdevice, CallableFromAKernel) {
   ASSERT_TRUE(report.clean()) << text(report);
   for (uint32_t t = 0; t < 64; ++t)
     EXPECT_NEAR(out[t], std::exp(-double(t)) + 1.0, 1e-6) << t;
+}
+
+} // namespace
+
+namespace {
+
+std::set<std::string> declaredInABIHeader() {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> header = llvm::MemoryBuffer::getFile(LA_EMULATOR_ABI_HEADER_PATH);
+  if (!header) {
+    ADD_FAILURE() << "cannot read " << LA_EMULATOR_ABI_HEADER_PATH;
+    return {};
+  }
+  // A declaration is the name followed by its parameter list; comments name functions without one.
+  llvm::Regex declaration("(__la_emu_[A-Za-z0-9_]+)[[:space:]]*\\(");
+  std::set<std::string> names;
+  llvm::StringRef text = (*header)->getBuffer();
+  llvm::SmallVector<llvm::StringRef, 2> match;
+  while (declaration.match(text, &match)) {
+    names.insert(match[1].str());
+    text = text.substr(match[0].data() + match[0].size() - text.data());
+  }
+  return names;
+}
+
+// The names of `a` missing from `b`, for a failure message that names them.
+std::string missing(const std::set<std::string> &a, const std::set<std::string> &b) {
+  std::string names;
+  for (const std::string &name : a)
+    if (!b.count(name))
+      names += " " + name;
+  return names;
+}
+
+TEST(EmulatorSymbols, NamesAreUniqueAndAddressesNonNull) {
+  std::set<std::string> seen;
+  for (const Symbol &s : abiSymbols()) {
+    EXPECT_TRUE(seen.insert(s.name).second) << "duplicate " << s.name;
+    EXPECT_NE(s.address, nullptr) << s.name;
+  }
+}
+
+TEST(EmulatorSymbols, HasEveryFunctionOfABIHeader) {
+  std::set<std::string> declared = declaredInABIHeader();
+  EXPECT_GE(declared.size(), 40u) << "ABI.h parsed wrongly";
+  std::set<std::string> listed;
+  for (const Symbol &s : abiSymbols())
+    if (llvm::StringRef(s.name).starts_with("__la_emu_"))
+      listed.insert(s.name);
+  EXPECT_EQ(listed, declared) << "not in abiSymbols():" << missing(declared, listed)
+                              << "; not in ABI.h:" << missing(listed, declared);
+}
+
+TEST(EmulatorSymbols, HasEveryLibdeviceFunction) {
+  std::set<std::string> listed;
+  for (const Symbol &s : abiSymbols())
+    if (llvm::StringRef(s.name).starts_with("__nv_"))
+      listed.insert(s.name);
+  std::set<std::string> rows;
+  for (const LibdeviceFunction &f : libdeviceFunctions())
+    rows.insert(f.name);
+  EXPECT_EQ(listed, rows) << "not in abiSymbols():" << missing(rows, listed);
+  EXPECT_EQ(abiSymbols().size(), declaredInABIHeader().size() + rows.size()) << "a name of neither kind";
+}
+
+TEST(EmulatorSymbols, AddressesAreTheFunctions) {
+  auto address = [](llvm::StringRef name) -> void * {
+    for (const Symbol &s : abiSymbols())
+      if (name == s.name)
+        return s.address;
+    return nullptr;
+  };
+  EXPECT_EQ(address("__la_emu_barrier0"), reinterpret_cast<void *>(&__la_emu_barrier0));
+  auto *expf = reinterpret_cast<float (*)(float)>(address("__nv_expf"));
+  ASSERT_NE(expf, nullptr);
+  EXPECT_EQ(expf(0.0f), 1.0f);
+  auto *powi = reinterpret_cast<double (*)(double, int32_t)>(address("__nv_powi"));
+  ASSERT_NE(powi, nullptr);
+  EXPECT_EQ(powi(3.0, 3), 27.0);
 }
 
 } // namespace
