@@ -30,4 +30,35 @@ def LAToLinalg : Pass<"la-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def LANVVMToEmulator : Pass<"la-nvvm-to-emulator", "mlir::ModuleOp"> {
+  let summary = "Turn each gpu.module's NVVM kernels into host functions that run on the GPU emulator";
+  let description = [{
+    Runs after the NVVM conversions (`la-gpu-to-nvvm`), on the exact IR the NVPTX backend would translate.
+    Each `gpu.module @m` is dissolved into the enclosing module: its functions and globals become `@m.<name>`,
+    and every operation the emulator must see becomes a call into its C ABI
+    (runtime/emulator/include/la/emulator/ABI.h), with the operation's `file:line:col` for the findings:
+
+    - NVVM special registers, barriers, `shfl`, `vote`, `redux`, `bar.warp.sync`, `membar` ⇒
+      `__la_emu_tid_x()`, `__la_emu_barrier0(loc)`, `__la_emu_shfl_sync(...)`, ...;
+    - `ldmatrix`, `mma.sync`, `wmma.{load,mma,store}` ⇒ the warp-collective tensor-core calls, fragments
+      passed as words on the thread's stack;
+    - `cp.async` and its commit and wait groups ⇒ `__la_emu_cp_async*`;
+    - `llvm.load`/`llvm.store`/`atomicrmw`/`cmpxchg` on shared (address space 3) or global memory ⇒
+      `__la_emu_{ld,st,atom}_{shared,global}`; accesses to the thread's stack and to module globals stay
+      native;
+    - a shared global ⇒ its byte offset in the block's arena (`llvm.mlir.addressof` ⇒ `llvm.inttoptr`);
+    - `llvm.intr.fma`/`fmuladd` ⇒ counted with `__la_emu_count_fma` and kept;
+    - address spaces are dropped.
+
+    Each kernel `@m.k` gets `la_emu.kernel = "m::k"`, `la_emu.shared_bytes` (the arena it needs) and, when
+    the kernel declared one, `la_emu.block_size`; and a packed entry point `@m.k.call(!llvm.ptr)` that takes
+    an array of pointers to the argument values (what the emulator's launcher calls).
+
+    An NVVM operation, inline PTX, or a call to an external function the emulator does not provide is an
+    error that names the operation and its location; nothing is skipped. libdevice calls (`__nv_*`) stay
+    calls: the emulator defines them on the host.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // LA_CONVERSION_PASSES_TD

@@ -8,6 +8,8 @@
 
 #include "la/runtime/Compiler.h"
 
+#include "ParsedProgram.h"
+
 #include "Analysis/BatchSlicing.h"
 #include "LA/IR/LADialect.h"
 #include "Pipelines/Pipelines.h"
@@ -31,51 +33,6 @@ using namespace mlir;
 
 namespace la {
 namespace {
-
-/// Collects diagnostics as `name:line:col: error: ...` text with the source line, for error values.
-struct DiagnosticCapture {
-  llvm::SourceMgr sourceMgr;
-  std::string text;
-  llvm::raw_string_ostream os{text};
-  SourceMgrDiagnosticHandler handler;
-
-  DiagnosticCapture(MLIRContext &context) : handler(sourceMgr, &context, os) {}
-
-  llvm::Error error(llvm::StringRef fallback) {
-    std::string message = text.empty() ? fallback.str() : llvm::StringRef(text).rtrim().str();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-  }
-};
-
-std::unique_ptr<MLIRContext> createContext() {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registry.insert<mlir::la::LADialect>();
-  auto context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
-  context->loadAllAvailableDialects();
-  // Diagnostics name the file, line and op; a dump of the whole module would bury them.
-  context->printOpOnDiagnostic(false);
-  return context;
-}
-
-/// A parsed module together with the context and diagnostics it lives in.
-struct ParsedProgram {
-  std::unique_ptr<MLIRContext> context = createContext();
-  DiagnosticCapture diagnostics{*context};
-  OwningOpRef<ModuleOp> module;
-};
-
-llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef source, llvm::StringRef name) {
-  auto parsed = std::make_unique<ParsedProgram>();
-  parsed->diagnostics.sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
-  parsed->module = parseSourceFile<ModuleOp>(parsed->diagnostics.sourceMgr, parsed->context.get());
-  if (!parsed->module)
-    return parsed->diagnostics.error((name + ": cannot parse the program").str());
-  return std::move(parsed);
-}
 
 using mlir::la::PipelineStage;
 

@@ -9,6 +9,7 @@
 #include "LA/IR/LADialect.h"
 #include "Target/CPU/CPUTarget.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/NVVM/NVVMLowering.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   mlir::la::registerLACPUPasses();
   mlir::la::registerLAConversionPasses();
   mlir::la::registerCPUPipelines();
+  mlir::la::registerNVVMPipelines();
   registry.insert<mlir::la::LADialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "la optimizer driver\n", registry));
 }

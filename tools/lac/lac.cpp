@@ -2,6 +2,7 @@
 //
 //   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] [-o OUT]
 //           --emit=la|fused|linalg|llvm-dialect|llvm|asm|obj|pipeline
+//   lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... (GpuRun.cpp)
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json]
 //
@@ -11,6 +12,8 @@
 // Option parsing and printing only: compilation is la/runtime/Compiler.h, execution la/runtime/Runtime.h.
 //
 //===----------------------------------------------------------------------===//
+
+#include "GpuRun.h"
 
 #include "la/runtime/Compiler.h"
 #include "la/runtime/Npy.h"
@@ -445,15 +448,19 @@ int runRun() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   pipelineFlags(); // registers the flags before parsing
-  cl::HideUnrelatedOptions(commonCategory);
+  cl::HideUnrelatedOptions({&commonCategory, &lac::gpuRunCategory()});
   cl::ParseCommandLineOptions(argc, argv,
                               "lac: compile and run la kernels\n\n"
                               "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
                               "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N] "
-                              "[--check]\n");
+                              "[--check]\n"
+                              "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
+                              "[--out I=PATH.npy] [--seed N] [--json]\n");
   if (compileCommand)
     return runCompile();
   if (runCommand)
     return runRun();
-  return fail("choose a subcommand: lac compile ... or lac run ... (see lac --help)");
+  if (lac::gpuRunSelected())
+    return lac::runGpuRun();
+  return fail("choose a subcommand: lac compile ..., lac run ... or lac gpu-run ... (see lac --help)");
 }
