@@ -17,4 +17,5 @@ config.substitutions.append(("%kernels", os.path.join(config.la_src_root, "kerne
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.la_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal"), ToolSubst("lac", unresolved="fatal")], tool_dirs)
+llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal"), ToolSubst("lac", unresolved="fatal"),
+                                    ToolSubst("mlir-opt", unresolved="fatal")], tool_dirs)
