@@ -5,6 +5,8 @@
     npy_tool.py fill DTYPE SHAPE VALUE OUT     every element VALUE
     npy_tool.py check-matmul-nt A B C TOL      C == A @ B^T (fp64 reference); prints the max error
     npy_tool.py check-sum X OUT TOL            OUT[0] == sum(X) (fp64 reference)
+    npy_tool.py check-equal X Y                X == Y, element by element
+    npy_tool.py check-rotated OUT              OUT[t] == (t + 1) % len(OUT)
 
 A check exits 1 and says where when an element is off by more than TOL (absolute).
 """
@@ -79,6 +81,17 @@ def main():
         ref = sum(x)
         print("sum %g, expected %g" % (out[0], ref))
         sys.exit(0 if abs(out[0] - ref) <= tol else 1)
+    elif mode == "check-equal":
+        _, x = read(sys.argv[2])
+        _, y = read(sys.argv[3])
+        bad = [i for i in range(len(x)) if x[i] != y[i]]
+        if len(x) != len(y) or bad:
+            sys.exit("differ at %s" % bad[:8])
+    elif mode == "check-rotated":
+        _, out = read(sys.argv[2])
+        bad = [t for t in range(len(out)) if out[t] != (t + 1) % len(out)]
+        if bad:
+            sys.exit("wrong at %s" % bad[:8])
     else:
         sys.exit("unknown mode " + mode)
 
