@@ -5,6 +5,8 @@
     npy_tool.py fill DTYPE SHAPE VALUE OUT     every element VALUE
     npy_tool.py check-matmul-nt A B C TOL      C == A @ B^T (fp64 reference); prints the max error
     npy_tool.py check-sum X OUT TOL            OUT[0] == sum(X) (fp64 reference)
+    npy_tool.py check-matmul-nn A B C TOL      C == A @ B (fp64 reference)
+    npy_tool.py check-warp-scan X OUT TOL      OUT[t] == X[0] + ... + X[t], OUT[32 + t] == sum(X) (32 lanes)
     npy_tool.py check-equal X Y                X == Y, element by element
     npy_tool.py check-rotated OUT              OUT[t] == (t + 1) % len(OUT)
 
@@ -74,6 +76,24 @@ def main():
                     print("C[%d][%d] = %g, expected %g" % (i, j, c[i * n + j], ref))
                     sys.exit(1)
         print("max error %.3g" % worst)
+    elif mode == "check-matmul-nn":
+        (m, k), a = read(sys.argv[2])
+        (k2, n), b = read(sys.argv[3])
+        (m2, n2), c = read(sys.argv[4])
+        tol = float(sys.argv[5])
+        assert k == k2 and m == m2 and n == n2, "shapes do not match"
+        for i in range(m):
+            for j in range(n):
+                ref = sum(a[i * k + p] * b[p * n + j] for p in range(k))
+                if abs(c[i * n + j] - ref) > tol:
+                    sys.exit("C[%d][%d] = %g, expected %g" % (i, j, c[i * n + j], ref))
+    elif mode == "check-warp-scan":
+        _, x = read(sys.argv[2])
+        _, out = read(sys.argv[3])
+        tol = float(sys.argv[4])
+        for t in range(32):
+            if abs(out[t] - sum(x[: t + 1])) > tol or abs(out[32 + t] - sum(x)) > tol:
+                sys.exit("lane %d: %g %g, expected %g %g" % (t, out[t], out[32 + t], sum(x[: t + 1]), sum(x)))
     elif mode == "check-sum":
         _, x = read(sys.argv[2])
         _, out = read(sys.argv[3])
