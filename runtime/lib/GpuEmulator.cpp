@@ -86,8 +86,8 @@ FailureOr<std::vector<EmulatedKernel>> readSignatures(ModuleOp module) {
           element = memref.getElementType();
         }
         if (!element.isIntOrIndexOrFloat())
-          return function.emitError("argument #") << i << " of '" << kernel.name << "' has type " << type
-                                                  << ", which the emulator cannot pass";
+          return function.emitError("argument #")
+                 << i << " of '" << kernel.name << "' has type " << type << ", which the emulator cannot pass";
         argument.elementType = typeName(element);
         argument.elementBytes = element.isIndex() ? 8 : (element.getIntOrFloatBitWidth() + 7) / 8;
         kernel.arguments.push_back(std::move(argument));
@@ -121,7 +121,7 @@ llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> createJIT() {
 } // namespace
 
 llvm::Expected<std::unique_ptr<EmulatedProgram>> EmulatedProgram::compile(llvm::StringRef source,
-                                                                         llvm::StringRef bufferName) {
+                                                                          llvm::StringRef bufferName) {
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
@@ -197,8 +197,8 @@ llvm::Expected<emu::LaunchReport> EmulatedProgram::launch(const EmulatedKernel &
                                                           emu::LaunchConfig config) const {
   auto dims = [](const emu::Dim3 &d) { return llvm::formatv("({0},{1},{2})", d.x, d.y, d.z).str(); };
   if (arguments.size() != kernel.arguments.size())
-    return llvm::createStringError(llvm::formatv("kernel '{0}' takes {1} arguments, the launch passes {2}",
-                                                 kernel.name, kernel.arguments.size(), arguments.size()));
+    return llvm::createStringError(llvm::formatv("kernel '{0}' takes {1} arguments, the launch passes {2}", kernel.name,
+                                                 kernel.arguments.size(), arguments.size()));
   if (kernel.blockSize && !(*kernel.blockSize == config.block))
     return llvm::createStringError(llvm::formatv("kernel '{0}' was compiled for blocks of {1} threads "
                                                  "(known_block_size); the launch asks for {2}",

@@ -36,8 +36,8 @@ cl::SubCommand gpuRunCommand("gpu-run", "Run a gpu.module kernel on the GPU emul
 cl::opt<std::string> file(cl::Positional, cl::desc("<kernels.mlir>"), cl::Required, cl::sub(gpuRunCommand));
 cl::opt<std::string> kernelName("kernel", cl::desc("The kernel, MODULE::FUNC (or FUNC when it is unique)"),
                                 cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
-cl::opt<std::string> gridText("grid", cl::desc("Blocks in the grid: X[,Y[,Z]]"), cl::init("1"),
-                              cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
+cl::opt<std::string> gridText("grid", cl::desc("Blocks in the grid: X[,Y[,Z]]"), cl::init("1"), cl::sub(gpuRunCommand),
+                              cl::cat(gpuRunCategory()));
 cl::opt<std::string> blockText("block",
                                cl::desc("Threads in a block: X[,Y[,Z]] (default: the kernel's known_block_size)"),
                                cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
@@ -51,8 +51,8 @@ cl::opt<uint64_t> seed("seed",
                        cl::desc("Scheduling order of each block's threads (0: thread order); reproduces an "
                                 "order-dependent result"),
                        cl::init(0), cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
-cl::opt<unsigned> threads("threads", cl::desc("OS threads running blocks (0: one per hardware thread)"),
-                          cl::init(0), cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
+cl::opt<unsigned> threads("threads", cl::desc("OS threads running blocks (0: one per hardware thread)"), cl::init(0),
+                          cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
 cl::opt<bool> json("json", cl::desc("Print the launch report (counters and findings) as JSON on stdout"),
                    cl::sub(gpuRunCommand), cl::cat(gpuRunCategory()));
 
@@ -69,8 +69,7 @@ llvm::Expected<la::emu::Dim3> parseDim3(llvm::StringRef option, llvm::StringRef 
     return llvm::createStringError(llvm::formatv("--{0}={1}: at most three sizes, X,Y,Z", option, text));
   for (auto [i, part] : llvm::enumerate(parts))
     if (part.trim().getAsInteger(10, values[i]) || values[i] == 0)
-      return llvm::createStringError(
-          llvm::formatv("--{0}={1}: '{2}' is not a positive size", option, text, part));
+      return llvm::createStringError(llvm::formatv("--{0}={1}: '{2}' is not a positive size", option, text, part));
   return la::emu::Dim3{values[0], values[1], values[2]};
 }
 
@@ -131,8 +130,8 @@ int runGpuRun() {
     std::vector<std::string> expected;
     for (const la::EmulatedArgument &argument : kernel->arguments)
       expected.push_back(argument.str());
-    return fail(llvm::formatv("kernel '{0}' takes {1} arguments ({2}); {3} --arg given", kernel->name,
-                              expected.size(), llvm::join(expected, ", "), args.size()));
+    return fail(llvm::formatv("kernel '{0}' takes {1} arguments ({2}); {3} --arg given", kernel->name, expected.size(),
+                              llvm::join(expected, ", "), args.size()));
   }
 
   std::vector<la::HostTensor> buffers(args.size());
@@ -169,8 +168,7 @@ int runGpuRun() {
   for (const std::string &out : outs) {
     auto [indexText, path] = llvm::StringRef(out).split('=');
     size_t index;
-    if (path.empty() || indexText.getAsInteger(10, index) || index >= args.size() ||
-        !kernel->arguments[index].isBuffer)
+    if (path.empty() || indexText.getAsInteger(10, index) || index >= args.size() || !kernel->arguments[index].isBuffer)
       return fail(llvm::formatv("--out {0}: expected I=PATH.npy with I the index of a memref argument (0..{1})", out,
                                 args.size() - 1));
     outputs.emplace_back(index, path.str());

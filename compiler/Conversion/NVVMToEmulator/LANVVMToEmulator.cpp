@@ -102,7 +102,8 @@ LogicalResult dissolve(gpu::GPUModuleOp gpuModule, ModuleOp host, emu::SharedLay
   for (auto global : gpuModule.getOps<LLVM::GlobalOp>())
     if (isSharedGlobal(global))
       shared.push_back(global);
-  std::stable_partition(shared.begin(), shared.end(), [&](LLVM::GlobalOp g) { return dataLayout.getTypeSize(g.getType()) != 0; });
+  std::stable_partition(shared.begin(), shared.end(),
+                        [&](LLVM::GlobalOp g) { return dataLayout.getTypeSize(g.getType()) != 0; });
   for (LLVM::GlobalOp global : shared) {
     uint64_t alignment = std::max<uint64_t>(global.getAlignment().value_or(1), kSharedAlignment);
     end = llvm::alignTo(end, alignment);
@@ -219,7 +220,8 @@ struct LANVVMToEmulatorPass : impl::LANVVMToEmulatorBase<LANVVMToEmulatorPass> {
         if (!isa<LLVM::FMAOp, LLVM::FMulAddOp>(op))
           return;
         OpBuilder builder(op);
-        abi.call(builder, op->getLoc(), "__la_emu_count_fma", {}, {abi.i64(builder, op->getLoc(), lanes(op->getResult(0).getType()))});
+        abi.call(builder, op->getLoc(), "__la_emu_count_fma", {},
+                 {abi.i64(builder, op->getLoc(), lanes(op->getResult(0).getType()))});
       });
 
     // Shared globals are offsets now; every other address space is host memory.

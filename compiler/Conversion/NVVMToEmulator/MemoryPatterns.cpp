@@ -161,8 +161,8 @@ struct AtomicRMWPattern : EmulatorPattern<LLVM::AtomicRMWOp> {
     if (!code || !type)
       return op.emitError("la-nvvm-to-emulator: atomicrmw ")
              << LLVM::stringifyAtomicBinOp(op.getBinOp()) << " on " << op.getVal().getType() << " is not emulated";
-    rewriter.replaceOp(op, callAtomic(abi, rewriter, op.getLoc(), *code, *type, adaptor.getPtr(), adaptor.getVal(),
-                                      Value()));
+    rewriter.replaceOp(
+        op, callAtomic(abi, rewriter, op.getLoc(), *code, *type, adaptor.getPtr(), adaptor.getVal(), Value()));
     return success();
   }
 };
@@ -177,8 +177,8 @@ struct CmpXchgPattern : EmulatorPattern<LLVM::AtomicCmpXchgOp> {
     std::optional<uint32_t> type = atomicType(valueType, /*isSigned=*/false);
     if (!type || !valueType.isInteger())
       return op.emitError("la-nvvm-to-emulator: cmpxchg on ") << valueType << " is not emulated";
-    Value old = callAtomic(abi, rewriter, loc, LA_EMU_ATOM_CAS, *type, adaptor.getPtr(), adaptor.getVal(),
-                           adaptor.getCmp());
+    Value old =
+        callAtomic(abi, rewriter, loc, LA_EMU_ATOM_CAS, *type, adaptor.getPtr(), adaptor.getVal(), adaptor.getCmp());
     Value succeeded = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, old, adaptor.getCmp());
     Value result = LLVM::UndefOp::create(rewriter, loc, op.getType());
     result = LLVM::InsertValueOp::create(rewriter, loc, result, old, ArrayRef<int64_t>{0});
@@ -223,8 +223,8 @@ struct CpAsyncPattern : EmulatorPattern<NVVM::CpAsyncOp> {
     Value bytes = abi.i32(rewriter, loc, op.getSize());
     Value sourceBytes = adaptor.getCpSize() ? adaptor.getCpSize() : bytes;
     abi.call(rewriter, loc, "__la_emu_cp_async", {},
-             {abi.sharedOffset(rewriter, loc, adaptor.getDst()), genericPointer(rewriter, loc, adaptor.getSrc()),
-              bytes, sourceBytes, abi.locationString(rewriter, loc)});
+             {abi.sharedOffset(rewriter, loc, adaptor.getDst()), genericPointer(rewriter, loc, adaptor.getSrc()), bytes,
+              sourceBytes, abi.locationString(rewriter, loc)});
     rewriter.eraseOp(op);
     return success();
   }

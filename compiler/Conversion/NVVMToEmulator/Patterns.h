@@ -29,8 +29,7 @@ void populateTensorCorePatterns(RewritePatternSet &patterns, EmulatorABI &abi);
 Value genericPointer(OpBuilder &builder, Location loc, Value pointer);
 
 /// Base of the patterns: an OpConversionPattern that can build ABI calls.
-template <typename Op>
-struct EmulatorPattern : OpConversionPattern<Op> {
+template <typename Op> struct EmulatorPattern : OpConversionPattern<Op> {
   EmulatorPattern(MLIRContext *context, EmulatorABI &abi) : OpConversionPattern<Op>(context), abi(abi) {}
   EmulatorABI &abi;
 };

@@ -14,7 +14,6 @@
 namespace mlir::la::emu {
 namespace {
 
-
 /// nvvm.ldmatrix (m8n8, b16, x1/x2/x4, .trans for a column layout) => __la_emu_ldmatrix.
 struct LdMatrixPattern : EmulatorPattern<NVVM::LdMatrixOp> {
   using EmulatorPattern::EmulatorPattern;
@@ -39,14 +38,14 @@ struct LdMatrixPattern : EmulatorPattern<NVVM::LdMatrixOp> {
 /// __la_emu_mma_*: the emulator computes the warp's product from every lane's fragments.
 struct MmaPattern : EmulatorPattern<NVVM::MmaOp> {
   using EmulatorPattern::EmulatorPattern;
-  LogicalResult matchAndRewrite(NVVM::MmaOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(NVVM::MmaOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     NVVM::MMAShapeAttr shape = op.getShape();
     std::optional<NVVM::MMATypes> typeA = op.getMultiplicandAPtxType();
     if (!typeA && !op.getOperandA().empty())
       typeA = NVVM::MmaOp::inferOperandMMAType(op.getOperandA().front().getType(), /*isAccumulator=*/false);
     auto result = cast<LLVM::LLVMStructType>(op.getType());
-    bool f32Accumulator = result.getBody().size() == 4 && llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); });
+    bool f32Accumulator =
+        result.getBody().size() == 4 && llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); });
     bool rowCol = op.getLayoutA() == NVVM::MMALayout::row && op.getLayoutB() == NVVM::MMALayout::col;
     StringRef function;
     if (shape.getM() == 16 && shape.getN() == 8 && shape.getK() == 16 && typeA == NVVM::MMATypes::f16)
@@ -165,7 +164,7 @@ struct WmmaStorePattern : EmulatorPattern<NVVM::WMMAStoreOp> {
 
 void populateTensorCorePatterns(RewritePatternSet &patterns, EmulatorABI &abi) {
   patterns.add<LdMatrixPattern, MmaPattern, WmmaLoadPattern, WmmaMmaPattern, WmmaStorePattern>(patterns.getContext(),
-                                                                                                 abi);
+                                                                                               abi);
 }
 
 } // namespace mlir::la::emu

@@ -161,8 +161,9 @@ struct VotePattern : EmulatorPattern<NVVM::VoteSyncOp> {
     }
     Type i32 = rewriter.getI32Type();
     Value predicate = LLVM::ZExtOp::create(rewriter, loc, i32, adaptor.getPred());
-    Value vote = abi.call(rewriter, loc, "__la_emu_vote_sync", i32,
-                          {abi.i32(rewriter, loc, mode), adaptor.getMask(), predicate, abi.locationString(rewriter, loc)});
+    Value vote =
+        abi.call(rewriter, loc, "__la_emu_vote_sync", i32,
+                 {abi.i32(rewriter, loc, mode), adaptor.getMask(), predicate, abi.locationString(rewriter, loc)});
     if (op.getType() != i32)
       vote = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, vote, abi.i32(rewriter, loc, 0));
     rewriter.replaceOp(op, vote);
