@@ -69,7 +69,9 @@ struct Result {
 Result measure(std::string name, std::string shape, unsigned repeat, unsigned threads,
                const std::function<emu::LaunchConfig()> &config, const emu::Kernel &kernel,
                const std::function<Check()> &check, double tolerance) {
-  Result result{std::move(name), std::move(shape)};
+  Result result;
+  result.name = std::move(name);
+  result.shape = std::move(shape);
   result.tolerance = tolerance;
   for (unsigned r = 0; r < repeat; ++r) {
     emu::LaunchConfig launchConfig = config();

@@ -63,9 +63,9 @@ struct TiledGemm {
   /// The body of every thread; warp w of a block owns rows 16w..16w+15 of its tile. Keeps a pointer to
   /// this problem.
   Kernel kernel() {
-    const uint32_t shB = 64 * 64 * 2;
     TiledGemm *g = this;
-    return [g, shB] {
+    return [g] {
+      const uint32_t shB = 64 * 64 * 2; // the B tile's shared offset
       uint32_t tid = __la_emu_tid_x(), lane = __la_emu_laneid(), warp = __la_emu_warpid();
       uint32_t tileM = __la_emu_ctaid_y() * 64, tileN = __la_emu_ctaid_x() * 64, K = g->k, N = g->n;
       float acc[8][4] = {};
