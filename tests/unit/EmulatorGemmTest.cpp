@@ -1,14 +1,15 @@
 //===- EmulatorGemmTest.cpp - mma.sync and ldmatrix GEMMs vs a reference --===//
 //
 // One mma.sync with fragments placed by the PTX ISA's layout tables (written out here), then a tiled GEMM as
-// a CUDA kernel would do it: cp.async tiles into shared memory, a barrier, ldmatrix (.trans for B) into
-// fragments, mma.sync m16n8k16 with f32 accumulators. Both are compared with a double-precision reference of
-// the same f16/bf16 inputs. The same GEMM without its barrier, or without its cp.async wait, is flagged at
-// the operations involved.
+// a CUDA kernel would do it (runtime/emulator/kernels/TiledGemm.h, which la-emulator-bench times too):
+// cp.async tiles into shared memory, a barrier, ldmatrix (.trans for B) into fragments, mma.sync m16n8k16
+// with f32 accumulators. Both are compared with a double-precision reference of the same f16/bf16 inputs.
+// The same GEMM without its barrier, or without its cp.async wait, is flagged at the operations involved.
 //
 //===----------------------------------------------------------------------===//
 #include "EmulatorTestUtil.h"
 #include "Half.h"
+#include "TiledGemm.h"
 
 #include "gmock/gmock.h"
 
@@ -20,16 +21,9 @@ using namespace la::emu::test;
 
 namespace {
 
-std::vector<uint16_t> randomHalves(size_t n, bool bf16, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<uint16_t> v(n);
-  for (uint16_t &h : v)
-    h = bf16 ? floatToBF16(dist(rng)) : floatToHalf(dist(rng));
-  return v;
-}
+using kernels::randomHalves;
 
-float toFloat(uint16_t h, bool bf16) { return bf16 ? bf16ToFloat(h) : halfToFloat(h); }
+float toFloat(uint16_t h, bool bf16) { return kernels::halfBitsToFloat(h, bf16); }
 
 TEST(EmulatorHalf, ConversionsRoundTrip) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
@@ -141,91 +135,18 @@ TEST(EmulatorMma, K8F16AndTF32FragmentsAgainstModel) {
   }
 }
 
-struct Gemm {
-  uint32_t m, n, k;
-  bool bf16 = false;
-  bool barrier = true, wait = true;
-  std::vector<uint16_t> a, b; // row-major m x k and k x n
-  std::vector<float> c;       // m x n
-};
+using Gemm = kernels::TiledGemm;
 
-// A 64x64 tile of C per block of 4 warps (warp w owns rows 16w..16w+15), K in 64-wide steps through shared
-// memory: A tile at shared offset 0, B tile at 8192, both row-major 64x64 f16.
-LaunchReport runGemm(Gemm &gemm) {
-  gemm.c.assign(size_t(gemm.m) * gemm.n, 0.0f);
-  LaunchConfig config;
-  config.grid = {gemm.n / 64, gemm.m / 64, 1};
-  config.block = {128, 1, 1};
-  config.sharedBytes = 2 * 64 * 64 * 2;
-  config.buffers = {buffer("A", gemm.a), buffer("B", gemm.b), buffer("C", gemm.c)};
-  const uint32_t shB = 64 * 64 * 2;
-  Gemm *g = &gemm;
-  return run(
-      [g, shB] {
-        uint32_t tid = __la_emu_tid_x(), lane = __la_emu_laneid(), warp = __la_emu_warpid();
-        uint32_t tileM = __la_emu_ctaid_y() * 64, tileN = __la_emu_ctaid_x() * 64, K = g->k, N = g->n;
-        float acc[8][4] = {};
-        for (uint32_t kt = 0; kt < K; kt += 64) {
-          for (uint32_t i = 0; i < 4; ++i) {
-            uint32_t chunk = tid + i * 128, row = chunk / 8, col = chunk % 8 * 8;
-            __la_emu_cp_async((row * 64 + col) * 2, &g->a[size_t(tileM + row) * K + kt + col], 16, 16,
-                              "gemm.mlir:10:5");
-            __la_emu_cp_async(shB + (row * 64 + col) * 2, &g->b[size_t(kt + row) * N + tileN + col], 16, 16,
-                              "gemm.mlir:11:5");
-          }
-          __la_emu_cp_async_commit_group();
-          if (g->wait)
-            __la_emu_cp_async_wait_group(0, "gemm.mlir:13:5");
-          if (g->barrier)
-            __la_emu_barrier0("gemm.mlir:14:5");
-          for (uint32_t kk = 0; kk < 64; kk += 16) {
-            // x4: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15).
-            uint32_t i = lane / 8, r = lane % 8;
-            uint32_t aRow = 16 * warp + r + (i & 1) * 8, aCol = kk + (i >> 1) * 8;
-            uint32_t af[4];
-            __la_emu_ldmatrix(af, 4, 0, (aRow * 64 + aCol) * 2, "gemm.mlir:18:7");
-            for (uint32_t j = 0; j < 8; ++j) {
-              // x2.trans of row-major B: rows k..k+7 and k+8..k+15 of columns 8j..8j+7.
-              uint32_t bRow = kk + lane % 16;
-              uint32_t bf[2];
-              __la_emu_ldmatrix(bf, 2, 1, shB + (bRow * 64 + 8 * j) * 2, "gemm.mlir:21:9");
-              if (g->bf16)
-                __la_emu_mma_m16n8k16_f32_bf16(acc[j], af, bf, acc[j], "gemm.mlir:22:9");
-              else
-                __la_emu_mma_m16n8k16_f32_f16(acc[j], af, bf, acc[j], "gemm.mlir:22:9");
-            }
-          }
-          __la_emu_barrier0("gemm.mlir:25:5"); // the next tiles overwrite shared memory
-        }
-        uint32_t gr = lane / 4, t = lane % 4;
-        for (uint32_t j = 0; j < 8; ++j)
-          for (uint32_t h = 0; h < 2; ++h) {
-            size_t row = tileM + 16 * warp + gr + 8 * h, col = tileN + 8 * j + 2 * t;
-            __la_emu_st_global(&g->c[row * N + col], &acc[j][2 * h], 8, "gemm.mlir:30:7");
-          }
-      },
-      config);
-}
+LaunchReport runGemm(Gemm &gemm) { return run(gemm.kernel(), gemm.config()); }
 
 void expectMatchesReference(const Gemm &g) {
   for (uint32_t i = 0; i < g.m; ++i)
-    for (uint32_t j = 0; j < g.n; ++j) {
-      double ref = 0;
-      for (uint32_t k = 0; k < g.k; ++k)
-        ref += double(toFloat(g.a[size_t(i) * g.k + k], g.bf16)) * toFloat(g.b[size_t(k) * g.n + j], g.bf16);
-      ASSERT_NEAR(g.c[size_t(i) * g.n + j], ref, 1e-4 * std::sqrt(double(g.k))) << "at " << i << "," << j;
-    }
-}
-
-Gemm makeGemm(uint32_t m, uint32_t n, uint32_t k, bool bf16 = false) {
-  Gemm g{m, n, k, bf16};
-  g.a = randomHalves(size_t(m) * k, bf16, 3);
-  g.b = randomHalves(size_t(k) * n, bf16, 4);
-  return g;
+    for (uint32_t j = 0; j < g.n; ++j)
+      ASSERT_NEAR(g.c[size_t(i) * g.n + j], g.reference(i, j), g.tolerance()) << "at " << i << "," << j;
 }
 
 TEST(EmulatorGemm, MmaLdmatrix64x64x64F16MatchesReference) {
-  Gemm g = makeGemm(64, 64, 64);
+  Gemm g(64, 64, 64);
   LaunchReport report = runGemm(g);
   ASSERT_TRUE(report.clean()) << text(report);
   expectMatchesReference(g);
@@ -239,14 +160,14 @@ TEST(EmulatorGemm, MmaLdmatrix64x64x64F16MatchesReference) {
 }
 
 TEST(EmulatorGemm, MmaLdmatrix64x128x128BF16MatchesReference) {
-  Gemm g = makeGemm(64, 128, 128, /*bf16=*/true);
+  Gemm g(64, 128, 128, /*bf16=*/true);
   LaunchReport report = runGemm(g);
   ASSERT_TRUE(report.clean()) << text(report);
   expectMatchesReference(g);
 }
 
 TEST(EmulatorGemm, Gemm256x256x256F16OnManyBlocks) {
-  Gemm g = makeGemm(256, 256, 256);
+  Gemm g(256, 256, 256);
   LaunchReport report = runGemm(g);
   ASSERT_TRUE(report.clean()) << text(report);
   expectMatchesReference(g);
@@ -255,7 +176,7 @@ TEST(EmulatorGemm, Gemm256x256x256F16OnManyBlocks) {
 }
 
 TEST(EmulatorGemm, WithoutItsBarrierIsARaceAtTheOpsInvolved) {
-  Gemm g = makeGemm(64, 64, 64);
+  Gemm g(64, 64, 64);
   g.barrier = false;
   LaunchReport report = runGemm(g);
   const Finding *race = find(report, FindingKind::SharedRaceRAW);
@@ -265,7 +186,7 @@ TEST(EmulatorGemm, WithoutItsBarrierIsARaceAtTheOpsInvolved) {
 }
 
 TEST(EmulatorGemm, WithoutItsCpAsyncWaitReadsBeforeTheWait) {
-  Gemm g = makeGemm(64, 64, 64);
+  Gemm g(64, 64, 64);
   g.wait = false;
   LaunchReport report = runGemm(g);
   const Finding *early = find(report, FindingKind::CpAsyncReadBeforeWait);
