@@ -77,6 +77,12 @@ LogicalResult checkSupported(gpu::GPUModuleOp gpuModule, const llvm::DenseSet<Op
   return success(ok);
 }
 
+/// Whether `op` declares a function defined elsewhere (the ABI, libdevice): such symbols keep their names.
+bool isFunctionDeclaration(Operation &op) {
+  auto function = dyn_cast<LLVM::LLVMFuncOp>(&op);
+  return function && function.isExternal();
+}
+
 /// Step 2 for one gpu.module: returns its functions (now in `host`) and kernels; fills `layout`.
 LogicalResult dissolve(gpu::GPUModuleOp gpuModule, ModuleOp host, emu::SharedLayout &layout,
                        SmallVectorImpl<LLVM::LLVMFuncOp> &functions) {
@@ -87,7 +93,7 @@ LogicalResult dissolve(gpu::GPUModuleOp gpuModule, ModuleOp host, emu::SharedLay
   // Rename every definition; declarations keep their names (they are the ABI and libdevice).
   for (Operation &op : llvm::make_early_inc_range(gpuModule.getBody()->getOperations())) {
     auto symbol = dyn_cast<SymbolOpInterface>(&op);
-    if (!symbol || symbol.isDeclaration())
+    if (!symbol || isFunctionDeclaration(op))
       continue;
     auto newName = StringAttr::get(context, prefix + symbol.getName());
     if (failed(SymbolTable::replaceAllSymbolUses(&op, newName, gpuModule)))
@@ -132,7 +138,7 @@ LogicalResult dissolve(gpu::GPUModuleOp gpuModule, ModuleOp host, emu::SharedLay
   // Move everything into the host module; a declaration already there is shared.
   for (Operation &op : llvm::make_early_inc_range(gpuModule.getBody()->getOperations())) {
     auto symbol = dyn_cast<SymbolOpInterface>(&op);
-    if (symbol && symbol.isDeclaration() && host.lookupSymbol(symbol.getNameAttr())) {
+    if (symbol && isFunctionDeclaration(op) && host.lookupSymbol(symbol.getNameAttr())) {
       op.erase();
       continue;
     }

@@ -107,4 +107,19 @@ gpu.module @wmma {
     gpu.return
   }
 }
+
+gpu.module @math {
+  // out[t] = exp(in[t]) * sqrt(|in[t]|): math ops lower to libdevice calls (__nv_expf, __nv_sqrtf or the
+  // llvm.sqrt intrinsic), which the emulator defines on the host.
+  gpu.func @exp_sqrt(%in: memref<64xf32>, %out: memref<64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+    %t = gpu.thread_id x
+    %x = memref.load %in[%t] : memref<64xf32>
+    %e = math.exp %x : f32
+    %a = math.absf %x : f32
+    %r = math.sqrt %a : f32
+    %y = arith.mulf %e, %r : f32
+    memref.store %y, %out[%t] : memref<64xf32>
+    gpu.return
+  }
+}
 }

@@ -7,6 +7,7 @@
     npy_tool.py check-sum X OUT TOL            OUT[0] == sum(X) (fp64 reference)
     npy_tool.py check-matmul-nn A B C TOL      C == A @ B (fp64 reference)
     npy_tool.py check-warp-scan X OUT TOL      OUT[t] == X[0] + ... + X[t], OUT[32 + t] == sum(X) (32 lanes)
+    npy_tool.py check-exp-sqrt X OUT TOL       OUT == exp(X) * sqrt(|X|), relative to max(1, |reference|)
     npy_tool.py check-equal X Y                X == Y, element by element
     npy_tool.py check-rotated OUT              OUT[t] == (t + 1) % len(OUT)
 
@@ -94,6 +95,16 @@ def main():
         for t in range(32):
             if abs(out[t] - sum(x[: t + 1])) > tol or abs(out[32 + t] - sum(x)) > tol:
                 sys.exit("lane %d: %g %g, expected %g %g" % (t, out[t], out[32 + t], sum(x[: t + 1]), sum(x)))
+    elif mode == "check-exp-sqrt":
+        import math
+
+        _, x = read(sys.argv[2])
+        _, out = read(sys.argv[3])
+        tol = float(sys.argv[4])
+        for i, v in enumerate(x):
+            ref = math.exp(v) * math.sqrt(abs(v))
+            if abs(out[i] - ref) > tol * max(1.0, abs(ref)):
+                sys.exit("OUT[%d] = %g, expected %g" % (i, out[i], ref))
     elif mode == "check-sum":
         _, x = read(sys.argv[2])
         _, out = read(sys.argv[3])
