@@ -1,5 +1,5 @@
 // Kernels written with the gpu dialect's collectives, for gpu-run-collectives.test: the lowering tail must
-// accept gpu.shuffle in every mode, gpu.lane_id and gpu.subgroup_mma_* on global memory.
+// accept gpu.shuffle in every mode, gpu.lane_id and gpu.subgroup_mma_* on global and shared memory.
 module attributes {gpu.container_module} {
 gpu.module @reduce {
   // out[0] = sum(in[0..1023]): 256 threads add 4 elements each, warps reduce with shuffle down, the 8 warp
@@ -101,6 +101,33 @@ gpu.module @wmma {
     %zero = arith.constant 0.0 : f32
     %fa = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
     %fb = gpu.subgroup_mma_load_matrix %b[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "BOp">
+    %fc = gpu.subgroup_mma_constant_matrix %zero : !gpu.mma_matrix<16x16xf32, "COp">
+    %fd = gpu.subgroup_mma_compute %fa, %fb, %fc : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
+    gpu.subgroup_mma_store_matrix %fd, %d[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<16x16xf32>
+    gpu.return
+  }
+}
+
+gpu.module @wmma_shared {
+  // The same product with both operands staged in shared memory first (wmma.load from shared).
+  gpu.func @tile(%a: memref<16x16xf16>, %b: memref<16x16xf16>, %d: memref<16x16xf32>)
+      workgroup(%sa: memref<16x16xf16, #gpu.address_space<workgroup>>, %sb: memref<16x16xf16, #gpu.address_space<workgroup>>)
+      kernel attributes {known_block_size = array<i32: 32, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %zero = arith.constant 0.0 : f32
+    %lane = gpu.lane_id
+    %row = arith.divui %lane, %c2 : index
+    %half = arith.remui %lane, %c2 : index
+    %col = arith.muli %half, %c8 : index
+    %ra = vector.load %a[%row, %col] : memref<16x16xf16>, vector<8xf16>
+    vector.store %ra, %sa[%row, %col] : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+    %rb = vector.load %b[%row, %col] : memref<16x16xf16>, vector<8xf16>
+    vector.store %rb, %sb[%row, %col] : memref<16x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+    gpu.barrier
+    %fa = gpu.subgroup_mma_load_matrix %sa[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    %fb = gpu.subgroup_mma_load_matrix %sb[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
     %fc = gpu.subgroup_mma_constant_matrix %zero : !gpu.mma_matrix<16x16xf32, "COp">
     %fd = gpu.subgroup_mma_compute %fa, %fb, %fc : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
     gpu.subgroup_mma_store_matrix %fd, %d[%c0, %c0] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<16x16xf32>
