@@ -15,8 +15,7 @@ using namespace la::emu;
 
 // Converting a function pointer to void * is conditionally supported in C++, and supported by every
 // compiler for the targets that run the emulator (POSIX requires it for dlsym).
-#define LA_EMU_SYMBOL(FN)                                                                                              \
-  Symbol { #FN, reinterpret_cast<void *>(&FN) }
+#define LA_EMU_SYMBOL(FN) {#FN, reinterpret_cast<void *>(&FN)}
 
 static const Symbol kSymbols[] = {
     // Special registers
