@@ -11,23 +11,15 @@
 #include "ParsedProgram.h"
 
 #include "Analysis/BatchSlicing.h"
-#include "LA/IR/LADialect.h"
 #include "Pipelines/Pipelines.h"
 #include "Target/CPU/CPUTarget.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
-
-#include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 

@@ -73,9 +73,6 @@ llvm::Expected<la::emu::Dim3> parseDim3(llvm::StringRef option, llvm::StringRef 
   return la::emu::Dim3{values[0], values[1], values[2]};
 }
 
-/// The dtype a .npy must have for an argument of element type `type`; nullopt if gpu-run has none.
-std::optional<la::DType> dtypeFor(llvm::StringRef type) { return la::parseDType(type); }
-
 /// A scalar argument's bytes, from its text.
 llvm::Error parseScalar(const la::EmulatedArgument &argument, llvm::StringRef text, uint64_t &storage) {
   llvm::StringRef type = argument.elementType;
@@ -145,7 +142,7 @@ int runGpuRun() {
       values[i] = &scalars[i];
       continue;
     }
-    std::optional<la::DType> dtype = dtypeFor(argument.elementType);
+    std::optional<la::DType> dtype = la::parseDType(argument.elementType);
     if (!dtype)
       return fail(llvm::formatv("argument #{0} is {1}: gpu-run reads .npy files of f16, bf16, f32 or f64 only", i,
                                 argument.str()));

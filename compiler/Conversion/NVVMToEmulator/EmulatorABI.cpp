@@ -25,6 +25,12 @@ MemorySpace classifyPointer(Value pointer) {
   return MemorySpace::Global;
 }
 
+Value genericPointer(OpBuilder &builder, Location loc, Value pointer) {
+  if (cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace() == 0)
+    return pointer;
+  return LLVM::AddrSpaceCastOp::create(builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), pointer);
+}
+
 std::string EmulatorABI::render(Location loc) {
   std::string text = "<unknown>";
   loc->walk([&](Location inner) {
@@ -88,6 +94,12 @@ Value EmulatorABI::stackSlot(OpBuilder &builder, Operation *at, uint64_t bytes) 
 Value EmulatorABI::sharedOffset(OpBuilder &builder, Location loc, Value pointer) {
   Value address = LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), pointer);
   return LLVM::TruncOp::create(builder, loc, builder.getI32Type(), address);
+}
+
+EmulatorABI::Address EmulatorABI::address(OpBuilder &builder, Location loc, Value pointer) {
+  if (classifyPointer(pointer) == MemorySpace::Shared)
+    return {true, sharedOffset(builder, loc, pointer)};
+  return {false, genericPointer(builder, loc, pointer)};
 }
 
 Value EmulatorABI::packWords(OpBuilder &builder, Operation *at, ValueRange values, unsigned slotWords) {

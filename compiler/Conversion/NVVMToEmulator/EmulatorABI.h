@@ -31,6 +31,9 @@ enum class MemorySpace {
 /// Follows GEPs and address-space casts back to the base of `pointer`.
 MemorySpace classifyPointer(Value pointer);
 
+/// A pointer the ABI can take (address space 0): casts `pointer` if it is in another space.
+Value genericPointer(OpBuilder &builder, Location loc, Value pointer);
+
 class EmulatorABI {
 public:
   explicit EmulatorABI(ModuleOp host) : host(host) {}
@@ -50,6 +53,16 @@ public:
 
   /// The shared-arena byte offset that a pointer in address space 3 holds, as i32.
   Value sharedOffset(OpBuilder &builder, Location loc, Value pointer);
+
+  /// How the ABI's `_shared` and `_global` variants of an access take `pointer`: an i32 arena offset for
+  /// shared memory, an address-space-0 pointer for global memory.
+  struct Address {
+    bool shared;
+    Value value;
+    /// `stem` + "_shared" or "_global": the ABI function for this kind of memory.
+    std::string function(StringRef stem) const { return (stem + (shared ? "_shared" : "_global")).str(); }
+  };
+  Address address(OpBuilder &builder, Location loc, Value pointer);
 
   /// Stores `values` (each 32 bits wide: i32, f32, vector<2xf16>, ...) one after another into a fresh stack
   /// slot of `slotWords` words and returns it: how fragments are passed to the ABI.

@@ -15,12 +15,6 @@
 
 namespace mlir::la::emu {
 
-Value genericPointer(OpBuilder &builder, Location loc, Value pointer) {
-  if (cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace() == 0)
-    return pointer;
-  return LLVM::AddrSpaceCastOp::create(builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), pointer);
-}
-
 namespace {
 
 uint64_t sizeInBytes(Operation *op, Type type) { return DataLayout::closest(op).getTypeSize(type).getFixedValue(); }
@@ -33,13 +27,9 @@ struct LoadPattern : EmulatorPattern<LLVM::LoadOp> {
     Location loc = op.getLoc();
     uint64_t bytes = sizeInBytes(op, op.getType());
     Value slot = abi.stackSlot(rewriter, op, bytes);
-    Value where = abi.locationString(rewriter, loc);
-    if (classifyPointer(adaptor.getAddr()) == MemorySpace::Shared)
-      abi.call(rewriter, loc, "__la_emu_ld_shared", {},
-               {slot, abi.sharedOffset(rewriter, loc, adaptor.getAddr()), abi.i32(rewriter, loc, bytes), where});
-    else
-      abi.call(rewriter, loc, "__la_emu_ld_global", {},
-               {slot, genericPointer(rewriter, loc, adaptor.getAddr()), abi.i32(rewriter, loc, bytes), where});
+    EmulatorABI::Address address = abi.address(rewriter, loc, adaptor.getAddr());
+    abi.call(rewriter, loc, address.function("__la_emu_ld"), {},
+             {slot, address.value, abi.i32(rewriter, loc, bytes), abi.locationString(rewriter, loc)});
     rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, op.getType(), slot);
     return success();
   }
@@ -54,13 +44,9 @@ struct StorePattern : EmulatorPattern<LLVM::StoreOp> {
     uint64_t bytes = sizeInBytes(op, adaptor.getValue().getType());
     Value slot = abi.stackSlot(rewriter, op, bytes);
     LLVM::StoreOp::create(rewriter, loc, adaptor.getValue(), slot);
-    Value where = abi.locationString(rewriter, loc);
-    if (classifyPointer(adaptor.getAddr()) == MemorySpace::Shared)
-      abi.call(rewriter, loc, "__la_emu_st_shared", {},
-               {abi.sharedOffset(rewriter, loc, adaptor.getAddr()), slot, abi.i32(rewriter, loc, bytes), where});
-    else
-      abi.call(rewriter, loc, "__la_emu_st_global", {},
-               {genericPointer(rewriter, loc, adaptor.getAddr()), slot, abi.i32(rewriter, loc, bytes), where});
+    EmulatorABI::Address address = abi.address(rewriter, loc, adaptor.getAddr());
+    abi.call(rewriter, loc, address.function("__la_emu_st"), {},
+             {address.value, slot, abi.i32(rewriter, loc, bytes), abi.locationString(rewriter, loc)});
     rewriter.eraseOp(op);
     return success();
   }
@@ -108,13 +94,9 @@ Value callAtomic(EmulatorABI &abi, OpBuilder &builder, Location loc, uint32_t op
   Value opCode = abi.i32(builder, loc, op), typeValue = abi.i32(builder, loc, typeCode);
   Value bits = toBits64(builder, loc, value);
   Value compareBits = compare ? toBits64(builder, loc, compare) : zero;
-  Value old;
-  if (classifyPointer(pointer) == MemorySpace::Shared)
-    old = abi.call(builder, loc, "__la_emu_atom_shared", builder.getI64Type(),
-                   {opCode, typeValue, abi.sharedOffset(builder, loc, pointer), bits, compareBits, where});
-  else
-    old = abi.call(builder, loc, "__la_emu_atom_global", builder.getI64Type(),
-                   {opCode, typeValue, genericPointer(builder, loc, pointer), bits, compareBits, where});
+  EmulatorABI::Address address = abi.address(builder, loc, pointer);
+  Value old = abi.call(builder, loc, address.function("__la_emu_atom"), builder.getI64Type(),
+                       {opCode, typeValue, address.value, bits, compareBits, where});
   return fromBits64(builder, loc, old, type);
 }
 

@@ -25,9 +25,6 @@ void populateMemoryPatterns(RewritePatternSet &patterns, EmulatorABI &abi, const
 /// ldmatrix, mma.sync and wmma load/mma/store.
 void populateTensorCorePatterns(RewritePatternSet &patterns, EmulatorABI &abi);
 
-/// A pointer the ABI can take (address space 0): casts `pointer` if it is in another space.
-Value genericPointer(OpBuilder &builder, Location loc, Value pointer);
-
 /// Base of the patterns: an OpConversionPattern that can build ABI calls.
 template <typename Op> struct EmulatorPattern : OpConversionPattern<Op> {
   EmulatorPattern(MLIRContext *context, EmulatorABI &abi) : OpConversionPattern<Op>(context), abi(abi) {}

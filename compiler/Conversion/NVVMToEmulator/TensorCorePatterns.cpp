@@ -79,12 +79,12 @@ struct MmaPattern : EmulatorPattern<NVVM::MmaOp> {
 
 /// The ABI's memory-space code and address for a wmma pointer: a shared offset or a host address.
 std::pair<Value, Value> wmmaAddress(EmulatorABI &abi, OpBuilder &builder, Location loc, Value pointer) {
-  if (classifyPointer(pointer) == MemorySpace::Shared) {
-    Value offset = LLVM::ZExtOp::create(builder, loc, builder.getI64Type(), abi.sharedOffset(builder, loc, pointer));
-    return {abi.i32(builder, loc, LA_EMU_SPACE_SHARED), offset};
-  }
-  Value address = LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), genericPointer(builder, loc, pointer));
-  return {abi.i32(builder, loc, LA_EMU_SPACE_GLOBAL), address};
+  EmulatorABI::Address address = abi.address(builder, loc, pointer);
+  if (address.shared)
+    return {abi.i32(builder, loc, LA_EMU_SPACE_SHARED),
+            LLVM::ZExtOp::create(builder, loc, builder.getI64Type(), address.value)};
+  return {abi.i32(builder, loc, LA_EMU_SPACE_GLOBAL),
+          LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), address.value)};
 }
 
 LogicalResult checkWmmaShape(Operation *op, uint32_t m, uint32_t n, uint32_t k, NVVM::MMATypes type) {

@@ -50,6 +50,24 @@ def count_of(shape):
     return n
 
 
+def check_matmul(a_path, b_path, c_path, tol, b_transposed):
+    """C == A @ B^T (B stored N x K) or A @ B (B stored K x N), against an fp64 reference."""
+    (m, k), a = read(a_path)
+    b_shape, b = read(b_path)
+    (m2, n), c = read(c_path)
+    n_b, k_b = b_shape if b_transposed else b_shape[::-1]
+    assert k == k_b and m == m2 and n == n_b, "shapes do not match"
+    worst = 0.0
+    for i in range(m):
+        for j in range(n):
+            ref = sum(a[i * k + p] * (b[j * k + p] if b_transposed else b[p * n + j]) for p in range(k))
+            err = abs(c[i * n + j] - ref)
+            worst = max(worst, err)
+            if err > tol:
+                sys.exit("C[%d][%d] = %g, expected %g" % (i, j, c[i * n + j], ref))
+    print("max error %.3g" % worst)
+
+
 def main():
     mode = sys.argv[1]
     if mode == "random":
@@ -61,33 +79,8 @@ def main():
         dtype, shape_text, value, out = sys.argv[2:6]
         shape = [int(d) for d in shape_text.split("x")]
         write(out, dtype, shape, [float(value)] * count_of(shape))
-    elif mode == "check-matmul-nt":
-        (m, k), a = read(sys.argv[2])
-        (n, k2), b = read(sys.argv[3])
-        (m2, n2), c = read(sys.argv[4])
-        tol = float(sys.argv[5])
-        assert k == k2 and m == m2 and n == n2, "shapes do not match"
-        worst = 0.0
-        for i in range(m):
-            for j in range(n):
-                ref = sum(a[i * k + p] * b[j * k + p] for p in range(k))
-                err = abs(c[i * n + j] - ref)
-                worst = max(worst, err)
-                if err > tol:
-                    print("C[%d][%d] = %g, expected %g" % (i, j, c[i * n + j], ref))
-                    sys.exit(1)
-        print("max error %.3g" % worst)
-    elif mode == "check-matmul-nn":
-        (m, k), a = read(sys.argv[2])
-        (k2, n), b = read(sys.argv[3])
-        (m2, n2), c = read(sys.argv[4])
-        tol = float(sys.argv[5])
-        assert k == k2 and m == m2 and n == n2, "shapes do not match"
-        for i in range(m):
-            for j in range(n):
-                ref = sum(a[i * k + p] * b[p * n + j] for p in range(k))
-                if abs(c[i * n + j] - ref) > tol:
-                    sys.exit("C[%d][%d] = %g, expected %g" % (i, j, c[i * n + j], ref))
+    elif mode in ("check-matmul-nt", "check-matmul-nn"):
+        check_matmul(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), b_transposed=mode.endswith("nt"))
     elif mode == "check-warp-scan":
         _, x = read(sys.argv[2])
         _, out = read(sys.argv[3])
