@@ -6,6 +6,7 @@
 #include "Target/TargetBackend.h"
 #include "Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -51,6 +52,26 @@ void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+}
+
+void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocations) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = loopsMayReturnAllocations;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so
+  // a result written by a loop (a sweep) is still recognised as an allocation and becomes the out-param.
+  pm.addPass(createCanonicalizerPass());
+  // Chunk loops allocate their per-chunk tiles (scores, prefix sums, mapped operands) inside the loop
+  // body; with 16-position chunks that is thousands of allocations per call. Allocations of a static
+  // size that do not escape an iteration move in front of the loop.
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
 }
 
 void buildPipeline(OpPassManager &pm, const TargetBackend &target, const Specialization &specialization,

@@ -98,6 +98,8 @@ llvm::StringRef getTargetName(PipelineTarget target) {
     return "common";
   case PipelineTarget::CPU:
     return "cpu";
+  case PipelineTarget::CUDA:
+    return "cuda";
   }
   llvm_unreachable("unknown target");
 }

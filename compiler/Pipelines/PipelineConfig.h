@@ -25,9 +25,9 @@
 namespace mlir::la {
 
 /// A compilation target of the pipeline. `Common` marks the options of the target-neutral stages.
-enum class PipelineTarget { Common, CPU };
+enum class PipelineTarget { Common, CPU, CUDA };
 
-/// "common", "cpu".
+/// "common", "cpu", "cuda".
 llvm::StringRef getTargetName(PipelineTarget target);
 
 /// The C++ type of an option's field.

@@ -54,6 +54,12 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
 /// Target-neutral optimised `la` ⇒ fused `linalg` on tensors.
 void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config);
 
+/// Tensors ⇒ buffers, for any target: one-shot bufferisation across function boundaries (identity layouts),
+/// static allocations hoisted out of loops, results as out-parameters (a static result allocation becomes
+/// the out-parameter itself). `loopsMayReturnAllocations`: a loop may yield a fresh buffer per iteration
+/// (which then needs deallocation); without it, loop-carried buffers are updated in place.
+void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocations);
+
 /// The whole pipeline for `target`, up to and including `last`.
 void buildPipeline(OpPassManager &pm, const TargetBackend &target, const Specialization &specialization,
                    PipelineStage last = PipelineStage::TargetIR);

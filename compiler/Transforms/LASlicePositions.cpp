@@ -52,8 +52,12 @@ struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
     OpBuilder b(func.getContext());
     auto positionType = RankedTensorType::get(SmallVector<int64_t>(dims, 1), b.getF32Type());
     unsigned firstPosition = func.getNumArguments();
+    // `la.slice_position = d` marks the coordinate arguments for the GPU target, which computes them from
+    // the block index instead of taking them from the launcher (la-gpu-outline-slice-kernel).
     for (int64_t d = 0; d < dims; ++d)
-      if (failed(func.insertArgument(firstPosition + d, positionType, {}, func.getLoc())))
+      if (failed(func.insertArgument(firstPosition + d, positionType,
+                                     b.getDictionaryAttr(b.getNamedAttr(kSlicePositionAttr, b.getI64IntegerAttr(d))),
+                                     func.getLoc())))
         return signalPassFailure();
 
     // One scalar per coordinate, read at the top of the body where every map can see it.

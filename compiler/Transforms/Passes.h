@@ -19,6 +19,9 @@
 
 namespace mlir::la {
 
+/// The argument attribute `la-slice-positions` puts on each coordinate argument it adds: its dimension.
+inline constexpr llvm::StringLiteral kSlicePositionAttr = "la.slice_position";
+
 #define GEN_PASS_DECL
 #include "Transforms/Passes.h.inc"
 

@@ -13,6 +13,7 @@
 #include "Analysis/BatchSlicing.h"
 #include "Pipelines/Pipelines.h"
 #include "Target/CPU/CPUTarget.h"
+#include "Target/CUDA/CUDATarget.h"
 #include "Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -29,7 +30,48 @@ namespace {
 using mlir::la::PipelineStage;
 
 llvm::Expected<std::unique_ptr<mlir::la::TargetBackend>> createTarget(const CompileOptions &options) {
+  if (options.target == mlir::la::PipelineTarget::CUDA)
+    return mlir::la::CUDATarget::create(options);
   return mlir::la::CPUTarget::create(options);
+}
+
+struct StageName {
+  Stage stage;
+  llvm::StringRef name;
+  /// The target that has the stage; Common for the target-neutral ones.
+  mlir::la::PipelineTarget target;
+  /// The artefact `TargetBackend::emitArtifact` makes for it; empty for a printed IR stage.
+  llvm::StringRef artifact;
+};
+
+constexpr StageName kStages[] = {
+    {Stage::LA, "la", mlir::la::PipelineTarget::Common, ""},
+    {Stage::Fused, "fused", mlir::la::PipelineTarget::Common, ""},
+    {Stage::Linalg, "linalg", mlir::la::PipelineTarget::Common, ""},
+    {Stage::LLVMDialect, "llvm-dialect", mlir::la::PipelineTarget::CPU, ""},
+    {Stage::LLVM, "llvm", mlir::la::PipelineTarget::CPU, "llvm"},
+    {Stage::Asm, "asm", mlir::la::PipelineTarget::CPU, "asm"},
+    {Stage::Object, "obj", mlir::la::PipelineTarget::CPU, "obj"},
+    {Stage::GPU, "gpu", mlir::la::PipelineTarget::CUDA, ""},
+    {Stage::NVVM, "nvvm", mlir::la::PipelineTarget::CUDA, "nvvm"},
+    {Stage::PTX, "ptx", mlir::la::PipelineTarget::CUDA, "ptx"},
+    {Stage::Cubin, "cubin", mlir::la::PipelineTarget::CUDA, "cubin"},
+};
+
+const StageName &describe(Stage stage) {
+  for (const StageName &entry : kStages)
+    if (entry.stage == stage)
+      return entry;
+  llvm_unreachable("a stage without a name");
+}
+
+/// The arguments of one batch×head slice: the leading `slicedDims` dimensions of each set to 1.
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims) {
+  std::vector<TensorSpec> slice(arguments.begin(), arguments.end());
+  for (TensorSpec &spec : slice)
+    for (int64_t d = 0; d < slicedDims && d < static_cast<int64_t>(spec.shape.size()); ++d)
+      spec.shape[d] = 1;
+  return slice;
 }
 
 mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments) {
@@ -70,7 +112,8 @@ llvm::Expected<std::vector<TensorSpec>> toSpecs(TypeRange types, llvm::StringRef
   return specs;
 }
 
-/// Runs the pipeline on `parsed` up to (and including) `stage` (LA..LLVMDialect). Without arguments, `LA`
+/// Runs the pipeline on `parsed` up to (and including) `stage` (LA, Fused, Linalg, or anything later: the
+/// target's whole pass pipeline). Without arguments, `LA`
 /// and `Fused` are not specialised.
 /// `slicedDims` > 0 compiles one batch×head slice that reads its coordinates from extra arguments.
 LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &target, llvm::StringRef entry,
@@ -93,16 +136,21 @@ LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &ta
 } // namespace
 
 std::optional<Stage> parseStage(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<Stage>>(name)
-      .Case("la", Stage::LA)
-      .Case("fused", Stage::Fused)
-      .Case("linalg", Stage::Linalg)
-      .Case("llvm-dialect", Stage::LLVMDialect)
-      .Case("llvm", Stage::LLVM)
-      .Case("asm", Stage::Asm)
-      .Case("obj", Stage::Object)
-      .Default(std::nullopt);
+  for (const StageName &entry : kStages)
+    if (entry.name == name)
+      return entry.stage;
+  return std::nullopt;
 }
+
+llvm::SmallVector<llvm::StringRef> getStageNames(mlir::la::PipelineTarget target) {
+  llvm::SmallVector<llvm::StringRef> names;
+  for (const StageName &entry : kStages)
+    if (entry.target == mlir::la::PipelineTarget::Common || entry.target == target)
+      names.push_back(entry.name);
+  return names;
+}
+
+bool isBinaryStage(Stage stage) { return stage == Stage::Object || stage == Stage::Cubin; }
 
 llvm::StringRef getCompilerVersion() {
   // Bump when generated code changes without a change of options (cache entries then miss).
@@ -183,8 +231,16 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   PassManager pm(program.context.get(), ModuleOp::getOperationName());
   (*target)->buildLoweringPipeline(pm);
   if (failed(pm.run(*program.module)))
-    return program.diagnostics.error("lowering to LLVM failed");
-  auto object = (*target)->emitArtifact(*program.module, "obj");
+    return program.diagnostics.error("lowering for the target failed");
+  // The CPU's artefact is an object file; the CUDA target's is the `gpu` stage as text, which the emulator
+  // (and, for a device, the PTX generation) starts from.
+  llvm::Expected<std::string> object = std::string();
+  if ((*target)->getKind() == mlir::la::PipelineTarget::CUDA) {
+    llvm::raw_string_ostream os(*object);
+    program.module->print(os);
+  } else {
+    object = (*target)->emitArtifact(*program.module, "obj");
+  }
   if (!object)
     return object.takeError();
 
@@ -215,7 +271,9 @@ llvm::Expected<std::string> getResolvedOptionsText(const CompileOptions &options
   auto target = createTarget(options);
   if (!target)
     return target.takeError();
-  return (*target)->getConfig().str() + ",slice=" + (options.sliceBatchHeads ? "1" : "0");
+  mlir::la::PipelineTarget kind = (*target)->getKind();
+  return "target=" + mlir::la::getTargetName(kind).str() + "," + (*target)->getConfig().str(kind) +
+         ",slice=" + (options.sliceBatchHeads ? "1" : "0");
 }
 
 llvm::Expected<std::string> promoteToF64(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry) {
@@ -251,13 +309,32 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
   auto target = createTarget(options);
   if (!target)
     return target.takeError();
+  const StageName &wanted = describe(stage);
+  mlir::la::PipelineTarget kind = (*target)->getKind();
+  if (wanted.target != mlir::la::PipelineTarget::Common && wanted.target != kind)
+    return llvm::createStringError(llvm::formatv("stage '{0}' belongs to the {1} target; the {2} target emits {3}",
+                                                 wanted.name, mlir::la::getTargetName(wanted.target),
+                                                 mlir::la::getTargetName(kind), llvm::join(getStageNames(kind), ", "))
+                                       .str());
+  // A GPU kernel covers one batch×head slice per thread block, as the runtime launches it.
+  int64_t slicedDims = 0;
+  std::vector<TensorSpec> compiled(arguments.begin(), arguments.end());
+  if (kind == mlir::la::PipelineTarget::CUDA && stage > Stage::Fused && options.sliceBatchHeads) {
+    auto entries = inspectProgram(source, bufferName);
+    if (!entries)
+      return entries.takeError();
+    for (const EntryInfo &info : *entries)
+      if (info.name == entry)
+        slicedDims = info.slicedDims;
+    compiled = sliceArguments(arguments, slicedDims);
+  }
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
   ParsedProgram &program = **parsed;
-  if (failed(runStages(program, **target, entry, arguments, std::min(stage, Stage::LLVMDialect))))
+  if (failed(runStages(program, **target, entry, compiled, stage, slicedDims)))
     return program.diagnostics.error("compilation failed");
-  if (stage <= Stage::LLVMDialect) {
+  if (wanted.artifact.empty()) {
     std::string text;
     llvm::raw_string_ostream os(text);
     // As mlir-opt prints it (a blank line after the module), so `la-opt` output compares equal.
@@ -265,7 +342,14 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
     os << "\n";
     return text;
   }
-  return (*target)->emitArtifact(*program.module, stage == Stage::LLVM ? "llvm" : stage == Stage::Asm ? "asm" : "obj");
+  auto artifact = (*target)->emitArtifact(*program.module, wanted.artifact);
+  if (!artifact) {
+    // The passes' own diagnostics (file:line:col of the op at fault) first, then what failed.
+    std::string reason = llvm::toString(artifact.takeError());
+    std::string diagnostics = llvm::toString(program.diagnostics.error(""));
+    return llvm::createStringError(diagnostics.empty() ? reason : diagnostics + "\n" + reason);
+  }
+  return artifact;
 }
 
 } // namespace la

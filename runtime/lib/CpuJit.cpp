@@ -53,4 +53,21 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::load(CompiledKernel 
   return std::move(loaded);
 }
 
+llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnEmulator(CompiledKernel kernel) {
+  llvm::StringRef text(kernel.object.data(), kernel.object.size());
+  auto program = EmulatedProgram::compile(text, kernel.entry + ".gpu.mlir");
+  if (!program)
+    return program.takeError();
+  const EmulatedKernel *entry = (*program)->find(kernel.entry);
+  if (!entry)
+    return llvm::createStringError("the CUDA target produced no kernel named '" + kernel.entry + "'");
+  auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());
+  loaded->emulated = std::move(*program);
+  loaded->emulatedEntry = entry;
+  kernel.object.clear();
+  kernel.object.shrink_to_fit();
+  loaded->kernel = std::move(kernel);
+  return std::move(loaded);
+}
+
 } // namespace la

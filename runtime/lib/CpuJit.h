@@ -1,14 +1,15 @@
 //===- CpuJit.h - load a compiled kernel object and call it -----*- C++ -*-===//
 //
-// Internal to the runtime. Each kernel object is linked in-process by its own ORC LLJIT instance (so kernels
+// Internal to the runtime. Each CPU kernel object is linked in-process by its own ORC LLJIT instance (so kernels
 // are independent and freed together with their cache entry); external symbols (malloc, free, libm)
-// resolve against the running process.
+// resolve against the running process. A CUDA kernel is compiled for the GPU emulator instead.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_RUNTIME_LIB_CPUJIT_H
 #define LA_RUNTIME_LIB_CPUJIT_H
 
 #include "la/runtime/Compiler.h"
+#include "la/runtime/GpuEmulator.h"
 
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 
@@ -18,9 +19,15 @@ namespace la {
 class LoadedKernel {
 public:
   static llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel);
+  /// A kernel of the CUDA target (its object is the `gpu` stage text), compiled for the SIMT emulator.
+  static llvm::Expected<std::unique_ptr<LoadedKernel>> loadOnEmulator(CompiledKernel kernel);
 
   /// Calls the kernel on one slice: one memref-descriptor pointer per argument, then one per result.
   void call(void **descriptors) const { function(descriptors); }
+
+  /// For a kernel loaded on the emulator: the program and its kernel; null otherwise.
+  const EmulatedProgram *emulatedProgram() const { return emulated.get(); }
+  const EmulatedKernel *emulatedKernel() const { return emulatedEntry; }
 
   /// The compiled kernel's metadata (its object bytes are released once linked).
   const CompiledKernel &info() const { return kernel; }
@@ -30,6 +37,8 @@ private:
   CompiledKernel kernel;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*function)(void **) = nullptr;
+  std::unique_ptr<EmulatedProgram> emulated;
+  const EmulatedKernel *emulatedEntry = nullptr;
 };
 
 } // namespace la

@@ -11,6 +11,7 @@
 #include "ParsedProgram.h"
 
 #include "Target/CPU/CPUTarget.h"
+#include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/NVVM/NVVMLowering.h"
 
 #include "la/emulator/Symbols.h"
@@ -91,6 +92,15 @@ FailureOr<std::vector<EmulatedKernel>> readSignatures(ModuleOp module) {
         argument.elementType = typeName(element);
         argument.elementBytes = element.isIndex() ? 8 : (element.getIntOrFloatBitWidth() + 7) / 8;
         kernel.arguments.push_back(std::move(argument));
+      }
+      // A per-slice kernel of the CUDA target: each block addresses its own slice of every argument.
+      if (auto sliceBytes = function->getAttrOfType<DenseI64ArrayAttr>(mlir::la::kSliceBytesAttr)) {
+        if (sliceBytes.size() != static_cast<int64_t>(kernel.arguments.size()))
+          return function.emitError() << mlir::la::kSliceBytesAttr << " lists " << sliceBytes.size()
+                                      << " arguments but '" << kernel.name << "' has "
+                                      << kernel.arguments.size();
+        for (auto [argument, bytes] : llvm::zip(kernel.arguments, sliceBytes.asArrayRef()))
+          argument.sliceBytes = bytes;
       }
       kernels.push_back(std::move(kernel));
     }
@@ -207,8 +217,8 @@ llvm::Expected<emu::LaunchReport> EmulatedProgram::launch(const EmulatedKernel &
   config.buffers.clear();
   for (auto [i, argument] : llvm::enumerate(kernel.arguments))
     if (argument.isBuffer)
-      config.buffers.push_back(
-          {llvm::formatv("argument #{0}", i).str(), *static_cast<void **>(arguments[i]), argument.numBytes()});
+      config.buffers.push_back({llvm::formatv("argument #{0}", i).str(), *static_cast<void **>(arguments[i]),
+                                argument.sliceBytes ? argument.sliceBytes * config.grid.count() : argument.numBytes()});
   std::vector<void *> packed(arguments.begin(), arguments.end());
   void (*entry)(void **) = kernel.entry;
   return emu::launch([&packed, entry] { entry(packed.data()); }, config);

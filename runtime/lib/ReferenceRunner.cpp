@@ -11,6 +11,9 @@ ReferenceRunner::ReferenceRunner(const RuntimeOptions &kernelOptions) : options(
   options.compile.fuse = false;
   options.compile.groupSweeps = false;
   options.compile.registerTile = false;
+  // The reference is the CPU's, whichever target the kernels it checks run on.
+  options.target = RuntimeTarget::CPU;
+  options.compile.target = mlir::la::PipelineTarget::CPU;
 }
 
 llvm::Expected<std::shared_ptr<Program>> ReferenceRunner::promoted(const Program &program, llvm::StringRef entry) {

@@ -46,6 +46,21 @@ llvm::StringRef cacheSourceName(CacheSource source) {
   return "miss";
 }
 
+llvm::StringRef runtimeTargetName(RuntimeTarget target) {
+  return target == RuntimeTarget::CUDAEmulator ? "cuda-emu" : "cpu";
+}
+
+llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name) {
+  if (name == "cpu")
+    return RuntimeTarget::CPU;
+  if (name == "cuda-emu")
+    return RuntimeTarget::CUDAEmulator;
+  return llvm::createStringError(
+      llvm::formatv("'{0}' is not a runtime target (choose cpu, or cuda-emu: the CUDA kernels on the GPU emulator)",
+                    name)
+          .str());
+}
+
 Program::~Program() = default;
 Runtime::~Runtime() = default;
 
@@ -261,7 +276,13 @@ public:
                            " overlaps another argument; outputs need their own buffers");
       }
     }
-    execute(**kernel, inputs, outputs);
+    if ((*kernel)->emulatedKernel()) {
+      if (llvm::Error err = executeOnEmulator(**kernel, inputs, outputs))
+        return makeError(program.name() + ": entry '" + entry + "' on the GPU emulator: " +
+                         llvm::toString(std::move(err)));
+    } else {
+      execute(**kernel, inputs, outputs);
+    }
     if (!runtimeOptions.checkNumerics)
       return llvm::Error::success();
     auto report = checkNumerics(program, entry, inputs, outputs);
@@ -389,7 +410,7 @@ private:
     if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {
       // An entry that passed its checksum but does not link (written by a different LLVM under the same
       // version string, say) is discarded like a corrupt one and compiled afresh.
-      auto loaded = LoadedKernel::load(std::move(*cached));
+      auto loaded = load(std::move(*cached));
       if (loaded) {
         source = CacheSource::Disk;
         return loaded;
@@ -404,7 +425,13 @@ private:
       return fresh.takeError();
     if (llvm::Error err = disk.store(diskKey, *fresh))
       reportDiskCacheProblem(std::move(err));
-    return LoadedKernel::load(std::move(*fresh));
+    return load(std::move(*fresh));
+  }
+
+  llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel) const {
+    if (runtimeOptions.target == RuntimeTarget::CUDAEmulator)
+      return LoadedKernel::loadOnEmulator(std::move(kernel));
+    return LoadedKernel::load(std::move(kernel));
   }
 
   /// A cache that cannot be written is not fatal: warn once and keep compiling in memory.
@@ -428,6 +455,44 @@ private:
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(key));
     return text;
+  }
+
+  /// Runs a CUDA kernel on the emulator: one block per slice, block (x, y) = (head, batch); its scratch
+  /// buffer (temporaries, CUDATarget.h) allocated here. A finding of the emulator (a race, an out-of-bounds
+  /// access, a divergent barrier) fails the call.
+  llvm::Error executeOnEmulator(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
+                                llvm::ArrayRef<TensorRef> outputs) {
+    const CompiledKernel &info = kernel.info();
+    const EmulatedKernel &gpu = *kernel.emulatedKernel();
+    emu::LaunchConfig config;
+    auto size = [&](int64_t d) { return static_cast<uint32_t>(inputs[0].spec.shape[d]); };
+    if (info.slicedDims == 2)
+      config.grid = {size(1), size(0), 1};
+    else if (info.slicedDims == 1)
+      config.grid = {size(0), 1, 1};
+    if (config.grid.count() == 0)
+      return llvm::Error::success();
+    if (!gpu.blockSize)
+      return makeError("kernel '" + gpu.name + "' declares no block size");
+    config.block = *gpu.blockSize;
+    llvm::SmallVector<void *, 8> pointers;
+    for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
+      pointers.push_back(ref.data);
+    std::vector<char> scratch;
+    if (gpu.arguments.size() == pointers.size() + 1) {
+      scratch.assign(gpu.arguments.back().sliceBytes * config.grid.count(), 0);
+      pointers.push_back(scratch.data());
+    }
+    if (gpu.arguments.size() != pointers.size())
+      return makeError("kernel '" + gpu.name + "' takes " + llvm::Twine(gpu.arguments.size()) + " arguments, not " +
+                       llvm::Twine(pointers.size()));
+    llvm::SmallVector<void *, 8> arguments;
+    for (void *&pointer : pointers)
+      arguments.push_back(&pointer);
+    auto report = kernel.emulatedProgram()->launch(gpu, arguments, config);
+    if (!report)
+      return report.takeError();
+    return report->takeError();
   }
 
   /// Runs every slice of a call, spread over the pool in contiguous ranges (one per thread).
@@ -516,6 +581,11 @@ private:
 } // namespace
 
 llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options) {
+  if (options.target == RuntimeTarget::CUDAEmulator)
+    options.compile.target = mlir::la::PipelineTarget::CUDA;
+  else if (options.compile.target != mlir::la::PipelineTarget::CPU)
+    return makeError("the CUDA target's kernels run on the GPU emulator: set RuntimeOptions::target to "
+                     "RuntimeTarget::CUDAEmulator (cuda-emu)");
   auto optionsText = getResolvedOptionsText(options.compile);
   if (!optionsText)
     return optionsText.takeError();

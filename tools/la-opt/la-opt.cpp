@@ -9,6 +9,7 @@
 #include "LA/IR/LADialect.h"
 #include "Target/CPU/CPUTarget.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/NVVM/NVVMLowering.h"
 #include "Transforms/Passes.h"
 
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::la::registerLAPasses();
   mlir::la::registerLACPUPasses();
+  mlir::la::registerLACUDAPasses();
   mlir::la::registerLAConversionPasses();
   mlir::la::registerCPUPipelines();
   mlir::la::registerNVVMPipelines();

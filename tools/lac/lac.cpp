@@ -1,7 +1,8 @@
 //===- lac.cpp - the la kernel compiler driver ----------------------------===//
 //
 //   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] [-o OUT]
-//           --emit=la|fused|linalg|llvm-dialect|llvm|asm|obj|pipeline
+//           [--target=cpu|cuda [--arch=sm_80|sm_90]]
+//           --emit=la|fused|linalg|pipeline, then llvm-dialect|llvm|asm|obj (cpu) or gpu|nvvm|ptx|cubin (cuda)
 //   lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... (GpuRun.cpp)
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json]
@@ -52,9 +53,16 @@ static cl::list<std::string> shapes("shape",
                                              "--random gives that argument"),
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
-                                 cl::desc("Stage to print: la, fused, linalg, llvm-dialect, llvm, asm, obj; or "
-                                          "pipeline, the textual pass pipeline (la-opt --pass-pipeline=...)"),
+                                 cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
+                                          "obj; for CUDA gpu, nvvm, ptx, cubin; or pipeline, the textual pass "
+                                          "pipeline (la-opt --pass-pipeline=...)"),
                                  cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
+static cl::opt<std::string> targetName("target",
+                                       cl::desc("compile: cpu, or cuda (NVIDIA GPUs, one thread block per "
+                                                "batch×head slice; --arch picks sm_80 or sm_90). run: cpu, or "
+                                                "cuda-emu (the CUDA kernels on the GPU emulator)"),
+                                       cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand),
+                                       cl::cat(commonCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"), cl::init("-"),
                                        cl::sub(compileCommand));
 
@@ -220,12 +228,15 @@ int runCompile() {
   auto options = pipelineFlags().get();
   if (!options)
     return fail(options.takeError());
+  if (targetName == "cuda")
+    options->target = mlir::la::PipelineTarget::CUDA;
+  else if (targetName != "cpu")
+    return fail("--target=" + targetName + ": unknown target (choose cpu, cuda)");
   bool printPipeline = emit == "pipeline";
-  std::optional<la::Stage> stage = printPipeline ? la::Stage::LLVMDialect : la::parseStage(emit);
+  std::optional<la::Stage> stage = printPipeline ? la::Stage::Linalg : la::parseStage(emit);
   if (!stage)
-    return fail("--emit=" + emit +
-                ": unknown stage (choose la, fused, linalg, llvm-dialect, llvm, asm, obj, "
-                "pipeline)");
+    return fail("--emit=" + emit + ": unknown stage (choose " + llvm::join(la::getStageNames(options->target), ", ") +
+                ", pipeline)");
   auto source = readSource(inputFile);
   if (!source)
     return fail(source.takeError());
@@ -255,7 +266,7 @@ int runCompile() {
     return fail(text.takeError());
   std::error_code ec;
   llvm::ToolOutputFile out(outputFile, ec,
-                           *stage == la::Stage::Object ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+                           la::isBinaryStage(*stage) ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
   if (ec)
     return fail(outputFile + ": " + ec.message());
   out.os() << *text;
@@ -271,6 +282,10 @@ int runRun() {
   if (!compileOptions)
     return fail(compileOptions.takeError());
   options.compile = *compileOptions;
+  auto target = la::parseRuntimeTarget(targetName);
+  if (!target)
+    return fail("--target: " + llvm::toString(target.takeError()));
+  options.target = *target;
   auto runtime = la::Runtime::create(options);
   if (!runtime)
     return fail(runtime.takeError());

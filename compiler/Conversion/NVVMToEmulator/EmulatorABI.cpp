@@ -8,17 +8,35 @@
 
 namespace mlir::la::emu {
 
+/// The value `extract` reads, when the aggregate is built by a chain of insertvalues; null otherwise.
+static Value findInsertedValue(LLVM::ExtractValueOp extract) {
+  Value aggregate = extract.getContainer();
+  while (auto insert = aggregate.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (insert.getPosition() == extract.getPosition())
+      return insert.getValue();
+    aggregate = insert.getContainer();
+  }
+  return nullptr;
+}
+
 MemorySpace classifyPointer(Value pointer) {
   if (cast<LLVM::LLVMPointerType>(pointer.getType()).getAddressSpace() == 3)
     return MemorySpace::Shared;
   Value base = pointer;
   while (Operation *def = base.getDefiningOp()) {
-    if (auto gep = dyn_cast<LLVM::GEPOp>(def))
+    if (auto gep = dyn_cast<LLVM::GEPOp>(def)) {
       base = gep.getBase();
-    else if (auto cast = dyn_cast<LLVM::AddrSpaceCastOp>(def))
+    } else if (auto cast = dyn_cast<LLVM::AddrSpaceCastOp>(def)) {
       base = cast.getArg();
-    else
+    } else if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
+      // A pointer read back from a memref descriptor: the value inserted at that position.
+      Value inserted = findInsertedValue(extract);
+      if (!inserted)
+        break;
+      base = inserted;
+    } else {
       break;
+    }
   }
   if (base.getDefiningOp<LLVM::AllocaOp>() || base.getDefiningOp<LLVM::AddressOfOp>())
     return MemorySpace::Private;
@@ -88,7 +106,7 @@ Value EmulatorABI::stackSlot(OpBuilder &builder, Operation *at, uint64_t bytes) 
   Location loc = at->getLoc();
   auto bytesType = LLVM::LLVMArrayType::get(builder.getI8Type(), std::max<uint64_t>(bytes, 1));
   return LLVM::AllocaOp::create(builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), bytesType,
-                                i32(builder, loc, 1), /*alignment=*/16);
+                                i32(builder, loc, 1), kSlotAlignment);
 }
 
 Value EmulatorABI::sharedOffset(OpBuilder &builder, Location loc, Value pointer) {

@@ -47,8 +47,12 @@ public:
   Value i32(OpBuilder &builder, Location loc, int64_t value);
   Value i64(OpBuilder &builder, Location loc, int64_t value);
 
-  /// A stack slot of `bytes` bytes (16-byte aligned) in the entry block of the function around `at`, so
-  /// loops do not grow the stack.
+  /// The alignment of every stack slot; loads and stores of a slot must say so (a vector type's own ABI
+  /// alignment is its size, which a 16-byte slot does not have).
+  static constexpr unsigned kSlotAlignment = 16;
+
+  /// A stack slot of `bytes` bytes (kSlotAlignment-aligned) in the entry block of the function around `at`,
+  /// so loops do not grow the stack.
   Value stackSlot(OpBuilder &builder, Operation *at, uint64_t bytes);
 
   /// The shared-arena byte offset that a pointer in address space 3 holds, as i32.

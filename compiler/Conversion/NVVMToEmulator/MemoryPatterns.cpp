@@ -17,7 +17,14 @@ namespace mlir::la::emu {
 
 namespace {
 
-uint64_t sizeInBytes(Operation *op, Type type) { return DataLayout::closest(op).getTypeSize(type).getFixedValue(); }
+/// The bytes a load or store of `type` touches. For a vector that is its elements' bytes (LLVM's store size),
+/// not the data layout's type size, which rounds vector<48xf32> up to 256 bytes.
+uint64_t sizeInBytes(Operation *op, Type type) {
+  DataLayout layout = DataLayout::closest(op);
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * layout.getTypeSize(vector.getElementType()).getFixedValue();
+  return layout.getTypeSize(type).getFixedValue();
+}
 
 /// llvm.load from shared or global memory => __la_emu_ld_{shared,global} into a stack slot, then a native load.
 struct LoadPattern : EmulatorPattern<LLVM::LoadOp> {
@@ -30,7 +37,8 @@ struct LoadPattern : EmulatorPattern<LLVM::LoadOp> {
     EmulatorABI::Address address = abi.address(rewriter, loc, adaptor.getAddr());
     abi.call(rewriter, loc, address.function("__la_emu_ld"), {},
              {slot, address.value, abi.i32(rewriter, loc, bytes), abi.locationString(rewriter, loc)});
-    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, op.getType(), slot);
+    // The slot's alignment, not the type's: an LLVM vector type's ABI alignment is its size.
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, op.getType(), slot, EmulatorABI::kSlotAlignment);
     return success();
   }
 };
@@ -43,7 +51,7 @@ struct StorePattern : EmulatorPattern<LLVM::StoreOp> {
     Location loc = op.getLoc();
     uint64_t bytes = sizeInBytes(op, adaptor.getValue().getType());
     Value slot = abi.stackSlot(rewriter, op, bytes);
-    LLVM::StoreOp::create(rewriter, loc, adaptor.getValue(), slot);
+    LLVM::StoreOp::create(rewriter, loc, adaptor.getValue(), slot, EmulatorABI::kSlotAlignment);
     EmulatorABI::Address address = abi.address(rewriter, loc, adaptor.getAddr());
     abi.call(rewriter, loc, address.function("__la_emu_st"), {},
              {address.value, slot, abi.i32(rewriter, loc, bytes), abi.locationString(rewriter, loc)});

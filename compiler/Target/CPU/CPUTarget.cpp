@@ -116,24 +116,9 @@ void CPUTarget::buildTensorPipeline(OpPassManager &pm) const {
 }
 
 void CPUTarget::buildLoweringPipeline(OpPassManager &pm) const {
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
-  // Chunk loops carry their state in a fresh buffer per iteration (D×Dv, small next to the chunk work).
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so
-  // a result written by a loop (a sweep) is still recognised as an allocation and becomes the out-param.
-  pm.addPass(createCanonicalizerPass());
-  // Chunk loops allocate their per-chunk tiles (scores, prefix sums, mapped operands) inside the loop
-  // body; with 16-position chunks that is thousands of allocations per call. Allocations of a static
-  // size that do not escape an iteration move in front of the loop (before deallocation is placed).
-  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  pm.addPass(createCanonicalizerPass());
+  // Chunk loops carry their state in a fresh buffer per iteration (D×Dv, small next to the chunk work),
+  // which the deallocation pipeline frees.
+  buildBufferizationPipeline(pm, /*loopsMayReturnAllocations=*/true);
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addNestedPass<func::FuncOp>(createLAExpandStridedCopies());
@@ -213,8 +198,14 @@ llvm::Expected<std::string> CPUTarget::emitArtifact(ModuleOp module, llvm::Strin
 
 PipelineConfig CPUPipelineOptions::getConfig() const {
   PipelineConfig config;
-#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION) config.FIELD = FIELD;
+#define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION) LA_COPY_##TARGET(FIELD)
+#define LA_COPY_Common(FIELD) config.FIELD = FIELD;
+#define LA_COPY_CPU LA_COPY_Common
+#define LA_COPY_CUDA(FIELD)
 #include "Pipelines/PipelineOptions.def"
+#undef LA_COPY_Common
+#undef LA_COPY_CPU
+#undef LA_COPY_CUDA
   return config;
 }
 

@@ -54,9 +54,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 #define LA_OPTION_IN_Common(FIELD, NAME, TYPE, DEFAULT, DESCRIPTION)                                                   \
   Option<TYPE> FIELD{*this, NAME, llvm::cl::desc(DESCRIPTION), llvm::cl::init(DEFAULT)};
 #define LA_OPTION_IN_CPU LA_OPTION_IN_Common
+#define LA_OPTION_IN_CUDA(FIELD, NAME, TYPE, DEFAULT, DESCRIPTION)
 #include "Pipelines/PipelineOptions.def"
 #undef LA_OPTION_IN_Common
 #undef LA_OPTION_IN_CPU
+#undef LA_OPTION_IN_CUDA
 
   Option<std::string> entry{*this, "entry", llvm::cl::desc("Function to keep and specialise (la-specialize)")};
   ListOption<std::string> argTypes{*this, "arg-types",

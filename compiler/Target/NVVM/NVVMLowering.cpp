@@ -3,6 +3,7 @@
 #include "Target/NVVM/NVVMLowering.h"
 
 #include "Conversion/Passes.h"
+#include "Target/CUDA/Transforms/CUDAPasses.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -10,12 +11,14 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::la {
 
 void buildNVVMLoweringTail(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -25,6 +28,7 @@ void buildNVVMLoweringTail(OpPassManager &pm) {
   gpuToNVVM.useBarePtrCallConv = true;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(gpuToNVVM));
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUOffsetSliceArguments());
 }
 
 void buildEmulatorPipeline(OpPassManager &pm) {

@@ -16,18 +16,27 @@
 
 namespace la {
 
-/// What `emitStage` prints, in pipeline order.
+/// What `emitStage` prints, in pipeline order: the target-neutral stages, then the CPU target's
+/// (LLVMDialect..Object), then the CUDA target's (GPU..Cubin).
 enum class Stage {
   LA,          ///< specialised `la` (shapes from the arguments)
   Fused,       ///< `la` after inlining, canonicalisation and chunking of causal scans
   Linalg,      ///< linalg on tensors, fused and tiled for the target
-  LLVMDialect, ///< the MLIR translated to LLVM IR: the end of the pass pipeline
-  LLVM,        ///< LLVM IR after -O3
-  Asm,         ///< host assembly
-  Object       ///< host object file (binary)
+  LLVMDialect, ///< CPU: the MLIR translated to LLVM IR: the end of the pass pipeline
+  LLVM,        ///< CPU: LLVM IR after -O3
+  Asm,         ///< CPU: host assembly
+  Object,      ///< CPU: host object file (binary)
+  GPU,         ///< CUDA: each batch×head slice a kernel on one thread block: the end of the pass pipeline
+  NVVM,        ///< CUDA: the LLVM dialect with NVVM ops, what the NVPTX backend translates
+  PTX,         ///< CUDA: PTX text for the `arch` option
+  Cubin        ///< CUDA: the ELF cubin ptxas makes of it (binary)
 };
-/// Parses "la", "fused", "linalg", "llvm-dialect", "llvm", "asm", "obj".
+/// Parses "la", "fused", "linalg", "llvm-dialect", "llvm", "asm", "obj", "gpu", "nvvm", "ptx", "cubin".
 std::optional<Stage> parseStage(llvm::StringRef name);
+/// The stages `target` can stop after, as `parseStage` spells them.
+llvm::SmallVector<llvm::StringRef> getStageNames(mlir::la::PipelineTarget target);
+/// True for the stages whose text is binary (an object file, a cubin).
+bool isBinaryStage(Stage stage);
 
 /// A kernel compiled for one set of argument types.
 struct CompiledKernel {
@@ -38,7 +47,8 @@ struct CompiledKernel {
   std::vector<TensorSpec> results;
   /// Number of leading dimensions the caller iterates over (each compiled with size 1).
   int64_t slicedDims = 0;
-  /// Host object file defining `la_call_<entry>(void **descriptors)`.
+  /// CPU: a host object file defining `la_call_<entry>(void **descriptors)`. CUDA: the `gpu` stage as text
+  /// (`gpu.module @la_kernels` with one kernel per entry, CUDATarget.h says how to launch it).
   std::vector<char> object;
   /// Name of the function to call.
   std::string symbol() const { return "la_call_" + entry; }
@@ -60,7 +70,7 @@ struct EntryInfo {
 /// `name:line:col` diagnostics.
 llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, llvm::StringRef bufferName);
 
-/// Compiles `entry` for `arguments` (exactly these shapes) to a host object file.
+/// Compiles `entry` for `arguments` (exactly these shapes) for `options.target` (CompiledKernel::object).
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
                                              llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
                                              int64_t slicedDims);
@@ -71,8 +81,8 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
 llvm::Expected<std::string> getPipelineText(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
                                             const CompileOptions &options);
 
-/// The options as the cache key and `lac --json` record them: the canonical text of the configuration with
-/// "host" resolved to this machine's CPU and features, then `slice=<0|1>`.
+/// The options as the cache key and `lac --json` record them: `target=<cpu|cuda>`, the canonical text of the
+/// target's configuration with "host" resolved to this machine's CPU and features, then `slice=<0|1>`.
 llvm::Expected<std::string> getResolvedOptionsText(const CompileOptions &options);
 
 /// Runs the pipeline up to `stage` and returns its textual form (or object bytes for `Stage::Object`).

@@ -39,6 +39,9 @@ struct EmulatedArgument {
   size_t elementBytes = 0;
   /// A memref's static shape.
   llvm::SmallVector<int64_t, 4> shape;
+  /// For a per-slice kernel of the CUDA target (`la.slice_bytes`): the bytes of one block's slice. The
+  /// buffer then holds one slice per block of the grid, and `shape` is one slice's. 0 otherwise.
+  size_t sliceBytes = 0;
 
   size_t numBytes() const;
   /// "memref<64x64xf16>" or "f32": how the kernel declared it.

@@ -38,9 +38,23 @@ namespace la {
 struct CompileOptions : mlir::la::PipelineConfig {
   /// Compile once per (batch, head) slice and spread slices over the thread pool when the entry allows it.
   bool sliceBatchHeads = true;
+  /// The pipeline that compiles: the CPU's, or the CUDA target's (one thread block per slice).
+  mlir::la::PipelineTarget target = mlir::la::PipelineTarget::CPU;
 };
 
+/// Where the runtime runs kernels.
+enum class RuntimeTarget {
+  CPU,         ///< this machine's cores: one compiled slice per (batch, head), spread over the thread pool
+  CUDAEmulator ///< the CUDA target's kernels, on the SIMT emulator (docs/gpu-emulator.md): one block per slice
+};
+/// "cpu", "cuda-emu".
+llvm::StringRef runtimeTargetName(RuntimeTarget target);
+/// Parses "cpu" or "cuda-emu"; the error lists the choices.
+llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name);
+
 struct RuntimeOptions {
+  /// Where kernels run; CUDAEmulator compiles with the CUDA target whatever `compile.target` says.
+  RuntimeTarget target = RuntimeTarget::CPU;
   /// Directory of the on-disk kernel cache. Empty means `$LA_CACHE_DIR`, else `~/.cache/la`; "none" (here
   /// or in `$LA_CACHE_DIR`) turns the disk cache off.
   std::string cacheDir;

@@ -1,0 +1,31 @@
+//===- CUDAPasses.h - the CUDA target's passes ------------------*- C++ -*-===//
+
+#ifndef LA_TARGET_CUDA_TRANSFORMS_PASSES_H
+#define LA_TARGET_CUDA_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::la {
+
+/// The kernel attribute that lists, per argument, the bytes of one batch×head slice.
+inline constexpr llvm::StringLiteral kSliceBytesAttr = "la.slice_bytes";
+/// The gpu.module that holds the generated kernels.
+inline constexpr llvm::StringLiteral kKernelModuleName = "la_kernels";
+
+#define GEN_PASS_DECL
+#include "Target/CUDA/Transforms/CUDAPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "Target/CUDA/Transforms/CUDAPasses.h.inc"
+
+} // namespace mlir::la
+
+#endif // LA_TARGET_CUDA_TRANSFORMS_PASSES_H

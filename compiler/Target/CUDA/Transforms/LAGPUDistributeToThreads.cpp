@@ -1,0 +1,237 @@
+//===- LAGPUDistributeToThreads.cpp - a kernel body over its block's threads ===//
+
+#include "Target/CUDA/Transforms/CUDAPasses.h"
+
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "la-gpu-distribute-to-threads"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LAGPUDISTRIBUTETOTHREADS
+#include "Target/CUDA/Transforms/CUDAPasses.h.inc"
+
+namespace {
+
+/// True when `memref` is (a view of) a `memref.alloca`: memory only the thread itself sees.
+bool isThreadPrivate(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::AllocaOp>(def))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    memref = view.getViewSource();
+  }
+  return false;
+}
+
+/// True when `op` itself (not an op nested in it) writes memory that other threads may read.
+bool writesSharedMemory(Operation *op) {
+  if (op->getNumRegions() != 0)
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &effect) {
+    if (!isa<MemoryEffects::Write>(effect.getEffect()))
+      return false;
+    Value value = effect.getValue();
+    return !value || !isa<MemRefType>(value.getType()) || !isThreadPrivate(value);
+  });
+}
+
+/// `memref.copy %src, %dst` ⇒ an `scf.parallel` over the shape that loads and stores each element.
+void expandCopy(memref::CopyOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  auto type = cast<MemRefType>(copy.getTarget().getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> lower(type.getRank(), zero), steps(type.getRank(), one), upper;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    upper.push_back(memref::DimOp::create(b, loc, copy.getTarget(), d));
+  scf::ParallelOp::create(b, loc, lower, upper, steps, [&](OpBuilder &nested, Location loc, ValueRange ivs) {
+    Value element = memref::LoadOp::create(nested, loc, copy.getSource(), ivs);
+    memref::StoreOp::create(nested, loc, element, copy.getTarget(), ivs);
+  });
+  copy.erase();
+}
+
+/// `scf.parallel` (no reductions) ⇒ the same iterations as an `scf.for` nest, run by one thread.
+void sequentialise(scf::ParallelOp parallel) {
+  OpBuilder b(parallel);
+  Location loc = parallel.getLoc();
+  SmallVector<Value> ivs;
+  for (auto [lower, upper, step] :
+       llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(), parallel.getStep())) {
+    auto loop = scf::ForOp::create(b, loc, lower, upper, step);
+    ivs.push_back(loop.getInductionVar());
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  Block *body = parallel.getBody();
+  body->getTerminator()->erase();
+  for (auto [old, iv] : llvm::zip(parallel.getInductionVars(), ivs))
+    old.replaceAllUsesWith(iv);
+  Block *innermost = b.getInsertionBlock();
+  innermost->getOperations().splice(b.getInsertionPoint(), body->getOperations());
+  parallel.erase();
+}
+
+struct Distributor {
+  gpu::GPUFuncOp kernel;
+  Value threadId, numThreads;
+  /// The loops that replaced the outermost scf.parallels: their writes are already spread over threads.
+  llvm::DenseSet<Operation *> threadLoops;
+
+  /// `parallel` ⇒ for t = tid; t < Π extents; t += ntid { ivs = lower + delinearise(t) · step; body }.
+  void distribute(scf::ParallelOp parallel) {
+    SmallVector<scf::ParallelOp> nested;
+    parallel.getBody()->walk([&](scf::ParallelOp inner) { nested.push_back(inner); });
+    for (scf::ParallelOp inner : llvm::reverse(nested))
+      sequentialise(inner);
+
+    OpBuilder b(parallel);
+    Location loc = parallel.getLoc();
+    SmallVector<Value> extents;
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [lower, upper, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(), parallel.getStep())) {
+      Value span = arith::SubIOp::create(b, loc, upper, lower);
+      extents.push_back(arith::CeilDivUIOp::create(b, loc, span, step));
+      total = arith::MulIOp::create(b, loc, total, extents.back());
+    }
+    auto loop = scf::ForOp::create(b, loc, threadId, total, numThreads);
+    threadLoops.insert(loop);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value rest = loop.getInductionVar();
+    SmallVector<Value> ivs(extents.size());
+    for (int64_t d = static_cast<int64_t>(extents.size()) - 1; d >= 0; --d) {
+      Value position = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, extents[d]);
+      if (d > 0)
+        rest = arith::DivUIOp::create(b, loc, rest, extents[d]);
+      Value scaled = arith::MulIOp::create(b, loc, position, parallel.getStep()[d]);
+      ivs[d] = arith::AddIOp::create(b, loc, parallel.getLowerBound()[d], scaled);
+    }
+    Block *body = parallel.getBody();
+    body->getTerminator()->erase();
+    for (auto [old, iv] : llvm::zip(parallel.getInductionVars(), ivs))
+      old.replaceAllUsesWith(iv);
+    loop.getBody()->getOperations().splice(Block::iterator(loop.getBody()->getTerminator()), body->getOperations());
+    parallel.erase();
+    fence(loop, loop);
+  }
+
+  /// Barriers around the ops [first, last] of one block.
+  void fence(Operation *first, Operation *last) {
+    OpBuilder b(first);
+    gpu::BarrierOp::create(b, first->getLoc());
+    b.setInsertionPointAfter(last);
+    gpu::BarrierOp::create(b, last->getLoc());
+  }
+
+  bool insideThreadLoop(Operation *op) {
+    for (Operation *parent = op->getParentOp(); parent && parent != kernel; parent = parent->getParentOp())
+      if (threadLoops.contains(parent))
+        return true;
+    return false;
+  }
+
+  /// Runs each maximal run of consecutive shared-memory writes outside the thread loops on thread 0.
+  LogicalResult guardRemainingWrites() {
+    SmallVector<SmallVector<Operation *>> runs;
+    WalkResult result = kernel.walk([&](Operation *op) {
+      if (!writesSharedMemory(op) || insideThreadLoop(op))
+        return WalkResult::advance();
+      if (op->getNumResults() != 0) {
+        op->emitError() << "la-gpu-distribute-to-threads: cannot run '" << op->getName()
+                        << "' on one thread: its results would be missing on the others";
+        return WalkResult::interrupt();
+      }
+      if (!runs.empty() && runs.back().back()->getNextNode() == op)
+        runs.back().push_back(op);
+      else
+        runs.push_back({op});
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return failure();
+    for (ArrayRef<Operation *> run : runs) {
+      OpBuilder b(run.front());
+      Location loc = run.front()->getLoc();
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId, zero);
+      auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+      for (Operation *op : run)
+        op->moveBefore(guard.thenBlock()->getTerminator());
+      fence(guard, guard);
+    }
+    return success();
+  }
+
+  /// A barrier right after another one, or first in the kernel, orders nothing.
+  void removeRedundantBarriers() {
+    SmallVector<gpu::BarrierOp> redundant;
+    kernel.walk([&](gpu::BarrierOp barrier) {
+      Operation *previous = barrier->getPrevNode();
+      if (isa_and_nonnull<gpu::BarrierOp>(previous))
+        redundant.push_back(barrier);
+    });
+    for (gpu::BarrierOp barrier : redundant)
+      barrier.erase();
+  }
+
+  LogicalResult run() {
+    RewritePatternSet patterns(kernel.getContext());
+    vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return kernel.emitError() << "la-gpu-distribute-to-threads: lowering vector transfers did not converge";
+    SmallVector<memref::CopyOp> copies;
+    kernel.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies)
+      expandCopy(copy);
+
+    OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());
+    threadId = gpu::ThreadIdOp::create(b, kernel.getLoc(), gpu::Dimension::x);
+    numThreads = gpu::BlockDimOp::create(b, kernel.getLoc(), gpu::Dimension::x);
+
+    SmallVector<scf::ParallelOp> outermost;
+    WalkResult result = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      auto parallel = dyn_cast<scf::ParallelOp>(op);
+      if (!parallel)
+        return WalkResult::advance();
+      if (parallel.getNumReductions() != 0) {
+        parallel.emitError() << "la-gpu-distribute-to-threads: a parallel loop with reductions is not supported";
+        return WalkResult::interrupt();
+      }
+      outermost.push_back(parallel);
+      return WalkResult::skip();
+    });
+    if (result.wasInterrupted())
+      return failure();
+    LLVM_DEBUG(llvm::dbgs() << kernel.getName() << ": " << outermost.size() << " parallel loops\n");
+    for (scf::ParallelOp parallel : outermost)
+      distribute(parallel);
+    if (failed(guardRemainingWrites()))
+      return failure();
+    removeRedundantBarriers();
+    return success();
+  }
+};
+
+struct LAGPUDistributeToThreadsPass : impl::LAGPUDistributeToThreadsBase<LAGPUDistributeToThreadsPass> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<gpu::GPUFuncOp>())
+      if (kernel.isKernel() && failed(Distributor{kernel}.run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::la

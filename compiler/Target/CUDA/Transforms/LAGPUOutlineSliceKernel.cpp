@@ -1,0 +1,185 @@
+//===- LAGPUOutlineSliceKernel.cpp - a bufferised entry as a per-slice kernel ===//
+
+#include "Target/CUDA/Transforms/CUDAPasses.h"
+
+#include "Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LAGPUOUTLINESLICEKERNEL
+#include "Target/CUDA/Transforms/CUDAPasses.h.inc"
+
+namespace {
+
+constexpr int64_t kScratchAlignment = 64;
+
+/// Bytes of a static-shape memref of int or float elements, or nullopt.
+std::optional<int64_t> staticByteSize(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// The slice coordinate along sliced dimension `dim` of `dims`: block (x, y) = (last, first).
+Value sliceCoordinate(OpBuilder &b, Location loc, int64_t dim, int64_t dims) {
+  gpu::Dimension axis = dim == dims - 1 ? gpu::Dimension::x : gpu::Dimension::y;
+  return gpu::BlockIdOp::create(b, loc, axis);
+}
+
+struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutlineSliceKernelPass> {
+  using LAGPUOutlineSliceKernelBase::LAGPUOutlineSliceKernelBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> entries;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        entries.push_back(func);
+    if (entries.empty())
+      return;
+
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    auto kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), b.getUnitAttr());
+    SymbolTable kernelSymbols(kernels);
+    for (func::FuncOp func : entries)
+      if (failed(outline(func, kernels, kernelSymbols)))
+        return signalPassFailure();
+    for (func::FuncOp func : entries)
+      func.erase();
+    // The constants moved into the gpu.module; the host keeps none it no longer reads.
+    for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+  }
+
+  LogicalResult outline(func::FuncOp func, gpu::GPUModuleOp kernels, SymbolTable &kernelSymbols) {
+    MLIRContext *context = func.getContext();
+    if (func.getNumResults() != 0)
+      return func.emitError() << "la-gpu-outline-slice-kernel: '" << func.getSymName()
+                              << "' still returns values; bufferise with results as out-parameters first";
+
+    // Which arguments the kernel takes (all but the slice coordinates), and the bytes of one slice of each.
+    int64_t slicedDims = 0;
+    SmallVector<unsigned> kept;
+    SmallVector<int64_t> sliceBytes;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      auto memref = dyn_cast<MemRefType>(type);
+      std::optional<int64_t> bytes = memref ? staticByteSize(memref) : std::nullopt;
+      if (!bytes || !memref.getLayout().isIdentity())
+        return func.emitError() << "la-gpu-outline-slice-kernel: argument #" << i << " of '" << func.getSymName()
+                                << "' is " << type << "; a kernel takes static-shape, identity-layout memrefs";
+      if (func.getArgAttr(i, kSlicePositionAttr)) {
+        ++slicedDims;
+        continue;
+      }
+      kept.push_back(i);
+      sliceBytes.push_back(*bytes);
+    }
+
+    // The scratch slots: one per allocation, in program order.
+    SmallVector<memref::AllocOp> allocs;
+    int64_t scratchBytes = 0;
+    SmallVector<int64_t> offsets;
+    WalkResult walk = func.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        MemRefType type = alloc.getType();
+        std::optional<int64_t> bytes = staticByteSize(type);
+        if (!bytes || !type.getLayout().isIdentity() || type.getMemorySpace()) {
+          alloc.emitError() << "la-gpu-outline-slice-kernel: cannot place " << type
+                            << " in the scratch buffer (a static-shape, identity-layout buffer is needed)";
+          return WalkResult::interrupt();
+        }
+        scratchBytes = llvm::alignTo(scratchBytes, kScratchAlignment);
+        offsets.push_back(scratchBytes);
+        scratchBytes += *bytes;
+        allocs.push_back(alloc);
+      } else if (isa<memref::DeallocOp, memref::AllocaScopeOp, func::CallOp>(op)) {
+        op->emitError() << "la-gpu-outline-slice-kernel: '" << op->getName() << "' in a kernel body";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+
+    SmallVector<Type> argumentTypes;
+    for (unsigned i : kept)
+      argumentTypes.push_back(func.getArgumentTypes()[i]);
+    Type scratchType;
+    if (scratchBytes > 0) {
+      scratchBytes = llvm::alignTo(scratchBytes, kScratchAlignment);
+      scratchType = MemRefType::get({scratchBytes}, IntegerType::get(context, 8));
+      argumentTypes.push_back(scratchType);
+      sliceBytes.push_back(scratchBytes);
+    }
+
+    OpBuilder b(context);
+    b.setInsertionPointToEnd(kernels.getBody());
+    auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), func.getSymName(),
+                                         FunctionType::get(context, argumentTypes, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    int32_t threads = static_cast<int32_t>(warpsPerBlock * 32);
+    kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+    kernel->setAttr(kSliceBytesAttr, b.getDenseI64ArrayAttr(sliceBytes));
+    kernelSymbols.insert(kernel);
+
+    // Move the body in: the kernel's entry block takes the kept arguments (and the scratch buffer).
+    Block &entry = kernel.getBody().front();
+    Block &body = func.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    SmallVector<Value> replacements(func.getNumArguments());
+    for (auto [k, i] : llvm::enumerate(kept))
+      replacements[i] = entry.getArgument(k);
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto dim = func.getArgAttrOfType<IntegerAttr>(i, kSlicePositionAttr);
+      if (!dim)
+        continue;
+      // The coordinate as the f32 [1, ..., 1] tensor la-slice-positions reads: a private copy per thread.
+      Location loc = func.getArgument(i).getLoc();
+      auto type = cast<MemRefType>(func.getArgumentTypes()[i]);
+      Value cell = memref::AllocaOp::create(b, loc, type);
+      Value index = sliceCoordinate(b, loc, dim.getInt(), slicedDims);
+      Value asInt = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+      Value coordinate = arith::UIToFPOp::create(b, loc, type.getElementType(), asInt);
+      SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+      memref::StoreOp::create(b, loc, coordinate, cell, zeros);
+      replacements[i] = cell;
+    }
+    for (auto [i, value] : llvm::enumerate(replacements))
+      func.getArgument(i).replaceAllUsesWith(value);
+    entry.getOperations().splice(entry.end(), body.getOperations());
+    auto ret = cast<func::ReturnOp>(entry.getTerminator());
+    b.setInsertionPoint(ret);
+    gpu::ReturnOp::create(b, ret.getLoc());
+    ret.erase();
+
+    // Allocations become views of the scratch buffer.
+    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+      b.setInsertionPoint(alloc);
+      Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
+      Value scratch = entry.getArguments().back();
+      auto view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), scratch, shift, ValueRange{});
+      alloc.replaceAllUsesWith(view.getResult());
+      alloc.erase();
+    }
+
+    // The module constants the body reads (initial states, zero tensors) move along.
+    SymbolTable hostSymbols(func->getParentOfType<ModuleOp>());
+    kernel.walk([&](memref::GetGlobalOp get) {
+      if (kernelSymbols.lookup(get.getName()))
+        return;
+      if (auto global = hostSymbols.lookup<memref::GlobalOp>(get.getName())) {
+        OpBuilder atEnd(kernels.getBody(), kernels.getBody()->end());
+        kernelSymbols.insert(atEnd.clone(*global));
+      }
+    });
+    return success();
+  }
+};
+
+} // namespace
+} // namespace mlir::la
