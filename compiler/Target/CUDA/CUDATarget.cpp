@@ -71,6 +71,7 @@ void CUDATarget::buildTensorPipeline(OpPassManager &) const {}
 
 void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   // In place: a kernel's temporaries are fixed slots of its scratch buffer, so no loop may yield a fresh one.
+  pm.addNestedPass<func::FuncOp>(createLAGPULoopStateInPlace());
   buildBufferizationPipeline(pm, /*loopsMayReturnAllocations=*/false);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());

@@ -35,6 +35,21 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAGPULoopStateInPlace : Pass<"la-gpu-loop-state-in-place", "mlir::func::FuncOp"> {
+  let summary = "Makes every loop-carried tensor live in its iteration argument's buffer: "
+                "scf.yield %new => scf.yield (bufferization.materialize_in_destination %new in %iter_arg)";
+  let description = [{
+    A GPU kernel's temporaries are fixed slots of its scratch buffer (la-gpu-outline-slice-kernel), so no loop
+    may yield a freshly allocated buffer per iteration, as the CPU's bufferisation allows (and frees). Run
+    before one-shot bufferisation: each yielded tensor that is not already the iteration argument is
+    materialised in it, so the loop state is updated in place, through a copy only where the new value
+    cannot be computed in place (a decay scan's state: D×Dv per chunk). The function's tensor arguments are
+    marked `bufferization.writable = false`, so a state whose initial value is an input (h0) is copied
+    rather than updated in the caller's buffer.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::GPUModuleOp"> {
   let summary = "Spreads a kernel's parallel loops over the threads of its block and makes its other writes "
                 "single-threaded: scf.parallel (i, j) => for t = tid; t < I·J; t += ntid { i, j = delin(t) }";
@@ -49,8 +64,8 @@ def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::
         before it reads the location and no write overwrites what another thread still reads.
     The code between them (scalar and vector arithmetic, reads, loop control) runs redundantly on every
     thread and computes the same values there, so loops keep uniform trip counts and barriers stay
-    convergent. `memref.copy` becomes a parallel loop first, and 1-D in-bounds `vector.transfer_read/write`
-    become `vector.load/store`. This is the correctness-first mapping: a loop of a contraction that reads
+    convergent. `memref.copy` becomes a parallel loop first; 1-D in-bounds `vector.transfer_read/write`
+    become `vector.load/store` when contiguous and a load or store per element when strided. This is the correctness-first mapping: a loop of a contraction that reads
     the same operands in every iteration still pays two barriers per step.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",

@@ -84,6 +84,60 @@ void sequentialise(scf::ParallelOp parallel) {
   parallel.erase();
 }
 
+/// The memref dimension a 1-D transfer walks, when its permutation map is a single dimension.
+std::optional<unsigned> transferDim(VectorTransferOpInterface transfer) {
+  AffineMap map = transfer.getPermutationMap();
+  if (map.getNumResults() != 1 || transfer.getVectorType().getRank() != 1)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResult(0));
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+/// Indices of element `i` of a 1-D transfer along memref dimension `dim`.
+SmallVector<Value> elementIndices(OpBuilder &b, Location loc, ValueRange indices, unsigned dim, int64_t i) {
+  SmallVector<Value> at(indices.begin(), indices.end());
+  at[dim] = arith::AddIOp::create(b, loc, at[dim], arith::ConstantIndexOp::create(b, loc, i));
+  return at;
+}
+
+/// An in-bounds 1-D `vector.transfer_read` that is not contiguous (a strided column), which the upstream
+/// transfer lowering leaves alone: one `memref.load` per element.
+struct StridedTransferReadToLoads : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read, PatternRewriter &rewriter) const override {
+    std::optional<unsigned> dim = transferDim(read);
+    if (!dim || !isa<MemRefType>(read.getBase().getType()) || read.getMask() || !read.isDimInBounds(0))
+      return failure();
+    Location loc = read.getLoc();
+    SmallVector<Value> elements;
+    for (int64_t i = 0, e = read.getVectorType().getNumElements(); i < e; ++i)
+      elements.push_back(memref::LoadOp::create(rewriter, loc, read.getBase(),
+                                                elementIndices(rewriter, loc, read.getIndices(), *dim, i)));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(read, read.getVectorType(), elements);
+    return success();
+  }
+};
+
+/// The same for `vector.transfer_write`: one `memref.store` per element.
+struct StridedTransferWriteToStores : OpRewritePattern<vector::TransferWriteOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferWriteOp write, PatternRewriter &rewriter) const override {
+    std::optional<unsigned> dim = transferDim(write);
+    if (!dim || !isa<MemRefType>(write.getBase().getType()) || write.getMask() || !write.isDimInBounds(0))
+      return failure();
+    Location loc = write.getLoc();
+    for (int64_t i = 0, e = write.getVectorType().getNumElements(); i < e; ++i) {
+      Value element = vector::ExtractOp::create(rewriter, loc, write.getVector(), ArrayRef<int64_t>{i});
+      memref::StoreOp::create(rewriter, loc, element, write.getBase(),
+                              elementIndices(rewriter, loc, write.getIndices(), *dim, i));
+    }
+    rewriter.eraseOp(write);
+    return success();
+  }
+};
+
 struct Distributor {
   gpu::GPUFuncOp kernel;
   Value threadId, numThreads;
@@ -188,10 +242,20 @@ struct Distributor {
   }
 
   LogicalResult run() {
+    // Contiguous transfers become vector loads and stores (the upstream patterns win by benefit), strided
+    // ones element by element.
     RewritePatternSet patterns(kernel.getContext());
-    vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+    vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1, /*benefit=*/2);
+    patterns.add<StridedTransferReadToLoads, StridedTransferWriteToStores>(kernel.getContext());
     if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
       return kernel.emitError() << "la-gpu-distribute-to-threads: lowering vector transfers did not converge";
+    WalkResult leftover = kernel.walk([](VectorTransferOpInterface transfer) {
+      transfer->emitError() << "la-gpu-distribute-to-threads: cannot lower this vector transfer for the GPU (a "
+                               "1-D, in-bounds transfer on a memref is needed)";
+      return WalkResult::interrupt();
+    });
+    if (leftover.wasInterrupted())
+      return failure();
     SmallVector<memref::CopyOp> copies;
     kernel.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
     for (memref::CopyOp copy : copies)
