@@ -19,3 +19,6 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.la_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal"), ToolSubst("lac", unresolved="fatal"),
                                     ToolSubst("mlir-opt", unresolved="fatal")], tool_dirs)
+# The CUDA toolkit's assembler checks the PTX of the CUDA target (scripts/setup documents where it comes from).
+llvm_config.add_tool_substitutions([ToolSubst("ptxas", unresolved="fatal")],
+                                   [os.environ.get("LA_CUDA_BIN", "/usr/local/cuda/bin")] + tool_dirs)

@@ -3,7 +3,8 @@
 // A per-head gate compiled for one [1, 1, T] slice: the head coordinate comes from the second of two new
 // arguments and is added to every `la.index 1`; `la.index 2` (not sliced) is left alone.
 // CHECK-LABEL: func.func @gates
-// CHECK-SAME: (%[[SHAPE:.*]]: tensor<1x1x9xf32>, %[[B:.*]]: tensor<1x1xf32>, %[[H:.*]]: tensor<1x1xf32>)
+// CHECK-SAME: (%[[SHAPE:.*]]: tensor<1x1x9xf32>, %[[B:.*]]: tensor<1x1xf32> {la.slice_position = 0 : i64},
+// CHECK-SAME:  %[[H:.*]]: tensor<1x1xf32> {la.slice_position = 1 : i64})
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %{{.*}} = tensor.extract %[[B]][%[[C0]], %[[C0]]] : tensor<1x1xf32>
 // CHECK: %[[HEAD:.*]] = tensor.extract %[[H]][%[[C0]], %[[C0]]] : tensor<1x1xf32>

@@ -49,8 +49,9 @@ static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (de
                                       cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::list<std::string> shapes("shape",
                                     cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
-                                             "for every argument; with `run --random`, overrides the sizes "
-                                             "--random gives that argument"),
+                                             "for every argument (a lower-rank argument takes the leading "
+                                             "sizes); with `run --random`, overrides the sizes --random gives "
+                                             "that argument"),
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
@@ -172,6 +173,12 @@ llvm::Expected<std::vector<la::TensorSpec>> resolveShapes(const la::EntryInfo &i
       }
     }
     for (size_t i : targets) {
+      // The bare form fills each argument's leading dimensions in order, as --random does (retention's
+      // [B, H, T] gate takes BxHxN of BxHxNxD); a later named --shape overrides one argument.
+      if (rhs.empty() && specs[i].shape.size() < dims->size()) {
+        specs[i].shape.assign(dims->begin(), dims->begin() + specs[i].shape.size());
+        continue;
+      }
       if (dims->size() != specs[i].shape.size())
         return llvm::createStringError("--shape %s: argument #%zu has rank %zu, not %zu", option.c_str(), i,
                                        specs[i].shape.size(), dims->size());
@@ -234,9 +241,14 @@ int runCompile() {
     return fail("--target=" + targetName + ": unknown target (choose cpu, cuda)");
   bool printPipeline = emit == "pipeline";
   std::optional<la::Stage> stage = printPipeline ? la::Stage::Linalg : la::parseStage(emit);
+  std::string choices = "(choose " + llvm::join(la::getStageNames(options->target), ", ") + ", pipeline)";
   if (!stage)
-    return fail("--emit=" + emit + ": unknown stage (choose " + llvm::join(la::getStageNames(options->target), ", ") +
-                ", pipeline)");
+    return fail("--emit=" + emit + ": unknown stage " + choices);
+  if (!llvm::is_contained(la::getStageNames(options->target), emit) && !printPipeline) {
+    llvm::StringRef owner = llvm::is_contained(la::getStageNames(mlir::la::PipelineTarget::CUDA), emit) ? "cuda" : "cpu";
+    return fail("--emit=" + emit + " is a stage of the " + owner + " target, not of the " +
+                mlir::la::getTargetName(options->target) + " target " + choices);
+  }
   auto source = readSource(inputFile);
   if (!source)
     return fail(source.takeError());

@@ -22,6 +22,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 namespace mlir::la {
@@ -103,6 +104,10 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
     return text;
   }
 
+  auto ptxas = findPtxas();
+  if (!ptxas)
+    return ptxas.takeError();
+  std::string toolkit = llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
   registerNVVMSerialization(module.getContext());
   llvm::Error err = runPasses(module, "PTX generation (nvvm-attach-target, gpu-module-to-binary)", [&](OpPassManager &pm) {
     GpuNVVMAttachTargetOptions attach;
@@ -112,6 +117,9 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
     pm.addPass(createGpuNVVMAttachTarget(attach));
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = "isa";
+    // Where libdevice (nvvm/libdevice/libdevice.10.bc, for exp, log, ...) is linked from; without it the
+    // NVVM target looks only at $CUDA_HOME-style variables and leaves __nv_* calls unresolved.
+    binary.toolkitPath = toolkit;
     pm.addPass(createGpuModuleToBinaryPass(binary));
   });
   if (err)

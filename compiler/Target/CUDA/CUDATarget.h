@@ -43,7 +43,8 @@ private:
 };
 
 /// The ptxas the CUDA target assembles with: `$LA_PTXAS`, else `ptxas` on PATH, else
-/// /usr/local/cuda/bin/ptxas. The error says where it looked.
+/// /usr/local/cuda/bin/ptxas. The error says where it looked. Its toolkit (the directory above bin/) also
+/// provides libdevice for PTX generation.
 llvm::Expected<std::string> findPtxas();
 
 /// Assembles `ptx` for `arch` with `ptxas -v`: the cubin bytes and ptxas's report (registers, spills,
