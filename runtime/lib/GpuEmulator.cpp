@@ -97,8 +97,7 @@ FailureOr<std::vector<EmulatedKernel>> readSignatures(ModuleOp module) {
       if (auto sliceBytes = function->getAttrOfType<DenseI64ArrayAttr>(mlir::la::kSliceBytesAttr)) {
         if (sliceBytes.size() != static_cast<int64_t>(kernel.arguments.size()))
           return function.emitError() << mlir::la::kSliceBytesAttr << " lists " << sliceBytes.size()
-                                      << " arguments but '" << kernel.name << "' has "
-                                      << kernel.arguments.size();
+                                      << " arguments but '" << kernel.name << "' has " << kernel.arguments.size();
         for (auto [argument, bytes] : llvm::zip(kernel.arguments, sliceBytes.asArrayRef()))
           argument.sliceBytes = bytes;
       }

@@ -278,8 +278,8 @@ public:
     }
     if ((*kernel)->emulatedKernel()) {
       if (llvm::Error err = executeOnEmulator(**kernel, inputs, outputs))
-        return makeError(program.name() + ": entry '" + entry + "' on the GPU emulator: " +
-                         llvm::toString(std::move(err)));
+        return makeError(program.name() + ": entry '" + entry +
+                         "' on the GPU emulator: " + llvm::toString(std::move(err)));
     } else {
       execute(**kernel, inputs, outputs);
     }

@@ -245,7 +245,8 @@ int runCompile() {
   if (!stage)
     return fail("--emit=" + emit + ": unknown stage " + choices);
   if (!llvm::is_contained(la::getStageNames(options->target), emit) && !printPipeline) {
-    llvm::StringRef owner = llvm::is_contained(la::getStageNames(mlir::la::PipelineTarget::CUDA), emit) ? "cuda" : "cpu";
+    llvm::StringRef owner =
+        llvm::is_contained(la::getStageNames(mlir::la::PipelineTarget::CUDA), emit) ? "cuda" : "cpu";
     return fail("--emit=" + emit + " is a stage of the " + owner + " target, not of the " +
                 mlir::la::getTargetName(options->target) + " target " + choices);
   }
@@ -277,8 +278,7 @@ int runCompile() {
   if (!text)
     return fail(text.takeError());
   std::error_code ec;
-  llvm::ToolOutputFile out(outputFile, ec,
-                           la::isBinaryStage(*stage) ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+  llvm::ToolOutputFile out(outputFile, ec, la::isBinaryStage(*stage) ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
   if (ec)
     return fail(outputFile + ": " + ec.message());
   out.os() << *text;

@@ -109,19 +109,20 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
     return ptxas.takeError();
   std::string toolkit = llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas)).str();
   registerNVVMSerialization(module.getContext());
-  llvm::Error err = runPasses(module, "PTX generation (nvvm-attach-target, gpu-module-to-binary)", [&](OpPassManager &pm) {
-    GpuNVVMAttachTargetOptions attach;
-    attach.chip = config.arch;
-    attach.features = ptxFeatures(config.arch).str();
-    attach.optLevel = 3;
-    pm.addPass(createGpuNVVMAttachTarget(attach));
-    GpuModuleToBinaryPassOptions binary;
-    binary.compilationTarget = "isa";
-    // Where libdevice (nvvm/libdevice/libdevice.10.bc, for exp, log, ...) is linked from; without it the
-    // NVVM target looks only at $CUDA_HOME-style variables and leaves __nv_* calls unresolved.
-    binary.toolkitPath = toolkit;
-    pm.addPass(createGpuModuleToBinaryPass(binary));
-  });
+  llvm::Error err =
+      runPasses(module, "PTX generation (nvvm-attach-target, gpu-module-to-binary)", [&](OpPassManager &pm) {
+        GpuNVVMAttachTargetOptions attach;
+        attach.chip = config.arch;
+        attach.features = ptxFeatures(config.arch).str();
+        attach.optLevel = 3;
+        pm.addPass(createGpuNVVMAttachTarget(attach));
+        GpuModuleToBinaryPassOptions binary;
+        binary.compilationTarget = "isa";
+        // Where libdevice (nvvm/libdevice/libdevice.10.bc, for exp, log, ...) is linked from; without it the
+        // NVVM target looks only at $CUDA_HOME-style variables and leaves __nv_* calls unresolved.
+        binary.toolkitPath = toolkit;
+        pm.addPass(createGpuModuleToBinaryPass(binary));
+      });
   if (err)
     return std::move(err);
   std::string ptx;
@@ -180,9 +181,10 @@ llvm::Expected<AssembledKernel> assemblePTX(llvm::StringRef ptx, llvm::StringRef
   auto log = llvm::MemoryBuffer::getFile(report);
   std::string logText = log ? (*log)->getBuffer().str() : "";
   if (status != 0)
-    return llvm::createStringError(
-        llvm::formatv("ptxas -arch={0} failed ({1}): {2}", arch, message.empty() ? "exit status " + std::to_string(status) : message, logText)
-            .str());
+    return llvm::createStringError(llvm::formatv("ptxas -arch={0} failed ({1}): {2}", arch,
+                                                 message.empty() ? "exit status " + std::to_string(status) : message,
+                                                 logText)
+                                       .str());
   auto cubin = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
   if (!cubin)
     return llvm::createStringError(cubin.getError(), "cannot read the cubin ptxas wrote");

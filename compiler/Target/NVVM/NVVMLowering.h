@@ -14,11 +14,11 @@ namespace mlir::la {
 
 /// Kernels in gpu.modules, written with the gpu, nvgpu, vector, memref, scf, cf, arith, math and affine
 /// dialects ⇒ LLVM dialect plus NVVM ops (`la-gpu-to-nvvm`):
-///   expand-strided-metadata (subviews become pointer arithmetic), lower-affine, canonicalize, cse (upstream-generated kernels carry affine index math and dead vector
-///   ops; without lower-affine an unrealized cast survives), convert-scf-to-cf, convert-nvgpu-to-nvvm,
-///   convert-gpu-to-nvvm with bare-pointer memref arguments (a memref is one pointer: simple launchers),
-///   reconcile-unrealized-casts, la-gpu-offset-slice-arguments (only kernels with `la.slice_bytes`: the
-///   CUDA target's per-slice kernels).
+///   expand-strided-metadata (subviews become pointer arithmetic), lower-affine, canonicalize, cse (upstream-generated
+///   kernels carry affine index math and dead vector ops; without lower-affine an unrealized cast survives),
+///   convert-scf-to-cf, convert-nvgpu-to-nvvm, convert-gpu-to-nvvm with bare-pointer memref arguments (a memref is one
+///   pointer: simple launchers), reconcile-unrealized-casts, la-gpu-offset-slice-arguments (only kernels with
+///   `la.slice_bytes`: the CUDA target's per-slice kernels).
 /// The stock gpu-lower-to-nvvm-pipeline is not used: it runs convert-nvvm-to-llvm, which turns ops the
 /// emulator runs (and ptxas accepts as intrinsics) into inline PTX (shared/DESIGN.md, Toolchain).
 void buildNVVMLoweringTail(OpPassManager &pm);

@@ -69,8 +69,7 @@ void sequentialise(scf::ParallelOp parallel) {
   OpBuilder b(parallel);
   Location loc = parallel.getLoc();
   SmallVector<Value> ivs;
-  for (auto [lower, upper, step] :
-       llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(), parallel.getStep())) {
+  for (auto [lower, upper, step] : llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(), parallel.getStep())) {
     auto loop = scf::ForOp::create(b, loc, lower, upper, step);
     ivs.push_back(loop.getInductionVar());
     b.setInsertionPoint(loop.getBody()->getTerminator());

@@ -14,10 +14,9 @@ LogicalResult offsetArguments(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> sliceBy
     if (isa<LLVM::LLVMPointerType>(argument.getType()))
       pointers.push_back(argument);
   if (pointers.size() != sliceBytes.size() || pointers.size() != kernel.getNumArguments())
-    return kernel.emitError() << "la-gpu-offset-slice-arguments: " << kSliceBytesAttr << " lists "
-                              << sliceBytes.size() << " arguments but the kernel has " << kernel.getNumArguments()
-                              << " arguments, " << pointers.size()
-                              << " of them pointers (lower with bare-pointer memref arguments)";
+    return kernel.emitError() << "la-gpu-offset-slice-arguments: " << kSliceBytesAttr << " lists " << sliceBytes.size()
+                              << " arguments but the kernel has " << kernel.getNumArguments() << " arguments, "
+                              << pointers.size() << " of them pointers (lower with bare-pointer memref arguments)";
 
   OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());
   Location loc = kernel.getLoc();
