@@ -65,15 +65,6 @@ const StageName &describe(Stage stage) {
   llvm_unreachable("a stage without a name");
 }
 
-/// The arguments of one batch×head slice: the leading `slicedDims` dimensions of each set to 1.
-std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims) {
-  std::vector<TensorSpec> slice(arguments.begin(), arguments.end());
-  for (TensorSpec &spec : slice)
-    for (int64_t d = 0; d < slicedDims && d < static_cast<int64_t>(spec.shape.size()); ++d)
-      spec.shape[d] = 1;
-  return slice;
-}
-
 mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments) {
   mlir::la::Specialization specialization;
   specialization.entry = entry.str();
@@ -141,6 +132,16 @@ std::optional<Stage> parseStage(llvm::StringRef name) {
       return entry.stage;
   return std::nullopt;
 }
+
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims) {
+  std::vector<TensorSpec> slice(arguments.begin(), arguments.end());
+  for (TensorSpec &spec : slice)
+    for (int64_t d = 0; d < slicedDims && d < static_cast<int64_t>(spec.shape.size()); ++d)
+      spec.shape[d] = 1;
+  return slice;
+}
+
+mlir::la::PipelineTarget getStageTarget(Stage stage) { return describe(stage).target; }
 
 llvm::SmallVector<llvm::StringRef> getStageNames(mlir::la::PipelineTarget target) {
   llvm::SmallVector<llvm::StringRef> names;

@@ -46,10 +46,6 @@ llvm::StringRef cacheSourceName(CacheSource source) {
   return "miss";
 }
 
-llvm::StringRef runtimeTargetName(RuntimeTarget target) {
-  return target == RuntimeTarget::CUDAEmulator ? "cuda-emu" : "cpu";
-}
-
 llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name) {
   if (name == "cpu")
     return RuntimeTarget::CPU;
@@ -401,10 +397,7 @@ private:
       if (inputs[0].shape[d] == 0)
         slicedDims = 0;
 
-    std::vector<TensorSpec> compiledArgs(inputs.begin(), inputs.end());
-    for (TensorSpec &spec : compiledArgs)
-      for (int64_t d = 0; d < slicedDims; ++d)
-        spec.shape[d] = 1;
+    std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicedDims);
 
     std::string diskKey = diskCacheKey(program, entry, compiledArgs, slicedDims);
     if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {

@@ -244,12 +244,10 @@ int runCompile() {
   std::string choices = "(choose " + llvm::join(la::getStageNames(options->target), ", ") + ", pipeline)";
   if (!stage)
     return fail("--emit=" + emit + ": unknown stage " + choices);
-  if (!llvm::is_contained(la::getStageNames(options->target), emit) && !printPipeline) {
-    llvm::StringRef owner =
-        llvm::is_contained(la::getStageNames(mlir::la::PipelineTarget::CUDA), emit) ? "cuda" : "cpu";
-    return fail("--emit=" + emit + " is a stage of the " + owner + " target, not of the " +
+  mlir::la::PipelineTarget owner = la::getStageTarget(*stage);
+  if (owner != mlir::la::PipelineTarget::Common && owner != options->target && !printPipeline)
+    return fail("--emit=" + emit + " is a stage of the " + mlir::la::getTargetName(owner) + " target, not of the " +
                 mlir::la::getTargetName(options->target) + " target " + choices);
-  }
   auto source = readSource(inputFile);
   if (!source)
     return fail(source.takeError());

@@ -178,15 +178,15 @@ struct Distributor {
       old.replaceAllUsesWith(iv);
     loop.getBody()->getOperations().splice(Block::iterator(loop.getBody()->getTerminator()), body->getOperations());
     parallel.erase();
-    fence(loop, loop);
+    fence(loop);
   }
 
-  /// Barriers around the ops [first, last] of one block.
-  void fence(Operation *first, Operation *last) {
-    OpBuilder b(first);
-    gpu::BarrierOp::create(b, first->getLoc());
-    b.setInsertionPointAfter(last);
-    gpu::BarrierOp::create(b, last->getLoc());
+  /// A barrier right before and right after `op`.
+  void fence(Operation *op) {
+    OpBuilder b(op);
+    gpu::BarrierOp::create(b, op->getLoc());
+    b.setInsertionPointAfter(op);
+    gpu::BarrierOp::create(b, op->getLoc());
   }
 
   bool insideThreadLoop(Operation *op) {
@@ -223,7 +223,7 @@ struct Distributor {
       auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
       for (Operation *op : run)
         op->moveBefore(guard.thenBlock()->getTerminator());
-      fence(guard, guard);
+      fence(guard);
     }
     return success();
   }

@@ -33,6 +33,8 @@ enum class Stage {
 };
 /// Parses "la", "fused", "linalg", "llvm-dialect", "llvm", "asm", "obj", "gpu", "nvvm", "ptx", "cubin".
 std::optional<Stage> parseStage(llvm::StringRef name);
+/// The target a stage belongs to (Common for la, fused, linalg).
+mlir::la::PipelineTarget getStageTarget(Stage stage);
 /// The stages `target` can stop after, as `parseStage` spells them.
 llvm::SmallVector<llvm::StringRef> getStageNames(mlir::la::PipelineTarget target);
 /// True for the stages whose text is binary (an object file, a cubin).
@@ -69,6 +71,9 @@ struct EntryInfo {
 /// Parses and verifies a program and describes its public functions, in file order. Errors carry
 /// `name:line:col` diagnostics.
 llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, llvm::StringRef bufferName);
+
+/// The arguments of one batch×head slice: the leading `slicedDims` dimensions of each set to 1.
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims);
 
 /// Compiles `entry` for `arguments` (exactly these shapes) for `options.target` (CompiledKernel::object).
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,

@@ -47,8 +47,6 @@ enum class RuntimeTarget {
   CPU,         ///< this machine's cores: one compiled slice per (batch, head), spread over the thread pool
   CUDAEmulator ///< the CUDA target's kernels, on the SIMT emulator (docs/gpu-emulator.md): one block per slice
 };
-/// "cpu", "cuda-emu".
-llvm::StringRef runtimeTargetName(RuntimeTarget target);
 /// Parses "cpu" or "cuda-emu"; the error lists the choices.
 llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name);
 
