@@ -22,3 +22,8 @@ llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal"), Too
 # The CUDA toolkit's assembler checks the PTX of the CUDA target (scripts/setup documents where it comes from).
 llvm_config.add_tool_substitutions([ToolSubst("ptxas", unresolved="fatal")],
                                    [os.environ.get("LA_CUDA_BIN", "/usr/local/cuda/bin")] + tool_dirs)
+# cuobjdump shows the SASS ptxas made (cuobjdump -sass runs nvdisasm, so its folder goes on PATH too); the
+# toolkit here has neither, scripts/setup unpacks both from PyPI into .tools/cuda/bin.
+cuda_tools = os.environ.get("LA_CUDA_TOOLS", os.path.join(config.la_src_root, ".tools", "cuda", "bin"))
+llvm_config.with_environment("PATH", cuda_tools, append_path=True)
+llvm_config.add_tool_substitutions([ToolSubst("cuobjdump", unresolved="fatal")], [cuda_tools])

@@ -76,10 +76,12 @@ static cl::opt<std::string> randomDims("random",
                                                 "dimensions in order"),
                                        cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random"), cl::init(0), cl::sub(runCommand));
-static cl::opt<std::string> randomDType("dtype",
-                                        cl::desc("Element type of --random inputs for f32 arguments: f32, f16 or "
-                                                 "bf16 (half types compute in f32, results come back in that type)"),
-                                        cl::init("f32"), cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<std::string> elementDType("dtype",
+                                         cl::desc("Element type the f32 arguments are specialised to: f32, f16 or "
+                                                  "bf16 (half types compute in f32, results come back in that "
+                                                  "type). run: the type of the --random inputs"),
+                                         cl::init("f32"), cl::sub(compileCommand), cl::sub(runCommand),
+                                         cl::cat(commonCategory));
 static cl::opt<std::string> u2As("u2-as",
                                  cl::desc("Read '<u2' .npy inputs as bf16 or f16 bit patterns (NumPy has no bf16: "
                                           "save bf16 arrays with .view(np.uint16))"),
@@ -143,6 +145,14 @@ llvm::Expected<llvm::SmallVector<int64_t, 4>> parseDims(llvm::StringRef text, ch
     dims.push_back(size);
   }
   return dims;
+}
+
+/// `--dtype`, the element type the declared-f32 arguments take.
+llvm::Expected<la::DType> parseElementDType() {
+  std::optional<la::DType> dtype = la::parseDType(elementDType);
+  if (!dtype || *dtype == la::DType::F64)
+    return llvm::createStringError("--dtype " + elementDType + ": expected f32, f16 or bf16");
+  return *dtype;
 }
 
 /// Resolves `--shape` options against the signature into full argument specs.
@@ -260,6 +270,12 @@ int runCompile() {
   auto specs = resolveShapes(*info, *source);
   if (!specs)
     return fail(specs.takeError());
+  auto dtype = parseElementDType();
+  if (!dtype)
+    return fail(dtype.takeError());
+  for (la::TensorSpec &spec : *specs)
+    if (spec.dtype == la::DType::F32)
+      spec.dtype = *dtype;
   bool allStatic = llvm::all_of(*specs, [](const la::TensorSpec &spec) {
     return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
   });
@@ -331,9 +347,9 @@ int runRun() {
         return fail(shaped.takeError());
       declaredSpecs = std::move(*shaped);
     }
-    std::optional<la::DType> dtype = la::parseDType(randomDType);
-    if (!dtype || *dtype == la::DType::F64)
-      return fail("--dtype " + randomDType + ": expected f32, f16 or bf16");
+    auto dtype = parseElementDType();
+    if (!dtype)
+      return fail(dtype.takeError());
     std::mt19937_64 generator(seed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     for (auto [i, declared] : llvm::enumerate(declaredSpecs)) {

@@ -65,6 +65,9 @@ llvm::Expected<std::unique_ptr<CUDATarget>> CUDATarget::create(const PipelineCon
     return llvm::createStringError(
         llvm::formatv("warps-per-block {0} is outside 1..32 (a block has at most 1024 threads)", config.warpsPerBlock)
             .str());
+  if (config.tensorCores != "auto" && config.tensorCores != "tf32" && config.tensorCores != "off")
+    return llvm::createStringError(
+        llvm::formatv("tensor-cores '{0}' is not auto, tf32 or off", config.tensorCores).str());
   return std::unique_ptr<CUDATarget>(new CUDATarget(config));
 }
 
@@ -74,6 +77,9 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   // In place: a kernel's temporaries are fixed slots of its scratch buffer, so no loop may yield a fresh one.
   pm.addNestedPass<func::FuncOp>(createLAGPULoopStateInPlace());
   buildBufferizationPipeline(pm, /*loopsMayReturnAllocations=*/false);
+  LAGPUContractToMmaOptions mma;
+  mma.mode = config.tensorCores;
+  pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -162,7 +168,7 @@ llvm::Expected<AssembledKernel> assemblePTX(llvm::StringRef ptx, llvm::StringRef
   for (auto [path, suffix] : {std::pair{&input, "ptx"}, {&output, "cubin"}, {&report, "log"}})
     if (std::error_code ec = llvm::sys::fs::createTemporaryFile("la-kernel", suffix, *path))
       return llvm::createStringError(ec, "cannot create a temporary file for ptxas");
-  auto cleanup = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanup([&] {
     for (const auto &path : {input, output, report})
       llvm::sys::fs::remove(path);
   });

@@ -23,6 +23,7 @@ void buildNVVMLoweringTail(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createLANVGPUBF16MmaToNVVM());
   pm.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions gpuToNVVM;
   gpuToNVVM.useBarePtrCallConv = true;

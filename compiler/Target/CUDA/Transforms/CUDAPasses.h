@@ -8,8 +8,10 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -17,6 +19,9 @@ namespace mlir::la {
 
 /// The kernel attribute that lists, per argument, the bytes of one batch×head slice.
 inline constexpr llvm::StringLiteral kSliceBytesAttr = "la.slice_bytes";
+/// Marks an scf.parallel whose iterations are lanes: la-gpu-distribute-to-threads must give each run of 32
+/// consecutive iterations to the 32 lanes of one warp (la-gpu-contract-to-mma's tiles hold warp collectives).
+inline constexpr llvm::StringLiteral kWarpLanesAttr = "la.warp_lanes";
 /// The gpu.module that holds the generated kernels.
 inline constexpr llvm::StringLiteral kKernelModuleName = "la_kernels";
 

@@ -50,6 +50,46 @@ def LAGPULoopStateInPlace : Pass<"la-gpu-loop-state-in-place", "mlir::func::Func
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
+  let summary = "Runs each matrix contraction on tensor cores: linalg.generic C(m,n) += A(m,k)·B(k,n) => "
+                "warps of 32 lanes, one 16×8 tile of C each, stepping k by nvgpu.mma.sync m16n8k16 (m16n8k8 tf32)";
+  let description = [{
+    Runs on the bufferised entry, before the remaining linalg ops become loops. A contraction qualifies when
+    it is a `linalg` contraction (a multiply-add body, inferContractionDims gives exactly one m, one n and one
+    k dimension, every batch dimension has size 1), its loop ranges are static with m ≥ 16, n ≥ 8 and k at
+    least one mma step, its indexing maps are projected permutations, and its output is f32. It becomes an
+    `scf.parallel` over ceil(m/16)·ceil(n/8) tiles × 32 lanes, marked `la.warp_lanes`: la-gpu-distribute-to-
+    threads gives 32 consecutive iterations to the 32 lanes of one warp, so each warp owns whole tiles. A lane
+    gathers its fragments of A, B and C with the layouts of the PTX ISA ("Matrix fragments for mma.m16n8k16"),
+    converting each element to the operand type; the tile's accumulator stays in registers across k; the
+    lane stores its part of C at the end. Ragged edges (m, n or k not a multiple of the tile) read zeros
+    from clamped, in-bounds addresses and skip their stores, so every lane of a warp reaches every mma.
+
+    The operand type follows `mode` and the entry's arguments: `auto` uses f16 (or bf16) when the entry
+    takes f16 (bf16) tensors, whose values the SPEC computes with f16/bf16 tensor-core fragments and f32
+    accumulators, and leaves f32 entries on FMA; `tf32` also runs f32 contractions on TF32 tensor cores
+    (m16n8k8, about 1e-3 relative error, opt-in); `off` keeps every contraction on FMA.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"", "auto, tf32 or off">
+  ];
+  let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+}
+
+def LANVGPUBF16MmaToNVVM : Pass<"la-nvgpu-bf16-mma-to-nvvm"> {
+  let summary = "Lowers bf16 nvgpu.mma.sync, which MLIR 22's convert-nvgpu-to-nvvm rejects ('failed to deduce "
+                "operand PTX types'), to nvvm.mma.sync with bf16 multiplicands packed two to an i32";
+  let description = [{
+    Part of the NVVM tail, before convert-nvgpu-to-nvvm. An m16n8k16 `nvgpu.mma.sync` on vector<4x2xbf16> and
+    vector<2x2xbf16> with a vector<2x2xf32> accumulator becomes `nvvm.mma.sync` (row.col, multiplicands
+    bf16): each vector<2xbf16> register is bitcast to the i32 the instruction takes, the four accumulator
+    values are passed as f32, and the result struct is unpacked into vector<2x2xf32>. f16 and tf32 are left
+    to the upstream conversion, which handles them.
+  }];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect"];
+}
+
 def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::GPUModuleOp"> {
   let summary = "Spreads a kernel's parallel loops over the threads of its block and makes its other writes "
                 "single-threaded: scf.parallel (i, j) => for t = tid; t < I·J; t += ntid { i, j = delin(t) }";
@@ -57,7 +97,10 @@ def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::
     Every thread of a block runs the kernel body. Then:
       - each outermost `scf.parallel` (no reductions) becomes a loop over its linearised iteration space with
         the thread index as start and the block size as step; a nested `scf.parallel` becomes an `scf.for`
-        nest run by the thread that owns the outer iteration;
+        nest run by the thread that owns the outer iteration. Since the block size is a multiple of 32,
+        iterations 32w..32w+31 of a loop whose trip count is a multiple of 32 (a `la.warp_lanes` loop of
+        la-gpu-contract-to-mma) fall on the 32 lanes of one warp together; such a loop nested in another is
+        an error;
       - a write outside those loops to memory that threads share (global or scratch; not `memref.alloca`)
         runs on thread 0 only;
       - `gpu.barrier` goes before and after each of those loops and writes, so that every thread sees a write

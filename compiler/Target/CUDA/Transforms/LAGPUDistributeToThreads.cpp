@@ -274,7 +274,14 @@ struct Distributor {
         return WalkResult::interrupt();
       }
       outermost.push_back(parallel);
-      return WalkResult::skip();
+      WalkResult lanes = parallel.getBody()->walk([](scf::ParallelOp inner) {
+        if (!inner->hasAttr(kWarpLanesAttr))
+          return WalkResult::advance();
+        inner.emitError() << "la-gpu-distribute-to-threads: a loop over warp lanes (" << kWarpLanesAttr
+                          << ") inside another parallel loop would run on one thread";
+        return WalkResult::interrupt();
+      });
+      return lanes.wasInterrupted() ? WalkResult::interrupt() : WalkResult::skip();
     });
     if (result.wasInterrupted())
       return failure();

@@ -1,0 +1,291 @@
+//===- LAGPUContractToMma.cpp - contractions on tensor cores (mma.sync) ---===//
+//
+// One warp per 16×8 tile of the output, k stepped by the mma shape; CUDAPasses.td has the contract. The
+// fragment coordinates are the PTX ISA's for mma.m16n8k16 (f16/bf16) and mma.m16n8k8 (tf32): with
+// g = lane / 4 and t = lane % 4, and E operand elements per 32-bit register (2 for f16/bf16, 1 for tf32),
+//   A register r, element e:  row g + 8·(r % 2),   k (r / 2)·K/2 + t·E + e      (4 registers)
+//   B register r, element e:  k   r·K/2 + t·E + e, column g                     (2 registers)
+//   C register r, element e:  row g + 8·r,         column 2·t + e               (2 registers of 2 f32)
+//
+//===----------------------------------------------------------------------===//
+
+#include "Target/CUDA/Transforms/CUDAPasses.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "la-gpu-contract-to-mma"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LAGPUCONTRACTTOMMA
+#include "Target/CUDA/Transforms/CUDAPasses.h.inc"
+
+namespace {
+
+constexpr int64_t kWarpSize = 32, kTileM = 16, kTileN = 8;
+
+/// The mma.sync form the contractions of one entry run on.
+struct MmaForm {
+  /// f16, bf16, or f32 read as tf32.
+  Type operandType;
+  /// The k of the instruction: 16 for f16/bf16, 8 for tf32.
+  int64_t k;
+  /// Operand elements per 32-bit register.
+  int64_t perRegister;
+  bool tf32;
+};
+
+/// The form `mode` asks for, given the element types of the entry's arguments; none keeps FMA.
+std::optional<MmaForm> chooseForm(func::FuncOp func, llvm::StringRef mode) {
+  if (mode == "off")
+    return std::nullopt;
+  bool hasF16 = false, hasBF16 = false;
+  for (Type type : func.getArgumentTypes())
+    if (auto shaped = dyn_cast<ShapedType>(type)) {
+      hasF16 |= shaped.getElementType().isF16();
+      hasBF16 |= shaped.getElementType().isBF16();
+    }
+  Builder b(func.getContext());
+  if (hasF16)
+    return MmaForm{b.getF16Type(), 16, 2, false};
+  if (hasBF16)
+    return MmaForm{b.getBF16Type(), 16, 2, false};
+  if (mode == "tf32")
+    return MmaForm{b.getF32Type(), 8, 1, true};
+  return std::nullopt;
+}
+
+/// A contraction C(m, n) += A(m, k) · B(k, n) with static sizes, every other loop of size 1.
+struct Contraction {
+  linalg::LinalgOp op;
+  unsigned mLoop, nLoop, kLoop;
+  int64_t m, n, k;
+};
+
+/// `op` as a contraction the tensor cores can run, or why not (for LLVM_DEBUG).
+FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form) {
+  auto reject = [&](const char *why) {
+    LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: FMA for " << op->getName() << " at " << op.getLoc()
+                            << ": " << why << "\n");
+    return failure();
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return reject("not two buffer inputs and one output");
+  if (!linalg::isaContractionOpInterface(op))
+    return reject("not a multiply-add contraction");
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1)
+    return reject("not exactly one m, one n and one k dimension");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return reject("dynamic loop ranges");
+  if (llvm::any_of(dims->batch, [&](unsigned loop) { return ranges[loop] != 1; }))
+    return reject("a batch dimension larger than 1");
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return reject("an indexing map that is not a projected permutation");
+  if (!getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()).isF32())
+    return reject("the output is not f32");
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!isa<FloatType>(getElementTypeOrSelf(input->get().getType())))
+      return reject("an input is not floating-point");
+  Contraction c{op, dims->m.front(), dims->n.front(), dims->k.front(), 0, 0, 0};
+  c.m = ranges[c.mLoop];
+  c.n = ranges[c.nLoop];
+  c.k = ranges[c.kLoop];
+  // Smaller ones would be mostly padding: a 16×8 tile costs the same mma whatever part of it is real.
+  if (c.m < kTileM || c.n < kTileN || c.k < form.k)
+    return reject("smaller than one mma tile");
+  return c;
+}
+
+/// Emits one lane's part of a tile: fragment gathers, the k loop of mma.sync, and the stores.
+class TileEmitter {
+public:
+  TileEmitter(OpBuilder &b, Location loc, Contraction c, const MmaForm &form)
+      : b(b), loc(loc), c(c), form(form) {}
+
+  void emit(Value iteration) {
+    Value lane = rem(iteration, kWarpSize);
+    Value tile = div(iteration, kWarpSize);
+    int64_t tilesN = llvm::divideCeil(c.n, kTileN);
+    Value rowBase = mul(div(tile, tilesN), kTileM), colBase = mul(rem(tile, tilesN), kTileN);
+    Value group = div(lane, 4), inGroup = rem(lane, 4);
+    Value row = add(rowBase, group), col = add(colBase, group);
+
+    // C: rows g and g+8, columns 2t and 2t+1.
+    Value cCol = add(colBase, mul(inGroup, 2));
+    auto cType = VectorType::get({2, 2}, b.getF32Type());
+    Value acc = zeroOf(cType);
+    forEachC([&](int64_t r, int64_t e) {
+      acc = insert(loadElement(*c.op.getDpsInitOperand(0), add(row, 8 * r), add(cCol, e), zero(), b.getF32Type()),
+                   acc, r, e);
+    });
+
+    int64_t steps = llvm::divideCeil(c.k, form.k);
+    auto loop = scf::ForOp::create(b, loc, zero(), index(steps), index(1), ValueRange{acc});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kBase = mul(loop.getInductionVar(), form.k);
+      Value kLane = add(kBase, mul(inGroup, form.perRegister));
+      auto aType = VectorType::get({4, form.perRegister}, form.operandType);
+      auto bType = VectorType::get({2, form.perRegister}, form.operandType);
+      Value a = zeroOf(aType);
+      Value bFrag = zeroOf(bType);
+      OpOperand &lhs = *c.op.getDpsInputOperand(0), &rhs = *c.op.getDpsInputOperand(1);
+      for (int64_t r = 0; r < 4; ++r)
+        for (int64_t e = 0; e < form.perRegister; ++e) {
+          Value kk = add(kLane, (r / 2) * (form.k / 2) + e);
+          a = insert(loadElement(lhs, add(row, 8 * (r % 2)), nullptr, kk, form.operandType), a, r, e);
+        }
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t e = 0; e < form.perRegister; ++e) {
+          Value kk = add(kLane, r * (form.k / 2) + e);
+          bFrag = insert(loadElement(rhs, nullptr, col, kk, form.operandType), bFrag, r, e);
+        }
+      Value product = nvgpu::MmaSyncOp::create(b, loc, a, bFrag, loop.getRegionIterArgs().front(),
+                                               ArrayRef<int64_t>{kTileM, kTileN, form.k}, form.tf32);
+      scf::YieldOp::create(b, loc, product);
+    }
+    acc = loop.getResult(0);
+    forEachC([&](int64_t r, int64_t e) {
+      storeElement(vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e}), add(row, 8 * r), add(cCol, e));
+    });
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Contraction c;
+  const MmaForm &form;
+
+  Value zeroOf(Type type) { return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type))); }
+  Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
+  Value zero() { return index(0); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, index(y)); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, index(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, index(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, index(y)); }
+  Value insert(Value element, Value vector, int64_t r, int64_t e) {
+    return vector::InsertOp::create(b, loc, element, vector, ArrayRef<int64_t>{r, e});
+  }
+  template <typename F> void forEachC(F f) {
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t e = 0; e < 2; ++e)
+        f(r, e);
+  }
+
+  /// The loop coordinates of (m, n, k) (null where the operand does not use that loop): its indices in
+  /// `operand`, each clamped into range where the loop is ragged, and whether all of them were in range.
+  std::pair<SmallVector<Value>, Value> indicesOf(OpOperand &operand, Value m, Value n, Value k) {
+    AffineMap map = c.op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices;
+    Value inBounds;
+    for (unsigned result = 0; result < map.getNumResults(); ++result) {
+      unsigned loop = map.getDimPosition(result);
+      Value position;
+      int64_t extent = 1, tile = 1;
+      if (loop == c.mLoop)
+        position = m, extent = c.m, tile = kTileM;
+      else if (loop == c.nLoop)
+        position = n, extent = c.n, tile = kTileN;
+      else if (loop == c.kLoop)
+        position = k, extent = c.k, tile = form.k;
+      if (!position) { // a batch loop of size 1
+        indices.push_back(zero());
+        continue;
+      }
+      if (extent % tile != 0) {
+        Value last = index(extent - 1);
+        Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, position, last);
+        inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, fits).getResult() : fits;
+        position = arith::MinUIOp::create(b, loc, position, last);
+      }
+      indices.push_back(position);
+    }
+    return {indices, inBounds};
+  }
+
+  /// operand[m, n, k] converted to `type`, or zero past a ragged edge (read from a clamped address, so
+  /// every lane loads and no branch splits the warp).
+  Value loadElement(OpOperand &operand, Value m, Value n, Value k, Type type) {
+    auto [indices, inBounds] = indicesOf(operand, m, n, k);
+    Value value = memref::LoadOp::create(b, loc, operand.get(), indices);
+    value = convert(value, type);
+    if (inBounds)
+      value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(type));
+    return value;
+  }
+
+  void storeElement(Value value, Value m, Value n) {
+    OpOperand &output = *c.op.getDpsInitOperand(0);
+    auto [indices, inBounds] = indicesOf(output, m, n, nullptr);
+    if (!inBounds) {
+      memref::StoreOp::create(b, loc, value, output.get(), indices);
+      return;
+    }
+    auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, value, output.get(), indices);
+  }
+
+  Value convert(Value value, Type type) {
+    Type from = value.getType();
+    if (from == type)
+      return value;
+    auto fromFloat = cast<FloatType>(from), toFloat = cast<FloatType>(type);
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, type, value);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(b, loc, type, value);
+    // f16 <-> bf16: through f32.
+    return arith::TruncFOp::create(b, loc, type, arith::ExtFOp::create(b, loc, b.getF32Type(), value));
+  }
+};
+
+/// Replaces `c.op` by a parallel loop over (tile, lane) pairs, 32 lanes per tile.
+void rewriteOnTensorCores(Contraction c, const MmaForm &form) {
+  OpBuilder b(c.op);
+  Location loc = c.op.getLoc();
+  int64_t lanes = llvm::divideCeil(c.m, kTileM) * llvm::divideCeil(c.n, kTileN) * kWarpSize;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value upper = arith::ConstantIndexOp::create(b, loc, lanes);
+  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{upper}, ValueRange{one},
+                                          [&](OpBuilder &nested, Location loc, ValueRange ivs) {
+                                            TileEmitter(nested, loc, c, form).emit(ivs.front());
+                                          });
+  parallel->setAttr(kWarpLanesAttr, b.getUnitAttr());
+  c.op->erase();
+}
+
+struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (mode != "auto" && mode != "tf32" && mode != "off") {
+      getOperation().emitError() << "la-gpu-contract-to-mma: mode '" << mode << "' is not auto, tf32 or off";
+      return signalPassFailure();
+    }
+    std::optional<MmaForm> form = chooseForm(getOperation(), mode);
+    if (!form)
+      return;
+    SmallVector<Contraction> contractions;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      // A warp's lanes must all reach its mma: inside another parallel loop this one would run on one thread.
+      if (op->getParentOfType<scf::ParallelOp>() || op->getParentOfType<scf::ForallOp>())
+        return;
+      if (FailureOr<Contraction> c = matchContraction(op, *form); succeeded(c))
+        contractions.push_back(*c);
+    });
+    for (Contraction &c : contractions)
+      rewriteOnTensorCores(c, *form);
+  }
+};
+
+} // namespace
+} // namespace mlir::la

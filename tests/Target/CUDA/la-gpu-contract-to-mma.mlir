@@ -1,0 +1,139 @@
+// RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma -canonicalize -cse | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=tf32" -canonicalize -cse | FileCheck %s --check-prefix=TF32
+// RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=off" | FileCheck %s --check-prefix=OFF
+// RUN: not la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=fp8" 2>&1 | FileCheck %s --check-prefix=BADMODE
+
+// BADMODE: la-gpu-contract-to-mma: mode 'fp8' is not auto, tf32 or off
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#bt = affine_map<(b, m, n, k) -> (b, n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// An f16 entry: C[20x12] += A[20x24] · B^T[12x24], ragged in m (20 = 16 + 4), n (12 = 8 + 4) and k (24 =
+// 16 + 8). ceil(20/16)·ceil(12/8) = 4 tiles of 32 lanes; k in ceil(24/16) = 2 steps.
+// CHECK-LABEL: func.func @ragged_f16
+// CHECK-SAME: (%[[A:.*]]: memref<1x20x24xf16>, %[[B:.*]]: memref<1x12x24xf32>, %[[C:.*]]: memref<1x20x12xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c128) step
+// The lane's row of C: tile row + g; a ragged row reads a clamped address and takes zero.
+// CHECK: %[[ROWFITS:.*]] = arith.cmpi ule, %{{.*}}, %c19
+// CHECK: %[[ROW:.*]] = arith.minui %{{.*}}, %c19
+// CHECK: memref.load %[[C]][%{{.*}}, %[[ROW]], %{{.*}}]
+// CHECK: arith.select
+// CHECK: %[[ACC0:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %c2 step %{{.*}} iter_args(%[[IT:.*]] = %[[ACC0]])
+// CHECK:   memref.load %[[A]]
+// CHECK:   %[[AF:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// B is f32 in memory: each element is rounded to the f16 operand type.
+// CHECK:   memref.load %[[B]]
+// CHECK:   arith.truncf %{{.*}} : f32 to f16
+// CHECK:   %[[BF:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:   %[[D:.*]] = nvgpu.mma.sync(%[[AF]], %[[BF]], %[[IT]]) {mmaShape = [16, 8, 16]}
+// CHECK:   scf.yield %[[D]]
+// Stores past the ragged edge are skipped.
+// CHECK: vector.extract %[[ACC]][0, 0]
+// CHECK: scf.if
+// CHECK:   memref.store %{{.*}}, %[[C]]
+// CHECK: } {la.warp_lanes}
+// An f32 contraction stays on FMA unless TF32 is asked for.
+// OFF-LABEL: func.func @ragged_f16
+// OFF: linalg.generic
+// OFF-NOT: nvgpu.mma.sync
+func.func @ragged_f16(%q: memref<1x20x24xf16>, %kt: memref<1x12x24xf32>, %out: memref<1x20x12xf32>) {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kt : memref<1x20x24xf16>, memref<1x12x24xf32>) outs(%out : memref<1x20x12xf32>) {
+  ^bb0(%x: f16, %y: f32, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %p = arith.mulf %xe, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// An f32 entry: FMA by default; m16n8k8 TF32 when asked, with no edge handling (every size a multiple).
+// CHECK-LABEL: func.func @aligned_f32
+// CHECK: linalg.generic
+// CHECK-NOT: nvgpu.mma.sync
+// TF32-LABEL: func.func @aligned_f32
+// TF32-NOT: linalg.generic
+// TF32-NOT: arith.select
+// TF32: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c256) step
+// TF32: vector.from_elements {{.*}} : vector<4x1xf32>
+// TF32: vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+// TF32-NOT: scf.if
+// TF32: } {la.warp_lanes}
+func.func @aligned_f32(%x: memref<32x16xf32>, %y: memref<16x32xf32>, %out: memref<32x32xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<32x16xf32>, memref<16x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#v = affine_map<(m, k) -> (m, k)>
+#w = affine_map<(m, k) -> (k)>
+#o = affine_map<(m, k) -> (m)>
+
+// What stays on FMA in an f16 entry: a product smaller than one tile (m = 4: decode's one-row chunk would
+// waste 3/4 of each mma), a matrix-vector product (no n dimension), and a contraction inside a parallel loop
+// (its lanes could not form a warp).
+// CHECK-LABEL: func.func @not_for_tensor_cores
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: scf.parallel
+// CHECK: linalg.generic
+// CHECK-NOT: nvgpu.mma.sync
+func.func @not_for_tensor_cores(%h: memref<4x16xf16>, %s: memref<16x16xf32>, %out: memref<4x16xf32>,
+                                %vec: memref<16xf32>, %mv: memref<4xf32>, %big: memref<2x16x16xf32>,
+                                %bigout: memref<2x16x16xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%h, %s : memref<4x16xf16>, memref<16x16xf32>) outs(%out : memref<4x16xf32>) {
+  ^bb0(%p: f16, %q: f32, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %m = arith.mulf %pe, %q : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#v, #w, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%h, %vec : memref<4x16xf16>, memref<16xf32>) outs(%mv : memref<4xf32>) {
+  ^bb0(%p: f16, %q: f32, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %m = arith.mulf %pe, %q : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %x = memref.subview %big[%i, 0, 0] [1, 16, 16] [1, 1, 1] : memref<2x16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    %y = memref.subview %bigout[%i, 0, 0] [1, 16, 16] [1, 1, 1] : memref<2x16x16xf32> to memref<16x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %s : memref<16x16xf32, strided<[16, 1], offset: ?>>, memref<16x16xf32>)
+        outs(%y : memref<16x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %r = arith.addf %acc, %m : f32
+      linalg.yield %r : f32
+    }
+    scf.reduce
+  }
+  return
+}
