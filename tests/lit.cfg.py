@@ -20,10 +20,14 @@ tool_dirs = [config.la_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions([ToolSubst("la-opt", unresolved="fatal"), ToolSubst("lac", unresolved="fatal"),
                                     ToolSubst("mlir-opt", unresolved="fatal")], tool_dirs)
 # The CUDA toolkit's assembler checks the PTX of the CUDA target (scripts/setup documents where it comes from).
-llvm_config.add_tool_substitutions([ToolSubst("ptxas", unresolved="fatal")],
-                                   [os.environ.get("LA_CUDA_BIN", "/usr/local/cuda/bin")] + tool_dirs)
+cuda_bin = os.environ.get("LA_CUDA_BIN", "/usr/local/cuda/bin")
+llvm_config.add_tool_substitutions([ToolSubst("ptxas", unresolved="fatal")], [cuda_bin] + tool_dirs)
 # cuobjdump shows the SASS ptxas made (cuobjdump -sass runs nvdisasm, so its folder goes on PATH too); the
 # toolkit here has neither, scripts/setup unpacks both from PyPI into .tools/cuda/bin.
 cuda_tools = os.environ.get("LA_CUDA_TOOLS", os.path.join(config.la_src_root, ".tools", "cuda", "bin"))
 llvm_config.with_environment("PATH", cuda_tools, append_path=True)
 llvm_config.add_tool_substitutions([ToolSubst("cuobjdump", unresolved="fatal")], [cuda_tools])
+# Folders for scripts that run the tools themselves (tests/gpu/Inputs/ptxas_report.py).
+config.substitutions.append(("%la_bin", config.la_tools_dir))
+config.substitutions.append(("%cuda_bin", cuda_bin))
+config.substitutions.append(("%cuda_tools", cuda_tools))

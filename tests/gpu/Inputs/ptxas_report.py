@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Every library entry through the CUDA target for each data type and architecture: PTX from `lac`, ptxas -v,
+and cuobjdump -sass. Prints one line per kernel,
+
+    <entry> <dtype> <arch> mma=<n> spill=<bytes> stack=<bytes> registers=<n> shared=<bytes> hmma=<n> ffma=<n>
+
+which tests/gpu/cuda-ptx-*.test check and docs/BENCHMARKS.md tabulates (mma: the nvgpu.mma.sync ops of the
+`--emit=gpu` stage, one per contraction la-gpu-contract-to-mma put on tensor cores; spill: ptxas's spill
+stores; hmma and ffma: tensor-core and FP32 fused multiply-add instructions in the SASS). The PTX's .target must be exactly the
+architecture asked for; a kernel whose PTX ptxas rejects stops the report with ptxas's message.
+
+usage: ptxas_report.py --lac LAC --ptxas PTXAS --cuobjdump CUOBJDUMP --kernels DIR --work DIR
+                       [--dtypes f32,f16,bf16] [--archs sm_80,sm_90] [--entries a,b] [LAC OPTION ...]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+# (file, entry, shape options): the shapes of tests/gpu/cuda-emu-library.test, ragged (N = 37, D = 48).
+ENTRIES = [
+    ("linear_attention.mlir", "linear_attention", ["--shape", "2x3x37x48"]),
+    ("linear_attention.mlir", "linear_attention_causal", ["--shape", "2x3x37x48"]),
+    ("flow_attention.mlir", "flow_attention", ["--shape", "2x3x37x48"]),
+    ("flow_attention.mlir", "flow_attention_causal", ["--shape", "2x3x37x48"]),
+    ("aft.mlir", "aft_causal", ["--shape", "6x37x48"]),
+    ("aft.mlir", "aft_simple", ["--shape", "6x37x48"]),
+    ("aft.mlir", "aft_full", ["--shape", "6x37x48", "--shape", "%w=37x37"]),
+    ("aft.mlir", "aft_full_causal", ["--shape", "6x37x48", "--shape", "%w=37x37"]),
+    ("aft.mlir", "aft_local", ["--shape", "6x37x48", "--shape", "%w=37x37"]),
+    ("flash.mlir", "gau", ["--shape", "6x37x48"]),
+    ("flash.mlir", "flash", ["--shape", "6x37x48"]),
+    ("flash.mlir", "flash_causal", ["--shape", "6x37x48"]),
+    ("retention.mlir", "retention", ["--shape", "2x3x37x48"]),
+    ("retention.mlir", "simple_gla", ["--shape", "2x3x37x48"]),
+    ("retention.mlir", "gla", ["--shape", "2x3x37x48"]),
+    ("retention.mlir", "retention_with_state", ["--shape", "2x3x37x48", "--shape", "%h0=2x3x48x48"]),
+    ("retention.mlir", "simple_gla_with_state", ["--shape", "2x3x37x48", "--shape", "%h0=2x3x48x48"]),
+    ("retention.mlir", "gla_with_state", ["--shape", "2x3x37x48", "--shape", "%h0=2x3x48x48"]),
+]
+
+
+def run(command):
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    return result.stdout + result.stderr
+
+
+def first_int(pattern, text):
+    match = re.search(pattern, text)
+    return int(match.group(1)) if match else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for tool in ("lac", "ptxas", "cuobjdump", "kernels", "work"):
+        parser.add_argument("--" + tool, required=True)
+    parser.add_argument("--dtypes", default="f32,f16,bf16")
+    parser.add_argument("--archs", default="sm_80,sm_90")
+    parser.add_argument("--entries", default="")
+    args, lac_options = parser.parse_known_args()
+    wanted = set(filter(None, args.entries.split(",")))
+    os.makedirs(args.work, exist_ok=True)
+    for file, entry, shape in ENTRIES:
+        if wanted and entry not in wanted:
+            continue
+        for dtype in args.dtypes.split(","):
+            for arch in args.archs.split(","):
+                stem = os.path.join(args.work, f"{entry}.{dtype}.{arch}")
+                compile = [args.lac, "compile", os.path.join(args.kernels, file), "--entry", entry, *shape,
+                           "--dtype", dtype, "--target", "cuda", "--arch", arch, *lac_options]
+                run(compile + ["--emit=ptx", "-o", stem + ".ptx"])
+                gpu = run(compile + ["--emit=gpu"])
+                with open(stem + ".ptx") as ptx:
+                    targets = re.findall(r"^\.target (\S+)$", ptx.read(), re.M)
+                if targets != [arch]:
+                    sys.exit(f"{stem}.ptx: .target {targets}, expected exactly [{arch}]")
+                report = run([args.ptxas, "-v", "-arch=" + arch, stem + ".ptx", "-o", stem + ".cubin"])
+                sass = run([args.cuobjdump, "-sass", stem + ".cubin"])
+                figures = {
+                    "mma": gpu.count("nvgpu.mma.sync("),
+                    "spill": first_int(r"(\d+) bytes spill stores", report),
+                    "stack": first_int(r"(\d+) bytes stack frame", report),
+                    "registers": first_int(r"Used (\d+) registers", report),
+                    "shared": first_int(r"(\d+) bytes smem", report),
+                    "hmma": len(re.findall(r"\bHMMA\.", sass)),
+                    "ffma": len(re.findall(r"\bFFMA\b", sass)),
+                }
+                print(f"{entry} {dtype} {arch} " + " ".join(f"{k}={v}" for k, v in figures.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
