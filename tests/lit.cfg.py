@@ -30,4 +30,5 @@ llvm_config.add_tool_substitutions([ToolSubst("cuobjdump", unresolved="fatal")],
 # Folders for scripts that run the tools themselves (tests/gpu/Inputs/ptxas_report.py).
 config.substitutions.append(("%la_bin", config.la_tools_dir))
 config.substitutions.append(("%cuda_bin", cuda_bin))
+config.substitutions.append(("%cuda_include", os.path.join(os.path.dirname(cuda_bin), "include")))
 config.substitutions.append(("%cuda_tools", cuda_tools))

@@ -55,7 +55,9 @@ static cl::list<std::string> shapes("shape",
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
-                                          "obj; for CUDA gpu, nvvm, ptx, cubin; or pipeline, the textual pass "
+                                          "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
+                                          "source of an ahead-of-time C launcher la_<entry> (write the header as "
+                                          "la_<entry>.h beside the source); or pipeline, the textual pass "
                                           "pipeline (la-opt --pass-pipeline=...)"),
                                  cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
 static cl::opt<std::string> targetName("target",

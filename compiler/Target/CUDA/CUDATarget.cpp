@@ -2,6 +2,7 @@
 
 #include "Target/CUDA/CUDATarget.h"
 
+#include "Target/CUDA/CUDAAot.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/NVVM/NVVMLowering.h"
 
@@ -92,7 +93,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
 }
 
 llvm::ArrayRef<llvm::StringRef> CUDATarget::getArtifactKinds() const {
-  static const llvm::StringRef kinds[] = {"nvvm", "ptx", "cubin"};
+  static const llvm::StringRef kinds[] = {"nvvm", "ptx", "cubin", "h", "c"};
   return kinds;
 }
 
@@ -101,6 +102,16 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
     return llvm::createStringError(
         llvm::formatv("the CUDA target has no artefact '{0}' (choose {1})", kind, llvm::join(getArtifactKinds(), ", "))
             .str());
+  // The AOT launcher reads the kernel's launch facts from the gpu stage, before lowering drops them.
+  std::optional<AotKernel> aot;
+  if (kind == "h" || kind == "c") {
+    auto described = describeAotKernel(module);
+    if (!described)
+      return described.takeError();
+    if (kind == "h")
+      return emitAotHeader(*described, config.arch);
+    aot = std::move(*described);
+  }
   if (llvm::Error err = runPasses(module, "lowering to NVVM (la-gpu-to-nvvm)", buildNVVMLoweringTail))
     return std::move(err);
   if (kind == "nvvm") {
@@ -142,6 +153,8 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
   auto assembled = assemblePTX(ptx, config.arch);
   if (!assembled)
     return assembled.takeError();
+  if (aot)
+    return emitAotSource(*aot, config.arch, assembled->cubin);
   return std::move(assembled->cubin);
 }
 

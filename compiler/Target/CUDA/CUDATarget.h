@@ -33,7 +33,8 @@ public:
   void buildTensorPipeline(OpPassManager &pm) const override;
   /// Bufferises, turns linalg into parallel loops and maps each entry onto a thread block (the `gpu` stage).
   void buildLoweringPipeline(OpPassManager &pm) const override;
-  /// "nvvm" (the LLVM dialect with NVVM ops, as text), "ptx", "cubin".
+  /// "nvvm" (the LLVM dialect with NVVM ops, as text), "ptx", "cubin", and the AOT launcher's "h" and "c"
+  /// (CUDAAot.h).
   llvm::ArrayRef<llvm::StringRef> getArtifactKinds() const override;
   llvm::Expected<std::string> emitArtifact(ModuleOp module, llvm::StringRef kind) const override;
 

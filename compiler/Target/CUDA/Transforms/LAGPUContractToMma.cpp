@@ -68,8 +68,8 @@ struct Contraction {
 /// `op` as a contraction the tensor cores can run, or why not (for LLVM_DEBUG).
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form) {
   auto reject = [&](const char *why) {
-    LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: FMA for " << op->getName() << " at " << op.getLoc()
-                            << ": " << why << "\n");
+    LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: FMA for " << op->getName() << " at " << op.getLoc() << ": "
+                            << why << "\n");
     return failure();
   };
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
@@ -104,8 +104,7 @@ FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form
 /// Emits one lane's part of a tile: fragment gathers, the k loop of mma.sync, and the stores.
 class TileEmitter {
 public:
-  TileEmitter(OpBuilder &b, Location loc, Contraction c, const MmaForm &form)
-      : b(b), loc(loc), c(c), form(form) {}
+  TileEmitter(OpBuilder &b, Location loc, Contraction c, const MmaForm &form) : b(b), loc(loc), c(c), form(form) {}
 
   void emit(Value iteration) {
     Value lane = rem(iteration, kWarpSize);
@@ -120,8 +119,8 @@ public:
     auto cType = VectorType::get({2, 2}, b.getF32Type());
     Value acc = zeroOf(cType);
     forEachC([&](int64_t r, int64_t e) {
-      acc = insert(loadElement(*c.op.getDpsInitOperand(0), add(row, 8 * r), add(cCol, e), zero(), b.getF32Type()),
-                   acc, r, e);
+      acc = insert(loadElement(*c.op.getDpsInitOperand(0), add(row, 8 * r), add(cCol, e), zero(), b.getF32Type()), acc,
+                   r, e);
     });
 
     int64_t steps = llvm::divideCeil(c.k, form.k);
@@ -255,10 +254,9 @@ void rewriteOnTensorCores(Contraction c, const MmaForm &form) {
   int64_t lanes = llvm::divideCeil(c.m, kTileM) * llvm::divideCeil(c.n, kTileN) * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
   Value upper = arith::ConstantIndexOp::create(b, loc, lanes);
-  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{upper}, ValueRange{one},
-                                          [&](OpBuilder &nested, Location loc, ValueRange ivs) {
-                                            TileEmitter(nested, loc, c, form).emit(ivs.front());
-                                          });
+  auto parallel = scf::ParallelOp::create(
+      b, loc, ValueRange{zero}, ValueRange{upper}, ValueRange{one},
+      [&](OpBuilder &nested, Location loc, ValueRange ivs) { TileEmitter(nested, loc, c, form).emit(ivs.front()); });
   parallel->setAttr(kWarpLanesAttr, b.getUnitAttr());
   c.op->erase();
 }

@@ -15,8 +15,8 @@ namespace {
 
 bool isBF16M16N8K16(nvgpu::MmaSyncOp op) {
   auto shape = op.getMmaShapeAsArray();
-  return op.getMatrixA().getType().getElementType().isBF16() && shape[0] == 16 && shape[1] == 8 &&
-         shape[2] == 16 && op.getMatrixC().getType().getElementType().isF32();
+  return op.getMatrixA().getType().getElementType().isBF16() && shape[0] == 16 && shape[1] == 8 && shape[2] == 16 &&
+         op.getMatrixC().getType().getElementType().isF32();
 }
 
 /// The rows of a vector<Rx2xbf16> fragment, each bitcast to the i32 register that holds it.
