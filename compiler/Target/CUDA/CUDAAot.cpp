@@ -98,8 +98,7 @@ std::string emitAotSource(const AotKernel &kernel, llvm::StringRef arch, llvm::S
      << "  if (la_" << name << "_function)\n    return CUDA_SUCCESS;\n"
      << "  CUresult status = cuModuleLoadData(&la_" << name << "_module, la_" << name << "_cubin);\n"
      << "  if (status != CUDA_SUCCESS)\n    return status;\n"
-     << "  status = cuModuleGetFunction(&la_" << name << "_function, la_" << name << "_module, \"" << name
-     << "\");\n"
+     << "  status = cuModuleGetFunction(&la_" << name << "_function, la_" << name << "_module, \"" << name << "\");\n"
      << "  if (status != CUDA_SUCCESS) {\n    cuModuleUnload(la_" << name << "_module);\n    la_" << name
      << "_module = NULL;\n  }\n  return status;\n}\n\n"
      << "CUresult la_" << name << "_unload(void) {\n"

@@ -9,7 +9,10 @@ static unsigned loads;
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   const unsigned char *bytes = image;
-  if (memcmp(bytes, "\x7f" "ELF", 4) != 0) {
+  if (memcmp(bytes,
+             "\x7f"
+             "ELF",
+             4) != 0) {
     printf("stub: cuModuleLoadData: not an ELF image\n");
     return CUDA_ERROR_INVALID_IMAGE;
   }
