@@ -66,6 +66,12 @@ llvm::Expected<std::unique_ptr<CUDATarget>> CUDATarget::create(const PipelineCon
     return llvm::createStringError(
         llvm::formatv("warps-per-block {0} is outside 1..32 (a block has at most 1024 threads)", config.warpsPerBlock)
             .str());
+  // sm_80 and sm_90 hold at most 2048 threads per SM: a larger product asks ptxas for what no SM can hold.
+  if (config.minBlocksPerSM < 1 || config.minBlocksPerSM * config.warpsPerBlock * 32 > 2048)
+    return llvm::createStringError(
+        llvm::formatv("min-blocks-per-sm {0} is outside 1..{1} (an SM holds at most 2048 threads, {2} per block)",
+                      config.minBlocksPerSM, 2048 / (config.warpsPerBlock * 32), config.warpsPerBlock * 32)
+            .str());
   if (config.tensorCores != "auto" && config.tensorCores != "tf32" && config.tensorCores != "off")
     return llvm::createStringError(
         llvm::formatv("tensor-cores '{0}' is not auto, tf32 or off", config.tensorCores).str());
@@ -86,6 +92,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   pm.addPass(createCSEPass());
   LAGPUOutlineSliceKernelOptions outline;
   outline.warpsPerBlock = config.warpsPerBlock;
+  outline.minBlocksPerSM = config.minBlocksPerSM;
   pm.addPass(createLAGPUOutlineSliceKernel(outline));
   pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUDistributeToThreads());
   pm.addPass(createCanonicalizerPass());

@@ -26,11 +26,15 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
       - copies the `memref.global`s the body reads into the gpu.module;
       - records on the kernel `la.slice_bytes`, the bytes of one slice of each argument, which
         la-gpu-offset-slice-arguments turns into per-block pointer offsets after lowering, and
-        `known_block_size` = (32·`warps-per-block`, 1, 1).
+        `known_block_size` = (32·`warps-per-block`, 1, 1) (PTX `.maxntid`) and `nvvm.minctasm` =
+        `min-blocks-per-sm` (PTX `.minnctapersm`). Without the latter, ptxas sizes registers for as many
+        blocks of that size as fit an SM, and spills rather than exceed that budget.
     Arguments keep their one-slice types, so the body is unchanged.
   }];
   let options = [
-    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4", "Warps of each thread block">
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4", "Warps of each thread block">,
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"1",
+           "Thread blocks each SM must hold at once (nvvm.minctasm)">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }

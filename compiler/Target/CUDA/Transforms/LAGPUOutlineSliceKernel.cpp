@@ -5,6 +5,7 @@
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::la {
@@ -124,6 +125,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     int32_t threads = static_cast<int32_t>(warpsPerBlock * 32);
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));
+    kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(static_cast<int32_t>(minBlocksPerSM)));
     kernel->setAttr(kSliceBytesAttr, b.getDenseI64ArrayAttr(sliceBytes));
     kernelSymbols.insert(kernel);
 
