@@ -51,7 +51,7 @@ std::string parameters(const AotKernel &kernel) {
   std::string text = "CUstream stream";
   for (size_t i = 0; i < kernel.tensorTypes.size(); ++i)
     text += llvm::formatv(", CUdeviceptr arg{0}", i).str();
-  return text + ", CUdeviceptr scratch, unsigned slices";
+  return text + ", CUdeviceptr scratch, unsigned batches, unsigned heads";
 }
 
 } // namespace
@@ -68,14 +68,15 @@ std::string emitAotHeader(const AotKernel &kernel, llvm::StringRef arch) {
      << "   call it once up front when several threads launch). */\n"
      << "CUresult la_" << kernel.name << "_load(void);\n"
      << "CUresult la_" << kernel.name << "_unload(void);\n\n"
-     << "/* Bytes of device scratch one launch over `slices` batch x head slices needs (0: pass 0). */\n"
-     << "size_t la_" << kernel.name << "_scratch_bytes(unsigned slices);\n\n"
+     << "/* Bytes of device scratch one launch over batches x heads slices needs (0: pass 0). */\n"
+     << "size_t la_" << kernel.name << "_scratch_bytes(unsigned batches, unsigned heads);\n\n"
      << "/* Launches '" << kernel.name << "' on `stream`: one block of " << kernel.blockSize
-     << " threads per batch x head slice.\n"
+     << " threads per batch x head slice,\n"
+     << "   a grid of (heads, batches) blocks.\n"
      << "   Each argN is a whole row-major tensor on the device; one slice of each is:\n";
   for (auto [i, type] : llvm::enumerate(kernel.tensorTypes))
     os << "     arg" << i << ": " << type << "\n";
-  os << "   slices: B*H for [B, H, N, D] arguments, B for [B, N, D]. */\n"
+  os << "   batches, heads: B and H of [B, H, N, D] arguments; B and 1 for [B, N, D]. */\n"
      << "CUresult la_" << kernel.name << "(" << parameters(kernel) << ");\n\n"
      << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
   return text;
@@ -105,10 +106,10 @@ std::string emitAotSource(const AotKernel &kernel, llvm::StringRef arch, llvm::S
      << "  if (!la_" << name << "_module)\n    return CUDA_SUCCESS;\n"
      << "  CUresult status = cuModuleUnload(la_" << name << "_module);\n"
      << "  la_" << name << "_module = NULL;\n  la_" << name << "_function = NULL;\n  return status;\n}\n\n"
-     << "size_t la_" << name << "_scratch_bytes(unsigned slices) { return (size_t)slices * "
-     << kernel.scratchBytesPerSlice << "u; }\n\n"
+     << "size_t la_" << name << "_scratch_bytes(unsigned batches, unsigned heads) {\n"
+     << "  return (size_t)batches * heads * " << kernel.scratchBytesPerSlice << "u;\n}\n\n"
      << "CUresult la_" << name << "(" << parameters(kernel) << ") {\n"
-     << "  if (slices == 0)\n    return CUDA_SUCCESS;\n"
+     << "  if (batches == 0 || heads == 0)\n    return CUDA_SUCCESS;\n"
      << "  CUresult status = la_" << name << "_load();\n"
      << "  if (status != CUDA_SUCCESS)\n    return status;\n"
      << "  void *params[] = {";
@@ -120,8 +121,9 @@ std::string emitAotSource(const AotKernel &kernel, llvm::StringRef arch, llvm::S
   os << llvm::join(pointers, ", ") << "};\n";
   if (kernel.scratchBytesPerSlice == 0)
     os << "  (void)scratch;\n";
-  // The kernel reads its slice as ctaid.x + nctaid.x * ctaid.y: a one-dimensional grid of `slices` blocks.
-  os << "  return cuLaunchKernel(la_" << name << "_function, slices, 1, 1, " << kernel.blockSize
+  // Block (x, y) is head x of batch y: the kernel offsets its pointers by slice x + nctaid.x * y, and an entry
+  // whose maps read the head or batch index (la.index; retention's per-head decay) reads ctaid.x and ctaid.y.
+  os << "  return cuLaunchKernel(la_" << name << "_function, heads, batches, 1, " << kernel.blockSize
      << ", 1, 1, 0, stream, params, NULL);\n}\n";
   return text;
 }

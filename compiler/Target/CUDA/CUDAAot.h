@@ -4,11 +4,13 @@
 // through the CUDA driver API, the model being Triton's AOT compiler. The header declares, for entry E,
 //   CUresult la_E_load(void);     loads the embedded cubin (la_E calls it on first use)
 //   CUresult la_E_unload(void);
-//   size_t   la_E_scratch_bytes(unsigned slices);   device scratch la_E needs (0: pass 0)
+//   size_t   la_E_scratch_bytes(unsigned batches, unsigned heads);   device scratch la_E needs (0: pass 0)
 //   CUresult la_E(CUstream stream, CUdeviceptr arg0, ..., CUdeviceptr result0, ..., CUdeviceptr scratch,
-//                 unsigned slices);
-// `slices` is the number of batch×head slices (B·H for [B, H, N, D] arguments, B for [B, N, D]); each
-// pointer is a whole tensor, row-major, of the shapes the kernel was compiled for.
+//                 unsigned batches, unsigned heads);
+// One block per batch×head slice on a grid of (heads, batches): B and H of [B, H, N, D] arguments, B and 1
+// of [B, N, D]. Both are needed, not their product: an entry that reads the head index (retention's per-head
+// decay) takes it from the block's x. Each pointer is a whole tensor, row-major, of the shapes the kernel was
+// compiled for.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_TARGET_CUDA_CUDAAOT_H
