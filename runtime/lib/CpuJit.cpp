@@ -1,14 +1,18 @@
 //===- CpuJit.cpp - load a compiled kernel object and call it -------------===//
 
 #include "CpuJit.h"
+#include "ParsedProgram.h"
 
 #include "Target/CPU/CPUTarget.h"
+#include "Target/CUDA/CUDAAot.h"
+#include "Target/CUDA/CUDATarget.h"
 
 #include "la/runtime/KernelMemory.h"
 
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 namespace la {
@@ -64,6 +68,42 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnEmulator(Compi
   auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());
   loaded->emulated = std::move(*program);
   loaded->emulatedEntry = entry;
+  kernel.object.clear();
+  kernel.object.shrink_to_fit();
+  loaded->kernel = std::move(kernel);
+  return std::move(loaded);
+}
+
+llvm::Expected<std::unique_ptr<LoadedKernel>>
+LoadedKernel::loadOnDevice(CompiledKernel kernel, const cuda::Driver &driver, const CompileOptions &options) {
+  // A cubin runs on devices of its major architecture with an equal or newer minor one.
+  llvm::StringRef deviceArch = driver.getArch(), arch = options.arch;
+  if (deviceArch.take_front(4) != arch.take_front(4) || deviceArch < arch) {
+    std::string remedy = deviceArch.starts_with("sm_8")   ? "set the arch option to sm_80"
+                         : deviceArch.starts_with("sm_9") ? "set the arch option to sm_90"
+                                                          : "the CUDA target supports sm_80 and sm_90 devices";
+    return llvm::createStringError(
+        llvm::formatv("the kernels are compiled for {0}, which cannot run on {1}: {2}", arch, driver.describe(), remedy)
+            .str());
+  }
+  auto parsed = parseProgram(llvm::StringRef(kernel.object.data(), kernel.object.size()), kernel.entry + ".gpu.mlir");
+  if (!parsed)
+    return parsed.takeError();
+  mlir::ModuleOp module = *(*parsed)->module;
+  auto launch = mlir::la::describeAotKernel(module);
+  if (!launch)
+    return launch.takeError();
+  auto target = mlir::la::CUDATarget::create(options);
+  if (!target)
+    return target.takeError();
+  auto cubin = (*target)->emitArtifact(module, "cubin");
+  if (!cubin)
+    return cubin.takeError();
+  auto loadedModule = driver.loadKernel(*cubin, launch->name);
+  if (!loadedModule)
+    return loadedModule.takeError();
+  auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());
+  loaded->device = {std::move(*loadedModule), static_cast<unsigned>(launch->blockSize), launch->scratchBytesPerSlice};
   kernel.object.clear();
   kernel.object.shrink_to_fit();
   loaded->kernel = std::move(kernel);

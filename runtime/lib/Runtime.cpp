@@ -49,12 +49,14 @@ llvm::StringRef cacheSourceName(CacheSource source) {
 llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name) {
   if (name == "cpu")
     return RuntimeTarget::CPU;
+  if (name == "cuda")
+    return RuntimeTarget::CUDA;
   if (name == "cuda-emu")
     return RuntimeTarget::CUDAEmulator;
-  return llvm::createStringError(
-      llvm::formatv("'{0}' is not a runtime target (choose cpu, or cuda-emu: the CUDA kernels on the GPU emulator)",
-                    name)
-          .str());
+  return llvm::createStringError(llvm::formatv("'{0}' is not a runtime target (choose cpu; cuda, a GPU through the "
+                                               "CUDA driver; or cuda-emu, the CUDA kernels on the GPU emulator)",
+                                               name)
+                                     .str());
 }
 
 Program::~Program() = default;
@@ -191,9 +193,10 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
 
 class RuntimeImpl : public Runtime {
 public:
-  /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText).
-  RuntimeImpl(RuntimeOptions opts, std::string optionsText)
-      : runtimeOptions(std::move(opts)), optionsText(std::move(optionsText)),
+  /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText); `driver`: the
+  /// device of the cuda target, null for the others.
+  RuntimeImpl(RuntimeOptions opts, std::string optionsText, cuda::Driver *driver)
+      : runtimeOptions(std::move(opts)), driver(driver), optionsText(std::move(optionsText)),
         disk(resolveCacheDirectory(runtimeOptions.cacheDir)), reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
@@ -239,8 +242,11 @@ public:
     return fullResultSpecs((*kernel)->info(), inputs);
   }
 
-  llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
-                   llvm::ArrayRef<TensorRef> outputs, CallStats *stats) override {
+  /// The kernel of `entry` for `inputs` (compiled or found in a cache), once `outputs` match what it produces:
+  /// count, types, a data pointer each, and no output overlapping another tensor.
+  llvm::Expected<LoadedKernel *> prepareCall(const Program &program, llvm::StringRef entry,
+                                             llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
+                                             CallStats *stats) {
     llvm::SmallVector<TensorSpec, 8> inputSpecs;
     for (const TensorRef &input : inputs)
       inputSpecs.push_back(input.spec);
@@ -272,10 +278,39 @@ public:
                            " overlaps another argument; outputs need their own buffers");
       }
     }
+    return *kernel;
+  }
+
+  llvm::Error callOnDevice(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                           llvm::ArrayRef<TensorRef> outputs, void *stream, CallStats *stats) override {
+    if (runtimeOptions.target != RuntimeTarget::CUDA)
+      return makeError(program.name() + ": entry '" + entry +
+                       "': callOnDevice takes device pointers, which only the cuda runtime target has");
+    auto kernel = prepareCall(program, entry, inputs, outputs, stats);
+    if (!kernel)
+      return kernel.takeError();
+    llvm::SmallVector<cuda::DevicePointer, 8> pointers;
+    for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
+      pointers.push_back(reinterpret_cast<cuda::DevicePointer>(ref.data));
+    if (llvm::Error err = launchOnDevice(**kernel, inputs, pointers, stream))
+      return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
+                       llvm::toString(std::move(err)));
+    return llvm::Error::success();
+  }
+
+  llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                   llvm::ArrayRef<TensorRef> outputs, CallStats *stats) override {
+    auto kernel = prepareCall(program, entry, inputs, outputs, stats);
+    if (!kernel)
+      return kernel.takeError();
     if ((*kernel)->emulatedKernel()) {
       if (llvm::Error err = executeOnEmulator(**kernel, inputs, outputs))
         return makeError(program.name() + ": entry '" + entry +
                          "' on the GPU emulator: " + llvm::toString(std::move(err)));
+    } else if ((*kernel)->deviceKernel()) {
+      if (llvm::Error err = executeOnDevice(**kernel, inputs, outputs))
+        return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
+                         llvm::toString(std::move(err)));
     } else {
       execute(**kernel, inputs, outputs);
     }
@@ -424,6 +459,8 @@ private:
   llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel) const {
     if (runtimeOptions.target == RuntimeTarget::CUDAEmulator)
       return LoadedKernel::loadOnEmulator(std::move(kernel));
+    if (runtimeOptions.target == RuntimeTarget::CUDA)
+      return LoadedKernel::loadOnDevice(std::move(kernel), *driver, runtimeOptions.compile);
     return LoadedKernel::load(std::move(kernel));
   }
 
@@ -458,11 +495,7 @@ private:
     const CompiledKernel &info = kernel.info();
     const EmulatedKernel &gpu = *kernel.emulatedKernel();
     emu::LaunchConfig config;
-    auto size = [&](int64_t d) { return static_cast<uint32_t>(inputs[0].spec.shape[d]); };
-    if (info.slicedDims == 2)
-      config.grid = {size(1), size(0), 1};
-    else if (info.slicedDims == 1)
-      config.grid = {size(0), 1, 1};
+    config.grid = sliceGrid(info, inputs);
     if (config.grid.count() == 0)
       return llvm::Error::success();
     if (!gpu.blockSize)
@@ -486,6 +519,69 @@ private:
     if (!report)
       return report.takeError();
     return report->takeError();
+  }
+
+  /// The grid of a CUDA kernel: (heads, batches) blocks for a [B, H, ...] entry, (batches, 1) for [B, ...].
+  static emu::Dim3 sliceGrid(const CompiledKernel &info, llvm::ArrayRef<TensorRef> inputs) {
+    auto size = [&](int64_t d) { return static_cast<uint32_t>(inputs[0].spec.shape[d]); };
+    if (info.slicedDims == 2)
+      return {size(1), size(0), 1};
+    if (info.slicedDims == 1)
+      return {size(0), 1, 1};
+    return {1, 1, 1};
+  }
+
+  /// Launches a device kernel on `stream` over tensors already on the device (`pointers`: inputs, then
+  /// outputs), with its scratch allocated and freed in stream order around the launch.
+  llvm::Error launchOnDevice(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
+                             llvm::ArrayRef<cuda::DevicePointer> pointers, cuda::Stream stream) {
+    const DeviceKernel &device = *kernel.deviceKernel();
+    emu::Dim3 grid = sliceGrid(kernel.info(), inputs);
+    if (grid.count() == 0)
+      return llvm::Error::success();
+    llvm::SmallVector<cuda::DevicePointer, 8> arguments(pointers.begin(), pointers.end());
+    if (device.scratchBytesPerSlice > 0) {
+      auto scratch = driver->allocate(size_t(device.scratchBytesPerSlice) * grid.count(), stream);
+      if (!scratch)
+        return scratch.takeError();
+      arguments.push_back(*scratch);
+    }
+    llvm::SmallVector<void *, 8> parameters;
+    for (cuda::DevicePointer &argument : arguments)
+      parameters.push_back(&argument);
+    llvm::Error launched =
+        device.module->launch({grid.x, grid.y, grid.z}, {device.blockSize, 1, 1}, stream, parameters);
+    if (device.scratchBytesPerSlice > 0)
+      launched = llvm::joinErrors(std::move(launched), driver->release(arguments.back(), stream));
+    return launched;
+  }
+
+  /// Runs a device kernel on host tensors: copies in, launches, copies out, on the default stream.
+  llvm::Error executeOnDevice(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
+                              llvm::ArrayRef<TensorRef> outputs) {
+    cuda::Stream stream = nullptr;
+    llvm::SmallVector<cuda::DevicePointer, 8> pointers;
+    auto releaseAll = [&](llvm::Error err) {
+      for (cuda::DevicePointer pointer : pointers)
+        err = llvm::joinErrors(std::move(err), driver->release(pointer, stream));
+      return llvm::joinErrors(std::move(err), driver->synchronize(stream));
+    };
+    for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs)) {
+      // One byte for an empty tensor: the kernel gets a valid address it never reads.
+      auto pointer = driver->allocate(std::max<size_t>(ref.spec.numBytes(), 1), stream);
+      if (!pointer)
+        return releaseAll(pointer.takeError());
+      pointers.push_back(*pointer);
+    }
+    for (auto [ref, pointer] : llvm::zip(inputs, pointers))
+      if (llvm::Error err = driver->copyToDevice(pointer, ref.data, ref.spec.numBytes(), stream))
+        return releaseAll(std::move(err));
+    if (llvm::Error err = launchOnDevice(kernel, inputs, pointers, stream))
+      return releaseAll(std::move(err));
+    for (auto [ref, pointer] : llvm::zip(outputs, llvm::drop_begin(pointers, inputs.size())))
+      if (llvm::Error err = driver->copyToHost(ref.data, pointer, ref.spec.numBytes(), stream))
+        return releaseAll(std::move(err));
+    return releaseAll(llvm::Error::success());
   }
 
   /// Runs every slice of a call, spread over the pool in contiguous ranges (one per thread).
@@ -562,6 +658,7 @@ private:
   }
 
   RuntimeOptions runtimeOptions;
+  cuda::Driver *driver;
   const std::string optionsText;
   DiskCache disk;
   std::unique_ptr<llvm::StdThreadPool> pool;
@@ -574,15 +671,23 @@ private:
 } // namespace
 
 llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options) {
-  if (options.target == RuntimeTarget::CUDAEmulator)
+  if (options.target != RuntimeTarget::CPU)
     options.compile.target = mlir::la::PipelineTarget::CUDA;
   else if (options.compile.target != mlir::la::PipelineTarget::CPU)
-    return makeError("the CUDA target's kernels run on the GPU emulator: set RuntimeOptions::target to "
-                     "RuntimeTarget::CUDAEmulator (cuda-emu)");
+    return makeError("the CUDA target's kernels run on a GPU or the GPU emulator: set RuntimeOptions::target to "
+                     "RuntimeTarget::CUDA (cuda) or RuntimeTarget::CUDAEmulator (cuda-emu)");
   auto optionsText = getResolvedOptionsText(options.compile);
   if (!optionsText)
     return optionsText.takeError();
-  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText));
+  // The driver is opened up front, so a machine without a GPU fails here, before anything compiles.
+  cuda::Driver *driver = nullptr;
+  if (options.target == RuntimeTarget::CUDA) {
+    auto opened = cuda::Driver::get(options.cudaDevice);
+    if (!opened)
+      return opened.takeError();
+    driver = &*opened;
+  }
+  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText), driver);
 }
 
 } // namespace la

@@ -62,8 +62,9 @@ static cl::opt<std::string> emit("emit",
                                  cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
 static cl::opt<std::string> targetName("target",
                                        cl::desc("compile: cpu, or cuda (NVIDIA GPUs, one thread block per "
-                                                "batch×head slice; --arch picks sm_80 or sm_90). run: cpu, or "
-                                                "cuda-emu (the CUDA kernels on the GPU emulator)"),
+                                                "batch×head slice; --arch picks sm_80 or sm_90). run: cpu, cuda "
+                                                "(a GPU through the CUDA driver, libcuda.so.1 or $LA_CUDA_DRIVER), "
+                                                "or cuda-emu (the CUDA kernels on the GPU emulator)"),
                                        cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand),
                                        cl::cat(commonCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"), cl::init("-"),

@@ -45,14 +45,19 @@ struct CompileOptions : mlir::la::PipelineConfig {
 /// Where the runtime runs kernels.
 enum class RuntimeTarget {
   CPU,         ///< this machine's cores: one compiled slice per (batch, head), spread over the thread pool
+  CUDA,        ///< an NVIDIA GPU through the CUDA driver (libcuda.so.1, opened at run time): one block per slice
   CUDAEmulator ///< the CUDA target's kernels, on the SIMT emulator (docs/gpu-emulator.md): one block per slice
 };
-/// Parses "cpu" or "cuda-emu"; the error lists the choices.
+/// Parses "cpu", "cuda" or "cuda-emu"; the error lists the choices.
 llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name);
 
 struct RuntimeOptions {
-  /// Where kernels run; CUDAEmulator compiles with the CUDA target whatever `compile.target` says.
+  /// Where kernels run; CUDA and CUDAEmulator compile with the CUDA target whatever `compile.target` says.
+  /// With CUDA, `Runtime::create` fails (naming what is missing) where the driver cannot be loaded or sees
+  /// no device; `$LA_CUDA_DRIVER` names a library to load instead of libcuda.so.1.
   RuntimeTarget target = RuntimeTarget::CPU;
+  /// The CUDA device (ordinal) the cuda target runs on; its architecture must match `compile.arch`.
+  int cudaDevice = 0;
   /// Directory of the on-disk kernel cache. Empty means `$LA_CACHE_DIR`, else `~/.cache/la`; "none" (here
   /// or in `$LA_CACHE_DIR`) turns the disk cache off.
   std::string cacheDir;
@@ -124,6 +129,12 @@ public:
   /// first use for these shapes and dtypes; later calls hit the memory cache, later processes the disk cache.
   virtual llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
                            llvm::ArrayRef<TensorRef> outputs, CallStats *stats = nullptr) = 0;
+
+  /// With the cuda target: runs `entry` on tensors already on the device (each `TensorRef::data` a device
+  /// pointer, a CUdeviceptr cast to void *) on `stream` (a CUstream; null for the default stream), and
+  /// returns once the launch is queued. The kernel's scratch is allocated and freed in stream order.
+  virtual llvm::Error callOnDevice(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                                   llvm::ArrayRef<TensorRef> outputs, void *stream, CallStats *stats = nullptr) = 0;
 
   /// Runs the fp64 reference of `entry` on `inputs` and compares each of `outputs` (the kernel's results for
   /// those inputs) with it; la/runtime/NumericsCheck.h says how. The reference is compiled on first use and
