@@ -13,9 +13,9 @@ namespace la::cuda {
 
 namespace {
 // The driver's handles, as the ABI passes them.
-using Result = int;        // CUresult; 0 is CUDA_SUCCESS
-using Device = int;        // CUdevice
-constexpr int kNoDevice = 100; // CUDA_ERROR_NO_DEVICE
+using Result = int;                                                       // CUresult; 0 is CUDA_SUCCESS
+using Device = int;                                                       // CUdevice
+constexpr int kNoDevice = 100;                                            // CUDA_ERROR_NO_DEVICE
 constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76; // CUdevice_attribute
 } // namespace
 
@@ -182,8 +182,8 @@ llvm::Error KernelModule::launch(Dim3 grid, Dim3 block, Stream stream, llvm::Arr
   if (llvm::Error err = driver.enter())
     return err;
   return driver.check(driver.api->cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                                 /*sharedMemBytes=*/0, stream,
-                                                 const_cast<void **>(parameters.data()), nullptr),
+                                                 /*sharedMemBytes=*/0, stream, const_cast<void **>(parameters.data()),
+                                                 nullptr),
                       ("cuLaunchKernel('" + name + "')").c_str());
 }
 

@@ -32,21 +32,39 @@ CUresult cuInit(unsigned flags) {
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
   switch (error) {
-  case NO_DEVICE: *name = "CUDA_ERROR_NO_DEVICE"; return SUCCESS;
-  case INVALID_IMAGE: *name = "CUDA_ERROR_INVALID_IMAGE"; return SUCCESS;
-  case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; return SUCCESS;
-  case INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; return SUCCESS;
-  default: return INVALID_VALUE;
+  case NO_DEVICE:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    return SUCCESS;
+  case INVALID_IMAGE:
+    *name = "CUDA_ERROR_INVALID_IMAGE";
+    return SUCCESS;
+  case NOT_FOUND:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    return SUCCESS;
+  case INVALID_VALUE:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return SUCCESS;
+  default:
+    return INVALID_VALUE;
   }
 }
 
 CUresult cuGetErrorString(CUresult error, const char **text) {
   switch (error) {
-  case NO_DEVICE: *text = "no CUDA-capable device is detected"; return SUCCESS;
-  case INVALID_IMAGE: *text = "device kernel image is invalid"; return SUCCESS;
-  case NOT_FOUND: *text = "named symbol not found"; return SUCCESS;
-  case INVALID_VALUE: *text = "invalid argument"; return SUCCESS;
-  default: return INVALID_VALUE;
+  case NO_DEVICE:
+    *text = "no CUDA-capable device is detected";
+    return SUCCESS;
+  case INVALID_IMAGE:
+    *text = "device kernel image is invalid";
+    return SUCCESS;
+  case NOT_FOUND:
+    *text = "named symbol not found";
+    return SUCCESS;
+  case INVALID_VALUE:
+    *text = "invalid argument";
+    return SUCCESS;
+  default:
+    return INVALID_VALUE;
   }
 }
 
@@ -86,7 +104,10 @@ CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
 CUresult cuCtxSetCurrent(void *context) { return context == &context_token ? SUCCESS : INVALID_VALUE; }
 
 CUresult cuModuleLoadData(void **module, const void *image) {
-  if (memcmp(image, "\x7f" "ELF", 4) != 0)
+  if (memcmp(image,
+             "\x7f"
+             "ELF",
+             4) != 0)
     return INVALID_IMAGE;
   printf("stub: cuModuleLoadData: ELF class %d\n", ((const unsigned char *)image)[4]);
   *module = &module_token;
