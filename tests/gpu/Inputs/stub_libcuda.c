@@ -30,43 +30,29 @@ CUresult cuInit(unsigned flags) {
   return SUCCESS;
 }
 
-CUresult cuGetErrorName(CUresult error, const char **name) {
-  switch (error) {
-  case NO_DEVICE:
-    *name = "CUDA_ERROR_NO_DEVICE";
-    return SUCCESS;
-  case INVALID_IMAGE:
-    *name = "CUDA_ERROR_INVALID_IMAGE";
-    return SUCCESS;
-  case NOT_FOUND:
-    *name = "CUDA_ERROR_NOT_FOUND";
-    return SUCCESS;
-  case INVALID_VALUE:
-    *name = "CUDA_ERROR_INVALID_VALUE";
-    return SUCCESS;
-  default:
-    return INVALID_VALUE;
-  }
+/* The errors the stub returns: code, name, description. */
+static const struct {
+  CUresult code;
+  const char *name, *text;
+} errors[] = {
+    {NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+};
+
+static CUresult describe(CUresult error, const char **out, int want_name) {
+  for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); ++i)
+    if (errors[i].code == error) {
+      *out = want_name ? errors[i].name : errors[i].text;
+      return SUCCESS;
+    }
+  return INVALID_VALUE;
 }
 
-CUresult cuGetErrorString(CUresult error, const char **text) {
-  switch (error) {
-  case NO_DEVICE:
-    *text = "no CUDA-capable device is detected";
-    return SUCCESS;
-  case INVALID_IMAGE:
-    *text = "device kernel image is invalid";
-    return SUCCESS;
-  case NOT_FOUND:
-    *text = "named symbol not found";
-    return SUCCESS;
-  case INVALID_VALUE:
-    *text = "invalid argument";
-    return SUCCESS;
-  default:
-    return INVALID_VALUE;
-  }
-}
+CUresult cuGetErrorName(CUresult error, const char **name) { return describe(error, name, 1); }
+
+CUresult cuGetErrorString(CUresult error, const char **text) { return describe(error, text, 0); }
 
 CUresult cuDeviceGetCount(int *count) {
   *count = initialised;
