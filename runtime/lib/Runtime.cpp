@@ -46,6 +46,13 @@ llvm::StringRef cacheSourceName(CacheSource source) {
   return "miss";
 }
 
+llvm::json::Value GpuLaunchStats::toJSON() const {
+  llvm::json::Object object{{"grid", llvm::json::Array{grid.x, grid.y, grid.z}}, {"block", blockThreads}};
+  if (counters)
+    object["counters"] = counters->toJSON();
+  return object;
+}
+
 llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name) {
   if (name == "cpu")
     return RuntimeTarget::CPU;
@@ -79,8 +86,10 @@ llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &progra
   CallStats callStats;
   if (llvm::Error err = call(program, entry, inputs, refs, &callStats))
     return std::move(err);
-  if (stats)
+  if (stats) {
     stats->numerics = std::move(callStats.numerics);
+    stats->gpu = std::move(callStats.gpu);
+  }
   return std::move(outputs);
 }
 
@@ -292,7 +301,7 @@ public:
     llvm::SmallVector<cuda::DevicePointer, 8> pointers;
     for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
       pointers.push_back(reinterpret_cast<cuda::DevicePointer>(ref.data));
-    if (llvm::Error err = launchOnDevice(**kernel, inputs, pointers, stream))
+    if (llvm::Error err = launchOnDevice(**kernel, inputs, pointers, stream, stats))
       return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                        llvm::toString(std::move(err)));
     return llvm::Error::success();
@@ -304,11 +313,11 @@ public:
     if (!kernel)
       return kernel.takeError();
     if ((*kernel)->emulatedKernel()) {
-      if (llvm::Error err = executeOnEmulator(**kernel, inputs, outputs))
+      if (llvm::Error err = executeOnEmulator(**kernel, inputs, outputs, stats))
         return makeError(program.name() + ": entry '" + entry +
                          "' on the GPU emulator: " + llvm::toString(std::move(err)));
     } else if ((*kernel)->deviceKernel()) {
-      if (llvm::Error err = executeOnDevice(**kernel, inputs, outputs))
+      if (llvm::Error err = executeOnDevice(**kernel, inputs, outputs, stats))
         return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                          llvm::toString(std::move(err)));
     } else {
@@ -491,7 +500,7 @@ private:
   /// buffer (temporaries, CUDATarget.h) allocated here. A finding of the emulator (a race, an out-of-bounds
   /// access, a divergent barrier) fails the call.
   llvm::Error executeOnEmulator(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
-                                llvm::ArrayRef<TensorRef> outputs) {
+                                llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
     const CompiledKernel &info = kernel.info();
     const EmulatedKernel &gpu = *kernel.emulatedKernel();
     emu::LaunchConfig config;
@@ -518,6 +527,8 @@ private:
     auto report = kernel.emulatedProgram()->launch(gpu, arguments, config);
     if (!report)
       return report.takeError();
+    if (stats)
+      stats->gpu = GpuLaunchStats{config.grid, static_cast<unsigned>(config.block.count()), report->counters};
     return report->takeError();
   }
 
@@ -534,9 +545,11 @@ private:
   /// Launches a device kernel on `stream` over tensors already on the device (`pointers`: inputs, then
   /// outputs), with its scratch allocated and freed in stream order around the launch.
   llvm::Error launchOnDevice(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
-                             llvm::ArrayRef<cuda::DevicePointer> pointers, cuda::Stream stream) {
+                             llvm::ArrayRef<cuda::DevicePointer> pointers, cuda::Stream stream, CallStats *stats) {
     const DeviceKernel &device = *kernel.deviceKernel();
     emu::Dim3 grid = sliceGrid(kernel.info(), inputs);
+    if (stats)
+      stats->gpu = GpuLaunchStats{grid, device.blockSize, std::nullopt};
     if (grid.count() == 0)
       return llvm::Error::success();
     llvm::SmallVector<cuda::DevicePointer, 8> arguments(pointers.begin(), pointers.end());
@@ -558,7 +571,7 @@ private:
 
   /// Runs a device kernel on host tensors: copies in, launches, copies out, on the default stream.
   llvm::Error executeOnDevice(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
-                              llvm::ArrayRef<TensorRef> outputs) {
+                              llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
     cuda::Stream stream = nullptr;
     llvm::SmallVector<cuda::DevicePointer, 8> pointers;
     auto releaseAll = [&](llvm::Error err) {
@@ -576,7 +589,7 @@ private:
     for (auto [ref, pointer] : llvm::zip(inputs, pointers))
       if (llvm::Error err = driver->copyToDevice(pointer, ref.data, ref.spec.numBytes(), stream))
         return releaseAll(std::move(err));
-    if (llvm::Error err = launchOnDevice(kernel, inputs, pointers, stream))
+    if (llvm::Error err = launchOnDevice(kernel, inputs, pointers, stream, stats))
       return releaseAll(std::move(err));
     for (auto [ref, pointer] : llvm::zip(outputs, llvm::drop_begin(pointers, inputs.size())))
       if (llvm::Error err = driver->copyToHost(ref.data, pointer, ref.spec.numBytes(), stream))

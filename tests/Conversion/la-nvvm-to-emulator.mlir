@@ -97,6 +97,37 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A multiply whose one use is an add counts as an FMA (NVPTX contracts the pair into fma.rn); a multiply
+// with two uses, or one that feeds no add, does not.
+module attributes {gpu.container_module} {
+  gpu.module @fused {
+    llvm.func @fused(%a: vector<2xf32>, %b: f32, %out: !llvm.ptr<1>) attributes {gpu.kernel} {
+      %m = llvm.fmul %a, %a : vector<2xf32>
+      %s = llvm.fadd %m, %a : vector<2xf32>
+      %n = llvm.fmul %b, %b : f32
+      %d = llvm.fsub %n, %b : f32
+      %two = llvm.fmul %b, %d : f32
+      %u = llvm.fadd %two, %two : f32
+      %lone = llvm.fmul %u, %u : f32
+      llvm.store %s, %out : vector<2xf32>, !llvm.ptr<1>
+      llvm.store %lone, %out : f32, !llvm.ptr<1>
+      llvm.return
+    }
+  }
+}
+// CHECK-LABEL: llvm.func @fused.fused
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i64)
+// CHECK-NEXT: llvm.call @__la_emu_count_fma(%[[TWO]])
+// CHECK-NEXT: llvm.fmul %{{.*}} : vector<2xf32>
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64)
+// CHECK-NEXT: llvm.call @__la_emu_count_fma(%[[ONE]])
+// CHECK-NEXT: llvm.fmul
+// CHECK-NEXT: llvm.fsub
+// CHECK-NOT: __la_emu_count_fma
+// CHECK: llvm.return
+
+// -----
+
 // Tensor cores: fragments travel as 32-bit words through stack slots.
 module attributes {gpu.container_module} {
   gpu.module @tc {

@@ -447,6 +447,15 @@ int runRun() {
                                      : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
   double min = times.empty() ? 0 : times.front();
   unsigned usedThreads = (*runtime)->options().numThreads;
+  // The least global traffic any kernel needs: every input read once and every output written once. The
+  // emulator's count over it is the CUDA backend's traffic ratio (DESIGN.md, performance evidence).
+  uint64_t minimumTraffic = 0;
+  for (const la::HostTensor &tensor : llvm::concat<const la::HostTensor>(inputTensors, *results))
+    minimumTraffic += tensor.spec().numBytes();
+  double trafficRatio = 0;
+  if (stats.gpu && stats.gpu->counters && minimumTraffic > 0)
+    trafficRatio =
+        double(stats.gpu->counters->globalBytesLoaded + stats.gpu->counters->globalBytesStored) / minimumTraffic;
   if (json) {
     llvm::json::Array outSpecs;
     for (const la::HostTensor &tensor : *results)
@@ -467,6 +476,14 @@ int runRun() {
     }
     if (report)
       object["check"] = report->toJSON();
+    if (stats.gpu) {
+      llvm::json::Value gpu = stats.gpu->toJSON();
+      if (stats.gpu->counters) {
+        gpu.getAsObject()->insert({"min_global_bytes", minimumTraffic});
+        gpu.getAsObject()->insert({"traffic_ratio", trafficRatio});
+      }
+      object["gpu"] = std::move(gpu);
+    }
     llvm::outs() << llvm::json::Value(std::move(object)) << "\n";
     return report && !report->passed() ? fail("numerics check failed") : 0;
   }
@@ -474,6 +491,17 @@ int runRun() {
   for (const la::HostTensor &tensor : *results)
     llvm::outs() << " " << tensor.spec().str();
   llvm::outs() << llvm::formatv("; kernel {0} ({1:f1} ms)\n", la::cacheSourceName(stats.cache), stats.compileMs);
+  if (stats.gpu) {
+    const la::emu::Dim3 &grid = stats.gpu->grid;
+    llvm::outs() << llvm::formatv("gpu: grid {0}x{1}x{2} ({3} blocks) of {4} threads", grid.x, grid.y, grid.z,
+                                  grid.count(), stats.gpu->blockThreads);
+    if (const std::optional<la::emu::Counters> &counters = stats.gpu->counters)
+      llvm::outs() << llvm::formatv("; emulator counted {0} global bytes, {1:f2}x the minimum {2} (inputs read "
+                                    "once, outputs written once); {3} mma.sync, {4} FMA",
+                                    counters->globalBytesLoaded + counters->globalBytesStored, trafficRatio,
+                                    minimumTraffic, counters->mmaSync, counters->fma);
+    llvm::outs() << "\n";
+  }
   if (!times.empty())
     llvm::outs() << llvm::formatv("time over {0} runs, {1} threads: median {2:f3} ms, min {3:f3} ms\n", repeat,
                                   usedThreads, median, min);

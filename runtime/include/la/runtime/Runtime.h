@@ -15,6 +15,7 @@
 #ifndef LA_RUNTIME_RUNTIME_H
 #define LA_RUNTIME_RUNTIME_H
 
+#include "la/emulator/LaunchReport.h"
 #include "la/runtime/NumericsCheck.h"
 #include "la/runtime/Tensor.h"
 
@@ -23,6 +24,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -75,6 +77,18 @@ enum class CacheSource { Memory, Disk, Miss };
 /// "memory", "disk", "miss".
 llvm::StringRef cacheSourceName(CacheSource source);
 
+/// How a call ran on the GPU (the cuda and cuda-emu targets).
+struct GpuLaunchStats {
+  /// Blocks: (heads, batches, 1) for a [B, H, ...] entry.
+  emu::Dim3 grid;
+  unsigned blockThreads = 0;
+  /// With cuda-emu: what the emulator counted over the whole launch (global and shared bytes, mma.sync and
+  /// FMA instructions, shuffles, barriers; la/emulator/LaunchReport.h). A device counts nothing.
+  std::optional<emu::Counters> counters;
+  /// {"grid": [x, y, z], "block": n, "counters": {..}}
+  llvm::json::Value toJSON() const;
+};
+
 /// What a call cost beyond running the kernel.
 struct CallStats {
   CacheSource cache = CacheSource::Miss;
@@ -82,6 +96,8 @@ struct CallStats {
   double compileMs = 0;
   /// With `RuntimeOptions::checkNumerics`: each output against the fp64 reference.
   std::optional<NumericsReport> numerics;
+  /// With a GPU target: the launch's grid and, on the emulator, its counters.
+  std::optional<GpuLaunchStats> gpu;
 };
 
 /// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.
