@@ -12,6 +12,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.la_obj_root, "tests")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "numerics", "runtime", "Inputs"]
 
+# ASan reserves terabytes of address space for its shadow: tests that cap the address space (ulimit -v) cannot
+# run under it.
+if "address" in getattr(config, "la_sanitizer", ""):
+    config.available_features.add("asan")
+
 config.substitutions.append(("%kernels", os.path.join(config.la_src_root, "kernels")))
 
 llvm_config.use_default_substitutions()

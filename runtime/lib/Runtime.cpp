@@ -513,10 +513,21 @@ private:
     llvm::SmallVector<void *, 8> pointers;
     for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
       pointers.push_back(ref.data);
-    std::vector<char> scratch;
+    // calloc, not a vector: a scratch larger than the machine (aft_full's [T, T, d] temporaries at a long T)
+    // is an error for the caller, not LLVM's out-of-memory abort.
+    std::unique_ptr<void, decltype(&std::free)> scratch(nullptr, &std::free);
     if (gpu.arguments.size() == pointers.size() + 1) {
-      scratch.assign(gpu.arguments.back().sliceBytes * config.grid.count(), 0);
-      pointers.push_back(scratch.data());
+      uint64_t perBlock = gpu.arguments.back().sliceBytes, blocks = config.grid.count();
+      double totalGiB = double(perBlock) * double(blocks) / double(1ull << 30);
+      if (totalGiB < 1e6) // far beyond any machine; also keeps the product below 2^64
+        scratch.reset(std::calloc(perBlock * blocks, 1));
+      if (!scratch)
+        return makeError(llvm::formatv("kernel '{0}' needs {1:f1} GiB of global scratch for its temporaries ({2} "
+                                       "bytes per block × {3} blocks), more than this machine can allocate; "
+                                       "`lac compile --emit=gpu` shows them (the views of its last argument)",
+                                       gpu.name, totalGiB, perBlock, blocks)
+                             .str());
+      pointers.push_back(scratch.get());
     }
     if (gpu.arguments.size() != pointers.size())
       return makeError("kernel '" + gpu.name + "' takes " + llvm::Twine(gpu.arguments.size()) + " arguments, not " +
@@ -556,7 +567,11 @@ private:
     if (device.scratchBytesPerSlice > 0) {
       auto scratch = driver->allocate(size_t(device.scratchBytesPerSlice) * grid.count(), stream);
       if (!scratch)
-        return scratch.takeError();
+        return makeError(llvm::formatv("the kernel's scratch for its temporaries ({0} bytes per block × {1} "
+                                       "blocks; `lac compile --emit=gpu` shows them) cannot be allocated: {2}",
+                                       device.scratchBytesPerSlice, grid.count(),
+                                       llvm::toString(scratch.takeError()))
+                             .str());
       arguments.push_back(*scratch);
     }
     llvm::SmallVector<void *, 8> parameters;
