@@ -569,8 +569,7 @@ private:
       if (!scratch)
         return makeError(llvm::formatv("the kernel's scratch for its temporaries ({0} bytes per block × {1} "
                                        "blocks; `lac compile --emit=gpu` shows them) cannot be allocated: {2}",
-                                       device.scratchBytesPerSlice, grid.count(),
-                                       llvm::toString(scratch.takeError()))
+                                       device.scratchBytesPerSlice, grid.count(), llvm::toString(scratch.takeError()))
                              .str());
       arguments.push_back(*scratch);
     }
