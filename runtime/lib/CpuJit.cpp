@@ -74,8 +74,10 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnEmulator(Compi
   return std::move(loaded);
 }
 
-llvm::Expected<std::unique_ptr<LoadedKernel>>
-LoadedKernel::loadOnDevice(CompiledKernel kernel, const cuda::Driver &driver, const CompileOptions &options) {
+llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnDevice(CompiledKernel kernel,
+                                                                         const cuda::Driver &driver,
+                                                                         const CompileOptions &options,
+                                                                         std::vector<char> &cubin) {
   // A cubin runs on devices of its major architecture with an equal or newer minor one.
   llvm::StringRef deviceArch = driver.getArch(), arch = options.arch;
   if (deviceArch.take_front(4) != arch.take_front(4) || deviceArch < arch) {
@@ -93,13 +95,16 @@ LoadedKernel::loadOnDevice(CompiledKernel kernel, const cuda::Driver &driver, co
   auto launch = mlir::la::describeAotKernel(module);
   if (!launch)
     return launch.takeError();
-  auto target = mlir::la::CUDATarget::create(options);
-  if (!target)
-    return target.takeError();
-  auto cubin = (*target)->emitArtifact(module, "cubin");
-  if (!cubin)
-    return cubin.takeError();
-  auto loadedModule = driver.loadKernel(*cubin, launch->name);
+  if (cubin.empty()) {
+    auto target = mlir::la::CUDATarget::create(options);
+    if (!target)
+      return target.takeError();
+    auto assembled = (*target)->emitArtifact(module, "cubin");
+    if (!assembled)
+      return assembled.takeError();
+    cubin.assign(assembled->begin(), assembled->end());
+  }
+  auto loadedModule = driver.loadKernel(llvm::StringRef(cubin.data(), cubin.size()), launch->name);
   if (!loadedModule)
     return loadedModule.takeError();
   auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());

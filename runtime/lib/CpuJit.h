@@ -32,9 +32,12 @@ public:
   static llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel);
   /// A kernel of the CUDA target (its object is the `gpu` stage text), compiled for the SIMT emulator.
   static llvm::Expected<std::unique_ptr<LoadedKernel>> loadOnEmulator(CompiledKernel kernel);
-  /// A kernel of the CUDA target assembled for `options.arch` and loaded on `driver`'s device.
+  /// A kernel of the CUDA target loaded on `driver`'s device. `cubin` is its assembled form when the disk
+  /// cache has it; when empty, the kernel is assembled for `options.arch` (ptxas) and `cubin` receives the
+  /// result for the caller to cache. The launch facts (name, block size, scratch) come from the `gpu` stage.
   static llvm::Expected<std::unique_ptr<LoadedKernel>> loadOnDevice(CompiledKernel kernel, const cuda::Driver &driver,
-                                                                    const CompileOptions &options);
+                                                                    const CompileOptions &options,
+                                                                    std::vector<char> &cubin);
 
   /// Calls the kernel on one slice: one memref-descriptor pointer per argument, then one per result.
   void call(void **descriptors) const { function(descriptors); }

@@ -447,7 +447,7 @@ private:
     if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {
       // An entry that passed its checksum but does not link (written by a different LLVM under the same
       // version string, say) is discarded like a corrupt one and compiled afresh.
-      auto loaded = load(std::move(*cached));
+      auto loaded = load(std::move(*cached), diskKey);
       if (loaded) {
         source = CacheSource::Disk;
         return loaded;
@@ -462,15 +462,39 @@ private:
       return fresh.takeError();
     if (llvm::Error err = disk.store(diskKey, *fresh))
       reportDiskCacheProblem(std::move(err));
-    return load(std::move(*fresh));
+    return load(std::move(*fresh), diskKey);
   }
 
-  llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel) const {
+  llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel, llvm::StringRef diskKey) {
     if (runtimeOptions.target == RuntimeTarget::CUDAEmulator)
       return LoadedKernel::loadOnEmulator(std::move(kernel));
     if (runtimeOptions.target == RuntimeTarget::CUDA)
-      return LoadedKernel::loadOnDevice(std::move(kernel), *driver, runtimeOptions.compile);
+      return loadOnDevice(std::move(kernel), diskKey);
     return LoadedKernel::load(std::move(kernel));
+  }
+
+  /// The cubin has its own disk-cache entry beside the `gpu` stage's (its key: the stage's, whose options
+  /// carry the architecture, plus "cubin"), so a process that finds both skips ptxas (100-300 ms a kernel).
+  /// A cached cubin the driver rejects is discarded and assembled afresh.
+  llvm::Expected<std::unique_ptr<LoadedKernel>> loadOnDevice(CompiledKernel kernel, llvm::StringRef diskKey) {
+    std::string cubinKey = (diskKey + "\ncubin").str();
+    std::vector<char> cubin;
+    if (std::optional<CompiledKernel> cached = disk.load(cubinKey)) {
+      CompiledKernel stage = kernel;
+      auto loaded = LoadedKernel::loadOnDevice(std::move(stage), *driver, runtimeOptions.compile, cached->object);
+      if (loaded)
+        return loaded;
+      llvm::consumeError(loaded.takeError());
+      disk.discard(cubinKey);
+    }
+    CompiledKernel assembled = kernel;
+    auto loaded = LoadedKernel::loadOnDevice(std::move(kernel), *driver, runtimeOptions.compile, cubin);
+    if (!loaded)
+      return loaded.takeError();
+    assembled.object = std::move(cubin);
+    if (llvm::Error err = disk.store(cubinKey, assembled))
+      reportDiskCacheProblem(std::move(err));
+    return loaded;
   }
 
   /// A cache that cannot be written is not fatal: warn once and keep compiling in memory.
