@@ -67,6 +67,10 @@ static cl::opt<std::string> targetName("target",
                                                 "or cuda-emu (the CUDA kernels on the GPU emulator)"),
                                        cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand),
                                        cl::cat(commonCategory));
+static cl::opt<int> cudaDevice("cuda-device",
+                               cl::desc("run --target cuda: the ordinal of the device to run on, as the driver "
+                                        "numbers them after CUDA_VISIBLE_DEVICES"),
+                               cl::init(0), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"), cl::init("-"),
                                        cl::sub(compileCommand));
 
@@ -315,6 +319,9 @@ int runRun() {
   if (!target)
     return fail("--target: " + llvm::toString(target.takeError()));
   options.target = *target;
+  if (cudaDevice.getNumOccurrences() && options.target != la::RuntimeTarget::CUDA)
+    return fail("--cuda-device picks the device of --target cuda, not of --target " + targetName);
+  options.cudaDevice = cudaDevice;
   auto runtime = la::Runtime::create(options);
   if (!runtime)
     return fail(runtime.takeError());
