@@ -40,6 +40,11 @@ struct Driver::EntryPoints {
   Result (*cuMemcpyHtoDAsync_v2)(DevicePointer, const void *, size_t, void *);
   Result (*cuMemcpyDtoHAsync_v2)(void *, DevicePointer, size_t, void *);
   Result (*cuStreamSynchronize)(void *);
+  Result (*cuEventCreate)(void **, unsigned);
+  Result (*cuEventRecord)(void *, void *);
+  Result (*cuEventSynchronize)(void *);
+  Result (*cuEventElapsedTime)(float *, void *, void *);
+  Result (*cuEventDestroy_v2)(void *);
 };
 
 llvm::Error Driver::check(Result status, llvm::StringRef call) const {
@@ -93,6 +98,11 @@ llvm::Error Driver::open(int ordinal) {
   LA_RESOLVE(cuMemcpyHtoDAsync_v2);
   LA_RESOLVE(cuMemcpyDtoHAsync_v2);
   LA_RESOLVE(cuStreamSynchronize);
+  LA_RESOLVE(cuEventCreate);
+  LA_RESOLVE(cuEventRecord);
+  LA_RESOLVE(cuEventSynchronize);
+  LA_RESOLVE(cuEventElapsedTime);
+  LA_RESOLVE(cuEventDestroy_v2);
 #undef LA_RESOLVE
   if (missing)
     return missing;
@@ -219,6 +229,33 @@ llvm::Error Driver::synchronize(Stream stream) const {
   if (llvm::Error err = enter())
     return err;
   return check(api->cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+llvm::Expected<double> Driver::timeOnStream(Stream stream, llvm::function_ref<llvm::Error()> work) const {
+  if (llvm::Error err = enter())
+    return std::move(err);
+  void *events[2] = {nullptr, nullptr};
+  llvm::Error err = llvm::Error::success();
+  for (void *&event : events)
+    if (!err)
+      err = check(api->cuEventCreate(&event, /*CU_EVENT_DEFAULT=*/0), "cuEventCreate");
+  if (!err)
+    err = check(api->cuEventRecord(events[0], stream), "cuEventRecord");
+  if (!err)
+    err = work();
+  if (!err)
+    err = check(api->cuEventRecord(events[1], stream), "cuEventRecord");
+  if (!err)
+    err = check(api->cuEventSynchronize(events[1]), "cuEventSynchronize");
+  float milliseconds = 0;
+  if (!err)
+    err = check(api->cuEventElapsedTime(&milliseconds, events[0], events[1]), "cuEventElapsedTime");
+  for (void *event : events)
+    if (event)
+      err = llvm::joinErrors(std::move(err), check(api->cuEventDestroy_v2(event), "cuEventDestroy"));
+  if (err)
+    return std::move(err);
+  return double(milliseconds);
 }
 
 } // namespace la::cuda

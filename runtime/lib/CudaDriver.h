@@ -13,6 +13,7 @@
 #define LA_RUNTIME_LIB_CUDADRIVER_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -75,6 +76,9 @@ public:
   llvm::Error copyToDevice(DevicePointer destination, const void *source, size_t bytes, Stream stream) const;
   llvm::Error copyToHost(void *destination, DevicePointer source, size_t bytes, Stream stream) const;
   llvm::Error synchronize(Stream stream) const;
+  /// Runs `work` (which queues on `stream`) between two CUDA events and waits for the second: the device
+  /// time of what `work` queued, in milliseconds (cuEventElapsedTime, about 0.5 us resolution).
+  llvm::Expected<double> timeOnStream(Stream stream, llvm::function_ref<llvm::Error()> work) const;
 
   struct EntryPoints;
 

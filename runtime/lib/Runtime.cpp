@@ -50,6 +50,8 @@ llvm::json::Value GpuLaunchStats::toJSON() const {
   llvm::json::Object object{{"grid", llvm::json::Array{grid.x, grid.y, grid.z}}, {"block", blockThreads}};
   if (counters)
     object["counters"] = counters->toJSON();
+  if (kernelMs)
+    object["kernel_ms"] = *kernelMs;
   return object;
 }
 
@@ -301,7 +303,7 @@ public:
     llvm::SmallVector<cuda::DevicePointer, 8> pointers;
     for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
       pointers.push_back(reinterpret_cast<cuda::DevicePointer>(ref.data));
-    if (llvm::Error err = launchOnDevice(**kernel, inputs, pointers, stream, stats))
+    if (llvm::Error err = launchOnDevice(**kernel, inputs, pointers, stream, stats, /*timed=*/false))
       return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                        llvm::toString(std::move(err)));
     return llvm::Error::success();
@@ -578,9 +580,11 @@ private:
   }
 
   /// Launches a device kernel on `stream` over tensors already on the device (`pointers`: inputs, then
-  /// outputs), with its scratch allocated and freed in stream order around the launch.
+  /// outputs), with its scratch allocated and freed in stream order around the launch. `timed`: measure the
+  /// launch's device time into `stats` with CUDA events, which waits for it.
   llvm::Error launchOnDevice(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
-                             llvm::ArrayRef<cuda::DevicePointer> pointers, cuda::Stream stream, CallStats *stats) {
+                             llvm::ArrayRef<cuda::DevicePointer> pointers, cuda::Stream stream, CallStats *stats,
+                             bool timed) {
     const DeviceKernel &device = *kernel.deviceKernel();
     emu::Dim3 grid = sliceGrid(kernel.info(), inputs);
     if (stats)
@@ -600,8 +604,18 @@ private:
     llvm::SmallVector<void *, 8> parameters;
     for (cuda::DevicePointer &argument : arguments)
       parameters.push_back(&argument);
-    llvm::Error launched =
-        device.module->launch({grid.x, grid.y, grid.z}, {device.blockSize, 1, 1}, stream, parameters);
+    auto launch = [&] {
+      return device.module->launch({grid.x, grid.y, grid.z}, {device.blockSize, 1, 1}, stream, parameters);
+    };
+    llvm::Error launched = llvm::Error::success();
+    if (timed && stats) {
+      auto milliseconds = driver->timeOnStream(stream, launch);
+      if (milliseconds)
+        stats->gpu->kernelMs = *milliseconds;
+      launched = milliseconds.takeError();
+    } else {
+      launched = launch();
+    }
     if (device.scratchBytesPerSlice > 0)
       launched = llvm::joinErrors(std::move(launched), driver->release(arguments.back(), stream));
     return launched;
@@ -627,7 +641,7 @@ private:
     for (auto [ref, pointer] : llvm::zip(inputs, pointers))
       if (llvm::Error err = driver->copyToDevice(pointer, ref.data, ref.spec.numBytes(), stream))
         return releaseAll(std::move(err));
-    if (llvm::Error err = launchOnDevice(kernel, inputs, pointers, stream, stats))
+    if (llvm::Error err = launchOnDevice(kernel, inputs, pointers, stream, stats, /*timed=*/true))
       return releaseAll(std::move(err));
     for (auto [ref, pointer] : llvm::zip(outputs, llvm::drop_begin(pointers, inputs.size())))
       if (llvm::Error err = driver->copyToHost(ref.data, pointer, ref.spec.numBytes(), stream))

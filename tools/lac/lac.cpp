@@ -420,7 +420,9 @@ int runRun() {
     return fail(message);
   }
 
-  std::vector<double> times;
+  // Wall time of each call; with --target cuda also the kernel's device time (CUDA events), which leaves out
+  // the copies between host and device that a call on host tensors makes.
+  std::vector<double> times, kernelTimes;
   if (repeat > 0) {
     std::vector<la::TensorRef> outRefs;
     for (la::HostTensor &tensor : *results)
@@ -428,10 +430,13 @@ int runRun() {
     if (llvm::Error err = (*runtime)->call(**program, entry, refs, outRefs)) // warm-up
       return fail(std::move(err));
     for (unsigned r = 0; r < repeat; ++r) {
+      la::CallStats repeatStats;
       auto start = std::chrono::steady_clock::now();
-      if (llvm::Error err = (*runtime)->call(**program, entry, refs, outRefs))
+      if (llvm::Error err = (*runtime)->call(**program, entry, refs, outRefs, &repeatStats))
         return fail(std::move(err));
       times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      if (repeatStats.gpu && repeatStats.gpu->kernelMs)
+        kernelTimes.push_back(*repeatStats.gpu->kernelMs);
     }
   }
   std::optional<la::NumericsReport> report;
@@ -448,10 +453,13 @@ int runRun() {
     if (llvm::Error err = la::writeNpy(path, (*results)[i]))
       return fail("--output #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
 
-  std::sort(times.begin(), times.end());
-  double median = times.empty()      ? 0
-                  : times.size() % 2 ? times[times.size() / 2]
-                                     : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+  auto medianOf = [](std::vector<double> &values) {
+    std::sort(values.begin(), values.end());
+    return values.empty()      ? 0
+           : values.size() % 2 ? values[values.size() / 2]
+                               : (values[values.size() / 2 - 1] + values[values.size() / 2]) / 2;
+  };
+  double median = medianOf(times);
   double min = times.empty() ? 0 : times.front();
   unsigned usedThreads = (*runtime)->options().numThreads;
   // The least global traffic any kernel needs: every input read once and every output written once. The
@@ -483,6 +491,8 @@ int runRun() {
     }
     if (report)
       object["check"] = report->toJSON();
+    if (!kernelTimes.empty())
+      object["kernel_median_ms"] = medianOf(kernelTimes);
     if (stats.gpu) {
       llvm::json::Value gpu = stats.gpu->toJSON();
       if (stats.gpu->counters) {
@@ -512,6 +522,9 @@ int runRun() {
   if (!times.empty())
     llvm::outs() << llvm::formatv("time over {0} runs, {1} threads: median {2:f3} ms, min {3:f3} ms\n", repeat,
                                   usedThreads, median, min);
+  if (!kernelTimes.empty())
+    llvm::outs() << llvm::formatv("device time of the kernel over {0} runs (CUDA events): median {1:f3} ms\n",
+                                  kernelTimes.size(), medianOf(kernelTimes));
   if (report) {
     llvm::outs() << "check against the fp64 reference:\n";
     for (const la::OutputCheck &output : report->outputs)

@@ -166,6 +166,40 @@ CUresult cuStreamSynchronize(void *stream) {
   return SUCCESS;
 }
 
+// Events: two tokens; the elapsed time is a fixed 0.25 ms, so a test can see it reach the report.
+static int event_tokens[2];
+static unsigned event_count;
+
+CUresult cuEventCreate(void **event, unsigned flags) {
+  if (event_count == 2 || flags != 0)
+    return INVALID_VALUE;
+  *event = &event_tokens[event_count++];
+  return SUCCESS;
+}
+
+CUresult cuEventRecord(void *event, void *stream) {
+  printf("stub: cuEventRecord: event %d, stream %p\n", (int)((int *)event - event_tokens), stream);
+  return SUCCESS;
+}
+
+CUresult cuEventSynchronize(void *event) {
+  printf("stub: cuEventSynchronize: event %d\n", (int)((int *)event - event_tokens));
+  return SUCCESS;
+}
+
+CUresult cuEventElapsedTime(float *milliseconds, void *start, void *stop) {
+  if (start != &event_tokens[0] || stop != &event_tokens[1])
+    return INVALID_VALUE;
+  *milliseconds = 0.25f;
+  return SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(void *event) {
+  (void)event;
+  --event_count;
+  return SUCCESS;
+}
+
 CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
                         unsigned blockY, unsigned blockZ, unsigned sharedBytes, void *stream, void **params,
                         void **extra) {

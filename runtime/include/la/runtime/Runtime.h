@@ -85,7 +85,10 @@ struct GpuLaunchStats {
   /// With cuda-emu: what the emulator counted over the whole launch (global and shared bytes, mma.sync and
   /// FMA instructions, shuffles, barriers; la/emulator/LaunchReport.h). A device counts nothing.
   std::optional<emu::Counters> counters;
-  /// {"grid": [x, y, z], "block": n, "counters": {..}}
+  /// With cuda, a call on host tensors: the launch's device time in milliseconds, between two CUDA events
+  /// (copies and allocations excluded). `callOnDevice` returns before the kernel runs and measures nothing.
+  std::optional<double> kernelMs;
+  /// {"grid": [x, y, z], "block": n, "counters": {..}, "kernel_ms": t}
   llvm::json::Value toJSON() const;
 };
 
