@@ -87,9 +87,11 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   LAGPUContractToMmaOptions mma;
   mma.mode = config.tensorCores;
   pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
+  pm.addNestedPass<func::FuncOp>(createLAGPUReductionsInnermost());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createLAGPUPromoteAccumulators());
   LAGPUOutlineSliceKernelOptions outline;
   outline.warpsPerBlock = config.warpsPerBlock;
   outline.minBlocksPerSM = config.minBlocksPerSM;

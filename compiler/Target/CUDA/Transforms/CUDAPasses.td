@@ -105,15 +105,20 @@ def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::
         iterations 32w..32w+31 of a loop whose trip count is a multiple of 32 (a `la.warp_lanes` loop of
         la-gpu-contract-to-mma) fall on the 32 lanes of one warp together; such a loop nested in another is
         an error;
-      - a write outside those loops to memory that threads share (global or scratch; not `memref.alloca`)
-        runs on thread 0 only;
+      - a loop or branch outside those loops that writes shared memory, yields nothing and holds no thread
+        loop, barrier or gpu/nvgpu op (a scan over a chunk's rows) runs on thread 0 only, whole: run by
+        every thread it would issue its loads once per thread for one thread's stores;
+      - any other write outside those loops to memory that threads share (global or scratch; not
+        `memref.alloca`) runs on thread 0 only;
       - `gpu.barrier` goes before and after each of those loops and writes, so that every thread sees a write
         before it reads the location and no write overwrites what another thread still reads.
     The code between them (scalar and vector arithmetic, reads, loop control) runs redundantly on every
     thread and computes the same values there, so loops keep uniform trip counts and barriers stay
-    convergent. `memref.copy` becomes a parallel loop first; 1-D in-bounds `vector.transfer_read/write`
-    become `vector.load/store` when contiguous and a load or store per element when strided. This is the correctness-first mapping: a loop of a contraction that reads
-    the same operands in every iteration still pays two barriers per step.
+    convergent. `memref.copy` becomes a parallel loop first (a copy of a buffer onto itself, which
+    bufferisation leaves of a state updated in place, is dropped); 1-D in-bounds `vector.transfer_read/write`
+    become `vector.load/store` when contiguous and a load or store per element when strided. This is the correctness-first mapping: operands are not
+    staged in shared memory, and a contraction off the tensor cores reads each operand once per element of
+    the other.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
@@ -129,6 +134,34 @@ def LAGPUOffsetSliceArguments : Pass<"la-gpu-offset-slice-arguments", "mlir::gpu
     index times the bytes of one slice of that argument.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+}
+
+def LAGPUReductionsInnermost : Pass<"la-gpu-reductions-innermost", "mlir::func::FuncOp"> {
+  let summary = "Puts each bufferised linalg.generic's reduction loops inside its parallel ones: "
+                "(n reduction, d parallel, e parallel) => (d, e, n)";
+  let description = [{
+    linalg lowers a generic's loops in their declared order, and la-gpu-distribute-to-threads spreads the
+    outermost parallel loop over the block's threads. A reduction first, as K^T·V over the rows n of a
+    non-causal entry, becomes a sequential loop of n steps each holding a thread loop between two barriers:
+    every step reloads and restores the whole accumulator. With the parallel loops first each thread owns its
+    accumulator elements for the whole reduction (la-gpu-promote-accumulators then keeps them in registers)
+    and the barriers go. Parallel and reduction loops keep their relative order; contractions already on
+    tensor cores (la-gpu-contract-to-mma) are not generics any more.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def LAGPUPromoteAccumulators : Pass<"la-gpu-promote-accumulators", "mlir::func::FuncOp"> {
+  let summary = "Keeps a loop's accumulator in a register: scf.for { x = load M[i]; ...; store y, M[i] } => "
+                "x0 = load M[i]; scf.for iter_args(x = x0) { ...; yield y }; store M[i]";
+  let description = [{
+    After la-gpu-reductions-innermost a reduction loop loads and stores the same element on every step; on
+    the GPU that is two global accesses per step where one before and one after the loop suffice. Promoted:
+    a `memref.load` and a later `memref.store` directly in an `scf.for` body, on the same memref at the same
+    loop-invariant indices, when nothing else in the loop touches a buffer of the same root (an allocation or
+    a function argument, through view-like ops). The runtime guarantees that outputs overlap no other
+    argument, so distinct roots do not alias.
+  }];
 }
 
 #endif // LA_TARGET_CUDA_TRANSFORMS_PASSES_TD

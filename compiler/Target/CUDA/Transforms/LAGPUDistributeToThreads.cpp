@@ -142,6 +142,8 @@ struct Distributor {
   Value threadId, numThreads;
   /// The loops that replaced the outermost scf.parallels: their writes are already spread over threads.
   llvm::DenseSet<Operation *> threadLoops;
+  /// The `if (tid == 0)` around single-thread regions: their writes are already on one thread.
+  llvm::DenseSet<Operation *> threadZeroRegions;
 
   /// `parallel` ⇒ for t = tid; t < Π extents; t += ntid { ivs = lower + delinearise(t) · step; body }.
   void distribute(scf::ParallelOp parallel) {
@@ -196,11 +198,68 @@ struct Distributor {
     return false;
   }
 
+  /// A loop or branch outside the thread loops that only thread 0 needs to run: it writes memory other
+  /// threads read, yields nothing, and holds no thread loop, barrier or warp-wide op (which need every
+  /// thread). A scan over a chunk's rows is the typical one: run by every thread, its loads would be issued
+  /// once per thread of the block for one thread's stores.
+  bool isSingleThreadRegion(Operation *op) {
+    if (op->getNumRegions() == 0 || !op->use_empty() || insideThreadLoop(op))
+      return false;
+    bool writes = false;
+    WalkResult blocked = op->walk([&](Operation *inner) {
+      if (threadLoops.contains(inner) || isa_and_nonnull<gpu::GPUDialect, nvgpu::NVGPUDialect>(inner->getDialect()))
+        return WalkResult::interrupt();
+      writes |= writesSharedMemory(inner);
+      return WalkResult::advance();
+    });
+    return writes && !blocked.wasInterrupted();
+  }
+
+  /// Runs each single-thread region (isSingleThreadRegion) on thread 0 alone, fenced by barriers.
+  void runSingleThreadRegionsOnThreadZero() {
+    SmallVector<Operation *> regions;
+    kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == kernel.getOperation() || !isSingleThreadRegion(op))
+        return WalkResult::advance();
+      regions.push_back(op);
+      return WalkResult::skip();
+    });
+    for (Operation *op : regions) {
+      scf::IfOp guard = guardOnThreadZero(op, op);
+      threadZeroRegions.insert(guard);
+    }
+    LLVM_DEBUG(llvm::dbgs() << kernel.getName() << ": " << regions.size() << " regions on thread 0\n");
+  }
+
+  /// Moves `first`..`last` (consecutive ops of one block) into `if (tid == 0)`, fenced by barriers.
+  scf::IfOp guardOnThreadZero(Operation *first, Operation *last) {
+    OpBuilder b(first);
+    Location loc = first->getLoc();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId, zero);
+    auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
+    Operation *end = last->getNextNode();
+    for (Operation *op = first; op != end;) {
+      Operation *next = op->getNextNode();
+      op->moveBefore(guard.thenBlock()->getTerminator());
+      op = next;
+    }
+    fence(guard);
+    return guard;
+  }
+
+  bool insideThreadZeroRegion(Operation *op) {
+    for (Operation *parent = op->getParentOp(); parent && parent != kernel; parent = parent->getParentOp())
+      if (threadZeroRegions.contains(parent))
+        return true;
+    return false;
+  }
+
   /// Runs each maximal run of consecutive shared-memory writes outside the thread loops on thread 0.
   LogicalResult guardRemainingWrites() {
     SmallVector<SmallVector<Operation *>> runs;
     WalkResult result = kernel.walk([&](Operation *op) {
-      if (!writesSharedMemory(op) || insideThreadLoop(op))
+      if (!writesSharedMemory(op) || insideThreadLoop(op) || insideThreadZeroRegion(op))
         return WalkResult::advance();
       if (op->getNumResults() != 0) {
         op->emitError() << "la-gpu-distribute-to-threads: cannot run '" << op->getName()
@@ -215,16 +274,8 @@ struct Distributor {
     });
     if (result.wasInterrupted())
       return failure();
-    for (ArrayRef<Operation *> run : runs) {
-      OpBuilder b(run.front());
-      Location loc = run.front()->getLoc();
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId, zero);
-      auto guard = scf::IfOp::create(b, loc, isFirst, /*withElseRegion=*/false);
-      for (Operation *op : run)
-        op->moveBefore(guard.thenBlock()->getTerminator());
-      fence(guard);
-    }
+    for (ArrayRef<Operation *> run : runs)
+      guardOnThreadZero(run.front(), run.back());
     return success();
   }
 
@@ -257,8 +308,14 @@ struct Distributor {
       return failure();
     SmallVector<memref::CopyOp> copies;
     kernel.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-    for (memref::CopyOp copy : copies)
-      expandCopy(copy);
+    for (memref::CopyOp copy : copies) {
+      // A buffer copied onto itself (what bufferization leaves of a scan updated in place) moves nothing;
+      // expanded, it would be a thread loop with barriers inside the scan.
+      if (copy.getSource() == copy.getTarget())
+        copy.erase();
+      else
+        expandCopy(copy);
+    }
 
     OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());
     threadId = gpu::ThreadIdOp::create(b, kernel.getLoc(), gpu::Dimension::x);
@@ -288,6 +345,7 @@ struct Distributor {
     LLVM_DEBUG(llvm::dbgs() << kernel.getName() << ": " << outermost.size() << " parallel loops\n");
     for (scf::ParallelOp parallel : outermost)
       distribute(parallel);
+    runSingleThreadRegionsOnThreadZero();
     if (failed(guardRemainingWrites()))
       return failure();
     removeRedundantBarriers();
