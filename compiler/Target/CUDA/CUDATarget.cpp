@@ -86,6 +86,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   buildBufferizationPipeline(pm, /*loopsMayReturnAllocations=*/false);
   LAGPUContractToMmaOptions mma;
   mma.mode = config.tensorCores;
+  mma.warpsPerBlock = config.warpsPerBlock;
   pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
   pm.addNestedPass<func::FuncOp>(createLAGPUReductionsInnermost());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

@@ -1,5 +1,6 @@
 // RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma -canonicalize -cse | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=tf32" -canonicalize -cse | FileCheck %s --check-prefix=TF32
+// RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=tf32 warps-per-block=1" -canonicalize -cse | FileCheck %s --check-prefix=WARP1
 // RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=off" | FileCheck %s --check-prefix=OFF
 // RUN: not la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=fp8" 2>&1 | FileCheck %s --check-prefix=BADMODE
 
@@ -58,18 +59,29 @@ func.func @ragged_f16(%q: memref<1x20x24xf16>, %kt: memref<1x12x24xf32>, %out: m
 #c = affine_map<(m, n, k) -> (m, n)>
 
 // An f32 entry: FMA by default; m16n8k8 TF32 when asked, with no edge handling (every size a multiple).
+// 2·4 tiles of 16×8: a warp takes 2 tiles side by side, which leaves the 4 warps of a block one each
+// (128 lanes); it gathers its A fragment once per k step for both mma.sync.
 // CHECK-LABEL: func.func @aligned_f32
 // CHECK: linalg.generic
 // CHECK-NOT: nvgpu.mma.sync
 // TF32-LABEL: func.func @aligned_f32
 // TF32-NOT: linalg.generic
 // TF32-NOT: arith.select
-// TF32: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c256) step
-// TF32: vector.from_elements {{.*}} : vector<4x1xf32>
-// TF32: vector.from_elements {{.*}} : vector<2x1xf32>
-// TF32: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+// TF32: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
+// TF32: scf.for {{.*}} iter_args(%[[C0:.*]] = %{{.*}}, %[[C1:.*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>)
+// TF32: %[[A:.*]] = vector.from_elements {{.*}} : vector<4x1xf32>
+// TF32: %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32: nvgpu.mma.sync(%[[A]], %[[B0]], %[[C0]]) {mmaShape = [16, 8, 8], tf32Enabled}
+// TF32: %[[B1:.*]] = vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32: nvgpu.mma.sync(%[[A]], %[[B1]], %[[C1]]) {mmaShape = [16, 8, 8], tf32Enabled}
 // TF32-NOT: scf.if
 // TF32: } {la.warp_lanes}
+// With one warp per block a warp takes all 4 tiles of its row.
+// WARP1-LABEL: func.func @aligned_f32
+// WARP1: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c64) step
+// WARP1-COUNT-4: nvgpu.mma.sync
+// WARP1-NOT: nvgpu.mma.sync
+// WARP1: } {la.warp_lanes}
 func.func @aligned_f32(%x: memref<32x16xf32>, %y: memref<16x32xf32>, %out: memref<32x32xf32>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %y : memref<32x16xf32>, memref<16x32xf32>) outs(%out : memref<32x32xf32>) {

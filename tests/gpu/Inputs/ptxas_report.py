@@ -4,8 +4,8 @@ and cuobjdump -sass. Prints one line per kernel,
 
     <entry> <dtype> <arch> mma=<n> spill=<bytes> stack=<bytes> registers=<n> shared=<bytes> hmma=<n> ffma=<n>
 
-which tests/gpu/cuda-ptx-*.test check and docs/BENCHMARKS.md tabulates (mma: the nvgpu.mma.sync ops of the
-`--emit=gpu` stage, one per contraction la-gpu-contract-to-mma put on tensor cores; spill: ptxas's spill
+which tests/gpu/cuda-ptx-*.test check and docs/BENCHMARKS.md tabulates (mma: the contractions la-gpu-contract-to-mma put
+on tensor cores, counted in the `--emit=gpu` stage by count_contractions; spill: ptxas's spill
 stores; hmma and ffma: tensor-core and FP32 fused multiply-add instructions in the SASS). The PTX's .target must be exactly the
 architecture asked for; a kernel whose PTX ptxas rejects stops the report with ptxas's message.
 
@@ -48,6 +48,21 @@ def run(command):
     return result.stdout + result.stderr
 
 
+def count_contractions(gpu):
+    """The contractions on tensor cores in a `--emit=gpu` stage: each is a thread loop whose mma.sync (one per
+    tile of a warp) all take the same A fragment, so a new one starts at an mma.sync after a thread loop
+    began or on another A fragment."""
+    count, previous_a = 0, None
+    for line in gpu.splitlines():
+        if re.search(r"scf\.for %\w+ = %thread_id_x", line):
+            previous_a = None
+        mma = re.search(r"nvgpu\.mma\.sync\((%[\w.]+),", line)
+        if mma:
+            count += mma.group(1) != previous_a
+            previous_a = mma.group(1)
+    return count
+
+
 def first_int(pattern, text):
     match = re.search(pattern, text)
     return int(match.group(1)) if match else 0
@@ -80,7 +95,7 @@ def main():
                 report = run([args.ptxas, "-v", "-arch=" + arch, stem + ".ptx", "-o", stem + ".cubin"])
                 sass = run([args.cuobjdump, "-sass", stem + ".cubin"])
                 figures = {
-                    "mma": gpu.count("nvgpu.mma.sync("),
+                    "mma": count_contractions(gpu),
                     "spill": first_int(r"(\d+) bytes spill stores", report),
                     "stack": first_int(r"(\d+) bytes stack frame", report),
                     "registers": first_int(r"Used (\d+) registers", report),

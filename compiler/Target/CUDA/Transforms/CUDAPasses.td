@@ -62,8 +62,11 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     it is a `linalg` contraction (a multiply-add body, inferContractionDims gives exactly one m, one n and one
     k dimension, every batch dimension has size 1), its loop ranges are static with m ≥ 16, n ≥ 8 and k at
     least one mma step, its indexing maps are projected permutations, and its output is f32. It becomes an
-    `scf.parallel` over ceil(m/16)·ceil(n/8) tiles × 32 lanes, marked `la.warp_lanes`: la-gpu-distribute-to-
-    threads gives 32 consecutive iterations to the 32 lanes of one warp, so each warp owns whole tiles. A lane
+    `scf.parallel` over warps × 32 lanes, marked `la.warp_lanes`: la-gpu-distribute-to-threads gives 32
+    consecutive iterations to the 32 lanes of one warp, so each warp owns whole tiles. A warp owns w tiles
+    side by side along n (w the largest divisor of ceil(n/8), at most 8, that leaves ceil(m/16)·ceil(n/8)/w ≥
+    `warps-per-block` warps): it gathers its A fragment once per k step for the w mma.sync, where a warp per
+    tile would gather it w times. A lane
     gathers its fragments of A, B and C with the layouts of the PTX ISA ("Matrix fragments for mma.m16n8k16"),
     converting each element to the operand type; the tile's accumulator stays in registers across k; the
     lane stores its part of C at the end. Ragged edges (m, n or k not a multiple of the tile) read zeros
@@ -75,7 +78,9 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     (m16n8k8, about 1e-3 relative error, opt-in); `off` keeps every contraction on FMA.
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"", "auto, tf32 or off">
+    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"", "auto, tf32 or off">,
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4",
+           "Warps of each thread block: a warp takes several tiles only while every warp still has one">
   ];
   let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];

@@ -1,6 +1,7 @@
 //===- LAGPUContractToMma.cpp - contractions on tensor cores (mma.sync) ---===//
 //
-// One warp per 16×8 tile of the output, k stepped by the mma shape; CUDAPasses.td has the contract. The
+// One warp per row of 16×8 output tiles (tilesPerWarp of them side by side), k stepped by the mma shape;
+// CUDAPasses.td has the contract. The
 // fragment coordinates are the PTX ISA's for mma.m16n8k16 (f16/bf16) and mma.m16n8k8 (tf32): with
 // g = lane / 4 and t = lane % 4, and E operand elements per 32-bit register (2 for f16/bf16, 1 for tf32),
 //   A register r, element e:  row g + 8·(r % 2),   k (r / 2)·K/2 + t·E + e      (4 registers)
@@ -63,7 +64,25 @@ struct Contraction {
   linalg::LinalgOp op;
   unsigned mLoop, nLoop, kLoop;
   int64_t m, n, k;
+  /// 16×8 tiles side by side along n that one warp computes: it gathers its A fragment once per k step
+  /// for all of them (a warp per tile would gather it once per tile).
+  int64_t tilesPerWarp = 1;
+
+  int64_t tilesM() const { return llvm::divideCeil(m, kTileM); }
+  int64_t tilesN() const { return llvm::divideCeil(n, kTileN); }
+  /// Warps the contraction runs on: each owns one row of tiles' group of tilesPerWarp columns.
+  int64_t warps() const { return tilesM() * (tilesN() / tilesPerWarp); }
 };
+
+/// The most tiles per warp (a divisor of the tile columns, at most 8: 8 accumulators of 4 registers) that
+/// still leaves a warp for each of the block's `warpsPerBlock`.
+int64_t chooseTilesPerWarp(const Contraction &c, int64_t warpsPerBlock) {
+  int64_t best = 1;
+  for (int64_t w = 2; w <= std::min<int64_t>(c.tilesN(), 8); ++w)
+    if (c.tilesN() % w == 0 && c.tilesM() * (c.tilesN() / w) >= warpsPerBlock)
+      best = w;
+  return best;
+}
 
 /// `op` as a contraction the tensor cores can run, or why not (for LLVM_DEBUG).
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form) {
@@ -108,23 +127,29 @@ public:
 
   void emit(Value iteration) {
     Value lane = rem(iteration, kWarpSize);
-    Value tile = div(iteration, kWarpSize);
-    int64_t tilesN = llvm::divideCeil(c.n, kTileN);
-    Value rowBase = mul(div(tile, tilesN), kTileM), colBase = mul(rem(tile, tilesN), kTileN);
+    Value warp = div(iteration, kWarpSize);
+    int64_t groupsN = c.tilesN() / c.tilesPerWarp;
+    Value rowBase = mul(div(warp, groupsN), kTileM), groupBase = mul(rem(warp, groupsN), kTileN * c.tilesPerWarp);
     Value group = div(lane, 4), inGroup = rem(lane, 4);
-    Value row = add(rowBase, group), col = add(colBase, group);
+    Value row = add(rowBase, group);
+    // Tile j of the warp covers columns groupBase + 8j ..: the lane's B column and its C columns.
+    auto colBase = [&](int64_t j) { return add(groupBase, kTileN * j); };
 
-    // C: rows g and g+8, columns 2t and 2t+1.
-    Value cCol = add(colBase, mul(inGroup, 2));
+    // C: rows g and g+8, columns 2t and 2t+1 of each tile.
     auto cType = VectorType::get({2, 2}, b.getF32Type());
-    Value acc = zeroOf(cType);
-    forEachC([&](int64_t r, int64_t e) {
-      acc = insert(loadElement(*c.op.getDpsInitOperand(0), add(row, 8 * r), add(cCol, e), zero(), b.getF32Type()), acc,
-                   r, e);
-    });
+    SmallVector<Value> accumulators;
+    for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
+      Value cCol = add(colBase(j), mul(inGroup, 2));
+      Value acc = zeroOf(cType);
+      forEachC([&](int64_t r, int64_t e) {
+        acc = insert(loadElement(*c.op.getDpsInitOperand(0), add(row, 8 * r), add(cCol, e), zero(), b.getF32Type()),
+                     acc, r, e);
+      });
+      accumulators.push_back(acc);
+    }
 
     int64_t steps = llvm::divideCeil(c.k, form.k);
-    auto loop = scf::ForOp::create(b, loc, zero(), index(steps), index(1), ValueRange{acc});
+    auto loop = scf::ForOp::create(b, loc, zero(), index(steps), index(1), accumulators);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -133,26 +158,32 @@ public:
       auto aType = VectorType::get({4, form.perRegister}, form.operandType);
       auto bType = VectorType::get({2, form.perRegister}, form.operandType);
       Value a = zeroOf(aType);
-      Value bFrag = zeroOf(bType);
       OpOperand &lhs = *c.op.getDpsInputOperand(0), &rhs = *c.op.getDpsInputOperand(1);
       for (int64_t r = 0; r < 4; ++r)
         for (int64_t e = 0; e < form.perRegister; ++e) {
           Value kk = add(kLane, (r / 2) * (form.k / 2) + e);
           a = insert(loadElement(lhs, add(row, 8 * (r % 2)), nullptr, kk, form.operandType), a, r, e);
         }
-      for (int64_t r = 0; r < 2; ++r)
-        for (int64_t e = 0; e < form.perRegister; ++e) {
-          Value kk = add(kLane, r * (form.k / 2) + e);
-          bFrag = insert(loadElement(rhs, nullptr, col, kk, form.operandType), bFrag, r, e);
-        }
-      Value product = nvgpu::MmaSyncOp::create(b, loc, a, bFrag, loop.getRegionIterArgs().front(),
-                                               ArrayRef<int64_t>{kTileM, kTileN, form.k}, form.tf32);
-      scf::YieldOp::create(b, loc, product);
+      SmallVector<Value> products;
+      for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
+        Value col = add(colBase(j), group);
+        Value bFrag = zeroOf(bType);
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t e = 0; e < form.perRegister; ++e) {
+            Value kk = add(kLane, r * (form.k / 2) + e);
+            bFrag = insert(loadElement(rhs, nullptr, col, kk, form.operandType), bFrag, r, e);
+          }
+        products.push_back(nvgpu::MmaSyncOp::create(b, loc, a, bFrag, loop.getRegionIterArgs()[j],
+                                                    ArrayRef<int64_t>{kTileM, kTileN, form.k}, form.tf32));
+      }
+      scf::YieldOp::create(b, loc, products);
     }
-    acc = loop.getResult(0);
-    forEachC([&](int64_t r, int64_t e) {
-      storeElement(vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e}), add(row, 8 * r), add(cCol, e));
-    });
+    for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
+      Value acc = loop.getResult(j), cCol = add(colBase(j), mul(inGroup, 2));
+      forEachC([&](int64_t r, int64_t e) {
+        storeElement(vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e}), add(row, 8 * r), add(cCol, e));
+      });
+    }
   }
 
 private:
@@ -247,11 +278,11 @@ private:
   }
 };
 
-/// Replaces `c.op` by a parallel loop over (tile, lane) pairs, 32 lanes per tile.
+/// Replaces `c.op` by a parallel loop over (warp, lane) pairs, 32 lanes per warp.
 void rewriteOnTensorCores(Contraction c, const MmaForm &form) {
   OpBuilder b(c.op);
   Location loc = c.op.getLoc();
-  int64_t lanes = llvm::divideCeil(c.m, kTileM) * llvm::divideCeil(c.n, kTileN) * kWarpSize;
+  int64_t lanes = c.warps() * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
   Value upper = arith::ConstantIndexOp::create(b, loc, lanes);
   auto parallel = scf::ParallelOp::create(
@@ -280,8 +311,10 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
       if (FailureOr<Contraction> c = matchContraction(op, *form); succeeded(c))
         contractions.push_back(*c);
     });
-    for (Contraction &c : contractions)
+    for (Contraction &c : contractions) {
+      c.tilesPerWarp = chooseTilesPerWarp(c, warpsPerBlock);
       rewriteOnTensorCores(c, *form);
+    }
   }
 };
 
