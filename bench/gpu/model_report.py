@@ -121,7 +121,9 @@ def main():
             row = measure(args.lac, args.kernels, file, entry, arguments, dtype, args.timeout)
             rows.append(row)
             if "error" in row:
-                print(f"| {entry} | {dtype} | not run: {row['error']} |||||||||")
+                # The runtime's message names the file and entry; the table keeps what went wrong.
+                reason = row["error"].split("GPU emulator: ")[-1]
+                print(f"| {entry} | {dtype} | not run: {reason[:110]}{'...' if len(reason) > 110 else ''} |||||||||")
                 continue
             print(f"| {entry} | {dtype} | {row['blocks']} | {row['traffic_bytes'] / 1e6:.0f} | "
                   f"{row['min_traffic_bytes'] / 1e6:.1f} | {row['traffic_ratio']:.1f}x | {row['mma_flops'] / 1e9:.2f} | "

@@ -88,6 +88,9 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   mma.mode = config.tensorCores;
   mma.warpsPerBlock = config.warpsPerBlock;
   pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
+  LAGPURegisterTileOptions registerTile;
+  registerTile.warpsPerBlock = config.warpsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createLAGPURegisterTile(registerTile));
   pm.addNestedPass<func::FuncOp>(createLAGPUReductionsInnermost());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());

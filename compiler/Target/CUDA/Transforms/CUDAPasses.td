@@ -141,6 +141,28 @@ def LAGPUOffsetSliceArguments : Pass<"la-gpu-offset-slice-arguments", "mlir::gpu
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def LAGPURegisterTile : Pass<"la-gpu-register-tile", "mlir::func::FuncOp"> {
+  let summary = "Runs each reduction left on FMA over register tiles of its outputs: linalg.generic (p, q "
+                "parallel; r reduction) => scf.parallel over (p/tp, q/tq) tiles { tp·tq values iter_args of "
+                "scf.for r { one load per operand element the tile uses } }";
+  let description = [{
+    Without it a contraction left on FMA (every contraction of an f32 entry; Flow's K^T·V scaled by a third
+    operand) gives each thread one output and reads both operands once per output: k loads for k FMAs. A
+    tile of tp×tq outputs in registers loads an element of an operand once for the tp (or tq) outputs that
+    use it. Taken: a bufferised generic outside any parallel loop with one output that is not also an input,
+    static ranges, projected-permutation maps, a reduction loop and a parallel one, and no `linalg.index`.
+    The two largest parallel loops are tiled by the largest of 4×4, 4×2, 2×4, 2×2, 4×1, 2×1 that divides
+    them and leaves at least one tile per thread of the block (32·`warps-per-block`), or per four outputs
+    when there are fewer: a small product keeps its threads busy rather than its loads few. The body is
+    cloned once per output of the tile; the reduction loops become `scf.for` carrying the tile's values.
+    Runs after la-gpu-contract-to-mma, which takes the contractions tensor cores can run.
+  }];
+  let options = [
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4", "Warps of each thread block">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 def LAGPUReductionsInnermost : Pass<"la-gpu-reductions-innermost", "mlir::func::FuncOp"> {
   let summary = "Puts each bufferised linalg.generic's reduction loops inside its parallel ones: "
                 "(n reduction, d parallel, e parallel) => (d, e, n)";
