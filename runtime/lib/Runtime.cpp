@@ -489,10 +489,11 @@ private:
       llvm::consumeError(loaded.takeError());
       disk.discard(cubinKey);
     }
-    CompiledKernel assembled = kernel;
     auto loaded = LoadedKernel::loadOnDevice(std::move(kernel), *driver, runtimeOptions.compile, cubin);
     if (!loaded)
       return loaded.takeError();
+    // The entry's metadata is the kernel's (the loaded kernel keeps it, without the stage text).
+    CompiledKernel assembled = (*loaded)->info();
     assembled.object = std::move(cubin);
     if (llvm::Error err = disk.store(cubinKey, assembled))
       reportDiskCacheProblem(std::move(err));

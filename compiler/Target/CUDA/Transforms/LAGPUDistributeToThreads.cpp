@@ -2,9 +2,9 @@
 
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/Support/Debug.h"
@@ -19,15 +19,7 @@ namespace {
 
 /// True when `memref` is (a view of) a `memref.alloca`: memory only the thread itself sees.
 bool isThreadPrivate(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocaOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    memref = view.getViewSource();
-  }
-  return false;
+  return memref::skipViewLikeOps(cast<MemrefValue>(memref)).getDefiningOp<memref::AllocaOp>() != nullptr;
 }
 
 /// True when `op` itself (not an op nested in it) writes memory that other threads may read.

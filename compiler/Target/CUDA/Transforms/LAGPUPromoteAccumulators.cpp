@@ -2,6 +2,7 @@
 
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -16,11 +17,7 @@ namespace mlir::la {
 namespace {
 
 /// The buffer `memref` is a view of: an allocation, a function argument, or whatever a view chain ends in.
-Value rootBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
+Value rootBuffer(Value memref) { return memref::skipViewLikeOps(cast<MemrefValue>(memref)); }
 
 /// True when `root` is a buffer that no other root aliases: an allocation, or an argument of the function
 /// (the runtime's outputs overlap no other argument, and inputs are never written).
