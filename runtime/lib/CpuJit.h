@@ -51,6 +51,9 @@ public:
   /// The compiled kernel's metadata (its object bytes are released once linked).
   const CompiledKernel &info() const { return kernel; }
 
+  /// A hash of the object it was loaded from (CallStats::codeHash); set by whoever loaded it.
+  uint64_t codeHash = 0;
+
 private:
   LoadedKernel() = default;
   CompiledKernel kernel;

@@ -8,6 +8,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -62,6 +63,22 @@ uint64_t checksum(llvm::StringRef metadata, llvm::ArrayRef<char> object) {
 }
 
 } // namespace
+
+std::string resolveCacheDirectory(const std::string &requested) {
+  std::string directory = requested;
+  if (directory.empty()) {
+    if (std::optional<std::string> env = llvm::sys::Process::GetEnv("LA_CACHE_DIR")) {
+      directory = *env;
+    } else {
+      llvm::SmallString<256> home;
+      if (!llvm::sys::path::home_directory(home))
+        return "";
+      llvm::sys::path::append(home, ".cache", "la");
+      directory = std::string(home);
+    }
+  }
+  return directory == "none" ? std::string() : directory;
+}
 
 std::string DiskCache::entryPath(llvm::StringRef key) const {
   llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key));

@@ -20,6 +20,10 @@
 
 namespace la {
 
+/// The cache directory: `requested`, else `$LA_CACHE_DIR`, else `~/.cache/la`; empty (no disk cache) when
+/// the chosen value is "none", wherever it came from. The tuning database's default file lives there too.
+std::string resolveCacheDirectory(const std::string &requested);
+
 class DiskCache {
 public:
   /// `directory` empty disables the cache.

@@ -42,4 +42,12 @@ llvm::Expected<CompileOptions> PipelineFlags::get() const {
   return options;
 }
 
+std::vector<std::string> PipelineFlags::given() const {
+  std::vector<std::string> names;
+  for (const auto &flag : flags)
+    if (flag->opt.getNumOccurrences() > 0)
+      names.push_back(flag->opt.ArgStr.str());
+  return names;
+}
+
 } // namespace la

@@ -13,6 +13,7 @@
 #include "DiskCache.h"
 #include "ReferenceRunner.h"
 #include "la/runtime/Compiler.h"
+#include "la/runtime/TuningDatabase.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
@@ -91,6 +92,9 @@ llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &progra
   if (stats) {
     stats->numerics = std::move(callStats.numerics);
     stats->gpu = std::move(callStats.gpu);
+    stats->codeHash = callStats.codeHash;
+    stats->config = callStats.config;
+    stats->tuned = callStats.tuned;
   }
   return std::move(outputs);
 }
@@ -142,25 +146,10 @@ struct KernelSlot {
   std::mutex mutex;
   std::unique_ptr<LoadedKernel> owner;
   std::atomic<LoadedKernel *> ready{nullptr};
+  /// The configuration `owner` was compiled with, and whether a tuning record chose it (CallStats).
+  std::string config;
+  bool tuned = false;
 };
-
-/// The disk-cache directory: `requested`, else `$LA_CACHE_DIR`, else `~/.cache/la`; empty (no disk cache)
-/// when the chosen value is "none", wherever it came from.
-std::string resolveCacheDirectory(const std::string &requested) {
-  std::string directory = requested;
-  if (directory.empty()) {
-    if (std::optional<std::string> env = llvm::sys::Process::GetEnv("LA_CACHE_DIR")) {
-      directory = *env;
-    } else {
-      llvm::SmallString<256> home;
-      if (!llvm::sys::path::home_directory(home))
-        return "";
-      llvm::sys::path::append(home, ".cache", "la");
-      directory = std::string(home);
-    }
-  }
-  return directory == "none" ? std::string() : directory;
-}
 
 /// Checks the inputs against the declared signature: count, dtype, rank, static dimensions, and equal
 /// leading batch dimensions when the kernel is sliced.
@@ -206,9 +195,11 @@ class RuntimeImpl : public Runtime {
 public:
   /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText); `driver`: the
   /// device of the cuda target, null for the others.
-  RuntimeImpl(RuntimeOptions opts, std::string optionsText, cuda::Driver *driver)
+  RuntimeImpl(RuntimeOptions opts, std::string optionsText, cuda::Driver *driver,
+              std::unique_ptr<TuningDatabase> tuningDatabase)
       : runtimeOptions(std::move(opts)), driver(driver), optionsText(std::move(optionsText)),
-        disk(resolveCacheDirectory(runtimeOptions.cacheDir)), reference(runtimeOptions) {
+        disk(resolveCacheDirectory(runtimeOptions.cacheDir)), tuningDatabase(std::move(tuningDatabase)),
+        reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)
@@ -403,6 +394,9 @@ private:
     if (LoadedKernel *kernel = slot ? slot->ready.load(std::memory_order_acquire) : nullptr) {
       if (stats) {
         stats->cache = CacheSource::Memory;
+        stats->codeHash = kernel->codeHash;
+        stats->config = slot->config;
+        stats->tuned = slot->tuned;
         stats->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       }
       return kernel;
@@ -417,7 +411,7 @@ private:
     std::lock_guard compileLock(slot->mutex);
     CacheSource source = CacheSource::Memory;
     if (!slot->owner) {
-      auto loaded = compileOrLoad(program, entry, inputs, source);
+      auto loaded = compileOrLoad(program, entry, inputs, source, *slot);
       if (!loaded)
         return loaded.takeError();
       slot->owner = std::move(*loaded);
@@ -425,13 +419,55 @@ private:
     }
     if (stats) {
       stats->cache = source;
+      stats->codeHash = slot->owner->codeHash;
+      stats->config = slot->config;
+      stats->tuned = slot->tuned;
       stats->compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     return slot->owner.get();
   }
 
+  /// The options a kernel for `inputs` compiles with: the database's record for its key where there is one
+  /// (the pinned options kept), else the runtime's. A database that cannot be read is warned about once.
+  CompileOptions chooseOptions(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
+                               KernelSlot &slot) {
+    const CompileOptions &own = runtimeOptions.compile;
+    if (!tuningDatabase)
+      return own;
+    TuningKey key = makeTuningKey(program.contentHash(), entry, inputs, runtimeOptions.numThreads,
+                                  getTargetFingerprint(own.target, own), getCompilerVersion());
+    auto record = tuningDatabase->lookup(key);
+    if (!record) {
+      reportTuningProblem(record.takeError());
+      return own;
+    }
+    if (!*record)
+      return own;
+    auto config = mlir::la::PipelineConfig::parse((*record)->config);
+    if (!config) {
+      reportTuningProblem(config.takeError());
+      return own;
+    }
+    CompileOptions tuned = own;
+    static_cast<mlir::la::PipelineConfig &>(tuned) = *config;
+    for (const std::string &name : runtimeOptions.pinnedOptions)
+      if (llvm::Error err = tuned.set(name, own.get(name)))
+        reportTuningProblem(std::move(err));
+    slot.tuned = true;
+    return tuned;
+  }
+
+  void reportTuningProblem(llvm::Error err) {
+    std::string message = llvm::toString(std::move(err));
+    std::call_once(tuningWarning, [&] {
+      llvm::errs() << "la: warning: tuning database " << tuningDatabase->describe() << ": " << message
+                   << "; compiling with the runtime's options\n";
+    });
+  }
+
   llvm::Expected<std::unique_ptr<LoadedKernel>> compileOrLoad(const ProgramImpl &program, llvm::StringRef entry,
-                                                              llvm::ArrayRef<TensorSpec> inputs, CacheSource &source) {
+                                                              llvm::ArrayRef<TensorSpec> inputs, CacheSource &source,
+                                                              KernelSlot &slot) {
     const EntryInfo *info = program.lookup(entry);
     if (!info)
       return program.unknownEntry(entry);
@@ -444,8 +480,17 @@ private:
         slicedDims = 0;
 
     std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicedDims);
+    CompileOptions compile = chooseOptions(program, entry, inputs, slot);
+    slot.config = compile.str(compile.target);
+    std::string resolvedOptions = optionsText;
+    if (slot.tuned) {
+      auto resolved = getResolvedOptionsText(compile);
+      if (!resolved)
+        return resolved.takeError();
+      resolvedOptions = std::move(*resolved);
+    }
 
-    std::string diskKey = diskCacheKey(program, entry, compiledArgs, slicedDims);
+    std::string diskKey = diskCacheKey(program, entry, compiledArgs, slicedDims, resolvedOptions);
     if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {
       // An entry that passed its checksum but does not link (written by a different LLVM under the same
       // version string, say) is discarded like a corrupt one and compiled afresh.
@@ -459,7 +504,7 @@ private:
     }
     source = CacheSource::Miss;
     auto fresh =
-        compileKernel(program.source(), program.name(), entry, compiledArgs, runtimeOptions.compile, slicedDims);
+        compileKernel(program.source(), program.name(), entry, compiledArgs, compile, slicedDims);
     if (!fresh)
       return fresh.takeError();
     if (llvm::Error err = disk.store(diskKey, *fresh))
@@ -468,11 +513,15 @@ private:
   }
 
   llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel, llvm::StringRef diskKey) {
-    if (runtimeOptions.target == RuntimeTarget::CUDAEmulator)
-      return LoadedKernel::loadOnEmulator(std::move(kernel));
-    if (runtimeOptions.target == RuntimeTarget::CUDA)
-      return loadOnDevice(std::move(kernel), diskKey);
-    return LoadedKernel::load(std::move(kernel));
+    uint64_t codeHash = llvm::xxh3_64bits(llvm::arrayRefFromStringRef(
+        llvm::StringRef(kernel.object.data(), kernel.object.size())));
+    llvm::Expected<std::unique_ptr<LoadedKernel>> loaded =
+        runtimeOptions.target == RuntimeTarget::CUDAEmulator ? LoadedKernel::loadOnEmulator(std::move(kernel))
+        : runtimeOptions.target == RuntimeTarget::CUDA       ? loadOnDevice(std::move(kernel), diskKey)
+                                                             : LoadedKernel::load(std::move(kernel));
+    if (loaded)
+      (*loaded)->codeHash = codeHash;
+    return loaded;
   }
 
   /// The cubin has its own disk-cache entry beside the `gpu` stage's (its key: the stage's, whose options
@@ -510,13 +559,13 @@ private:
   /// Everything the object code of a disk-cache entry depends on, as JSON (llvm::json prints object keys
   /// sorted, so the text is canonical). The options text carries the target CPU and its features.
   std::string diskCacheKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                           int64_t slicedDims) const {
+                           int64_t slicedDims, llvm::StringRef resolvedOptions) const {
     llvm::json::Array argumentTypes;
     for (const TensorSpec &spec : arguments)
       argumentTypes.push_back(spec.str());
     llvm::json::Object key{
         {"program", program.contentHash()}, {"entry", entry},         {"arguments", std::move(argumentTypes)},
-        {"slicedDims", slicedDims},         {"options", optionsText}, {"compiler", getCompilerVersion()}};
+        {"slicedDims", slicedDims},         {"options", resolvedOptions}, {"compiler", getCompilerVersion()}};
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(key));
@@ -727,6 +776,8 @@ private:
   cuda::Driver *driver;
   const std::string optionsText;
   DiskCache disk;
+  std::unique_ptr<TuningDatabase> tuningDatabase;
+  std::once_flag tuningWarning;
   std::unique_ptr<llvm::StdThreadPool> pool;
   ReferenceRunner reference;
   std::shared_mutex memoryMutex;
@@ -753,7 +804,14 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options)
       return opened.takeError();
     driver = &*opened;
   }
-  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText), driver);
+  std::unique_ptr<TuningDatabase> tuningDatabase;
+  if (options.tuning != TuningMode::Off) {
+    auto opened = TuningDatabase::open(options.tuningDatabase);
+    if (!opened)
+      return opened.takeError();
+    tuningDatabase = std::move(*opened);
+  }
+  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText), driver, std::move(tuningDatabase));
 }
 
 } // namespace la

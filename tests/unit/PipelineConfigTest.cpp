@@ -94,8 +94,9 @@ TEST(PipelineConfig, TunableDomainsRespectTheirBound) {
 
 TEST(PipelineConfig, EveryTunableOptionSaysWhyATunerWouldMoveIt) {
   for (const OptionInfo &option : getOptionRegistry())
-    if (option.domain.isTunable())
+    if (option.domain.isTunable()) {
       EXPECT_FALSE(option.domain.reason.empty()) << option.name.str();
+    }
 }
 
 } // namespace

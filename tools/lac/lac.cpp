@@ -5,7 +5,8 @@
 //           --emit=la|fused|linalg|pipeline, then llvm-dialect|llvm|asm|obj (cpu) or gpu|nvvm|ptx|cubin (cuda)
 //   lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... (GpuRun.cpp)
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
-//           [--repeat N] [--threads T] [--check] [--json]
+//           [--repeat N] [--threads T] [--check] [--json] [--tuning-db PATH]
+//   lac tune FILE ... (Tune.cpp)
 //
 // Both take every compiler option as a flag (--chunk-size=32, --group-sweeps, --fuse=false, --target-cpu=...),
 // generated from the option registry (compiler/Pipelines/PipelineOptions.def).
@@ -15,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRun.h"
+#include "Tune.h"
 
 #include "la/runtime/Compiler.h"
 #include "la/runtime/Npy.h"
@@ -27,6 +29,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,18 +44,19 @@ namespace cl = llvm::cl;
 
 static cl::SubCommand compileCommand("compile", "Compile an entry and print a stage of the lowering");
 static cl::SubCommand runCommand("run", "Run an entry on .npy inputs (or random ones) and time it");
+// `lac tune` (Tune.cpp) shares run's options for inputs, shapes, threads and the target.
 
 static cl::OptionCategory commonCategory("lac options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required, cl::sub(compileCommand),
-                                      cl::sub(runCommand));
+                                      cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
-                                      cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
+                                      cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::list<std::string> shapes("shape",
                                     cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
                                              "for every argument (a lower-rank argument takes the leading "
                                              "sizes); with `run --random`, overrides the sizes --random gives "
                                              "that argument"),
-                                    cl::sub(compileCommand), cl::sub(runCommand), cl::cat(commonCategory));
+                                    cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
@@ -65,7 +69,7 @@ static cl::opt<std::string> targetName("target",
                                                 "batch×head slice; --arch picks sm_80 or sm_90). run: cpu, cuda "
                                                 "(a GPU through the CUDA driver, libcuda.so.1 or $LA_CUDA_DRIVER), "
                                                 "or cuda-emu (the CUDA kernels on the GPU emulator)"),
-                                       cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand),
+                                       cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
                                        cl::cat(commonCategory));
 static cl::opt<int> cudaDevice("cuda-device",
                                cl::desc("run --target cuda: the ordinal of the device to run on, as the driver "
@@ -75,36 +79,41 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdo
                                        cl::sub(compileCommand));
 
 static cl::list<std::string> inputs("input", cl::desc("A .npy file per argument, in argument order"),
-                                    cl::sub(runCommand), cl::cat(commonCategory));
+                                    cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::list<std::string> outputs("output", cl::desc("A .npy file per result, in result order"), cl::sub(runCommand),
                                      cl::cat(commonCategory));
 static cl::opt<std::string> randomDims("random",
                                        cl::desc("Seeded uniform(-1,1) inputs; B,H,N,D fill each argument's "
                                                 "dimensions in order"),
-                                       cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random"), cl::init(0), cl::sub(runCommand));
+                                       cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random (and of tune's search)"), cl::init(0), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
 static cl::opt<std::string> elementDType("dtype",
                                          cl::desc("Element type the f32 arguments are specialised to: f32, f16 or "
                                                   "bf16 (half types compute in f32, results come back in that "
                                                   "type). run: the type of the --random inputs"),
-                                         cl::init("f32"), cl::sub(compileCommand), cl::sub(runCommand),
+                                         cl::init("f32"), cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
                                          cl::cat(commonCategory));
 static cl::opt<std::string> u2As("u2-as",
                                  cl::desc("Read '<u2' .npy inputs as bf16 or f16 bit patterns (NumPy has no bf16: "
                                           "save bf16 arrays with .view(np.uint16))"),
-                                 cl::init(""), cl::sub(runCommand), cl::cat(commonCategory));
+                                 cl::init(""), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up run"), cl::init(0),
                                 cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"), cl::init(0),
-                                 cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
+                                 cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
                           cl::cat(commonCategory));
 static cl::opt<bool> check("check",
                            cl::desc("Also run the entry's fp64 reference and report each output's max and "
                                     "relative-RMS error and its first NaN/Inf; exit 1 if an output is off"),
                            cl::sub(runCommand), cl::cat(commonCategory));
-static cl::opt<std::string> cacheDir("cache-dir", cl::desc("Kernel cache directory ('none': memory only)"),
+static cl::opt<std::string> tuningDb("tuning-db",
+                                     cl::desc("Look up each kernel's configuration in this tuning database (a "
+                                              "JSON-lines file that `lac tune --db` wrote; default: "
+                                              "$LA_TUNING_DB); options given as flags override the record's"),
                                      cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<std::string> cacheDir("cache-dir", cl::desc("Kernel cache directory ('none': memory only)"),
+                                     cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 
 namespace {
 
@@ -243,7 +252,7 @@ llvm::Error checkAllocatable(const la::TensorSpec &spec) {
 
 /// One flag per registry option, in both subcommands (la/runtime/PipelineFlags.h).
 const la::PipelineFlags &pipelineFlags() {
-  static cl::SubCommandGroup both{&compileCommand, &runCommand};
+  static cl::SubCommandGroup both{&compileCommand, &runCommand, &lac::tuneSubcommand()};
   static const la::PipelineFlags flags(both, commonCategory);
   return flags;
 }
@@ -307,64 +316,36 @@ int runCompile() {
   return 0;
 }
 
-int runRun() {
-  la::RuntimeOptions options;
-  options.numThreads = threads;
-  options.cacheDir = cacheDir;
-  auto compileOptions = pipelineFlags().get();
-  if (!compileOptions)
-    return fail(compileOptions.takeError());
-  options.compile = *compileOptions;
-  auto target = la::parseRuntimeTarget(targetName);
-  if (!target)
-    return fail("--target: " + llvm::toString(target.takeError()));
-  options.target = *target;
-  if (cudaDevice.getNumOccurrences() && options.target != la::RuntimeTarget::CUDA)
-    return fail("--cuda-device picks the device of --target cuda, not of --target " + targetName);
-  options.cudaDevice = cudaDevice;
-  auto runtime = la::Runtime::create(options);
-  if (!runtime)
-    return fail(runtime.takeError());
-  auto program = (*runtime)->loadFile(inputFile);
-  if (!program)
-    return fail(program.takeError());
-  std::string entry = entryName;
-  if (entry.empty()) {
-    llvm::SmallVector<std::string> names = (*program)->entries();
-    if (names.empty())
-      return fail(inputFile + ": no public function to run");
-    entry = names.front();
-  }
-  auto signature = (*runtime)->signature(**program, entry);
-  if (!signature)
-    return fail(signature.takeError());
-
+/// The inputs of `run` and `tune`: `--random` tensors (seeded, `--shape` and `--dtype` applied) or `--input`
+/// files, checked against `entry`'s signature.
+llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry, const la::EntrySignature &signature) {
+  auto makeError = [](const llvm::Twine &message) { return llvm::createStringError(message.str()); };
   std::vector<la::HostTensor> inputTensors;
   if (!randomDims.empty()) {
     if (!inputs.empty())
-      return fail("--random and --input are exclusive");
+      return makeError("--random and --input are exclusive");
     auto dims = parseDims(randomDims, ',');
     if (!dims)
-      return fail("--random: " + llvm::toString(dims.takeError()));
-    std::vector<la::TensorSpec> declaredSpecs(signature->arguments.begin(), signature->arguments.end());
+      return makeError("--random: " + llvm::toString(dims.takeError()));
+    std::vector<la::TensorSpec> declaredSpecs(signature.arguments.begin(), signature.arguments.end());
     if (!shapes.empty()) {
       // Argument names (`--shape %w=..`) come from the source text.
       auto source = readSource(inputFile);
       if (!source)
-        return fail(source.takeError());
-      auto shaped = resolveShapes(la::EntryInfo{entry, *signature, 0}, *source);
+        return source.takeError();
+      auto shaped = resolveShapes(la::EntryInfo{entry, signature, 0}, *source);
       if (!shaped)
-        return fail(shaped.takeError());
+        return shaped.takeError();
       declaredSpecs = std::move(*shaped);
     }
     auto dtype = parseElementDType();
     if (!dtype)
-      return fail(dtype.takeError());
+      return dtype.takeError();
     std::mt19937_64 generator(seed);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     for (auto [i, declared] : llvm::enumerate(declaredSpecs)) {
       if (declared.shape.size() > dims->size())
-        return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
+        return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
                     llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
       la::TensorSpec spec = declared;
       if (spec.dtype == la::DType::F32)
@@ -372,7 +353,7 @@ int runRun() {
       for (size_t d = 0; d < spec.shape.size(); ++d)
         spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
       if (llvm::Error err = checkAllocatable(spec))
-        return fail("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
+        return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
       la::HostTensor tensor(spec);
       for (int64_t e = 0; e < tensor.numElements(); ++e)
         tensor.set(e, uniform(generator));
@@ -380,25 +361,118 @@ int runRun() {
     }
   } else {
     if (!shapes.empty())
-      return fail("--shape sets the sizes of --random inputs; .npy inputs carry their own shapes");
-    if (inputs.size() != signature->arguments.size())
-      return fail("'" + entry + "' takes " + llvm::Twine(signature->arguments.size()) + " arguments but " +
+      return makeError("--shape sets the sizes of --random inputs; .npy inputs carry their own shapes");
+    if (inputs.size() != signature.arguments.size())
+      return makeError("'" + entry + "' takes " + llvm::Twine(signature.arguments.size()) + " arguments but " +
                   llvm::Twine(inputs.size()) + " --input files were given (or use --random B,H,N,D)");
     for (auto [i, path] : llvm::enumerate(inputs)) {
       std::optional<la::DType> reinterpret;
-      if (signature->arguments[i].dtype == la::DType::BF16)
+      if (signature.arguments[i].dtype == la::DType::BF16)
         reinterpret = la::DType::BF16;
       if (!u2As.empty()) {
         reinterpret = la::parseDType(u2As);
         if (reinterpret != la::DType::BF16 && reinterpret != la::DType::F16)
-          return fail("--u2-as " + u2As + ": expected bf16 or f16");
+          return makeError("--u2-as " + u2As + ": expected bf16 or f16");
       }
       auto tensor = la::readNpy(path, reinterpret);
       if (!tensor)
-        return fail("--input #" + llvm::Twine(i) + ": " + llvm::toString(tensor.takeError()));
+        return makeError("--input #" + llvm::Twine(i) + ": " + llvm::toString(tensor.takeError()));
       inputTensors.push_back(std::move(*tensor));
     }
   }
+  return std::move(inputTensors);
+}
+
+/// The runtime options of `run` and `tune`: threads, cache, compile options, target and device.
+llvm::Expected<la::RuntimeOptions> makeRuntimeOptions() {
+  la::RuntimeOptions options;
+  options.numThreads = threads;
+  options.cacheDir = cacheDir;
+  auto compileOptions = pipelineFlags().get();
+  if (!compileOptions)
+    return compileOptions.takeError();
+  options.compile = *compileOptions;
+  auto target = la::parseRuntimeTarget(targetName);
+  if (!target)
+    return llvm::createStringError("--target: " + llvm::toString(target.takeError()));
+  options.target = *target;
+  if (cudaDevice.getNumOccurrences() && options.target != la::RuntimeTarget::CUDA)
+    return llvm::createStringError("--cuda-device picks the device of --target cuda, not of --target " + targetName);
+  options.cudaDevice = cudaDevice;
+  return options;
+}
+
+/// The entry to run (`--entry`, else the program's first) and its signature.
+llvm::Expected<std::pair<std::string, la::EntrySignature>> selectEntry(la::Runtime &runtime,
+                                                                       const la::Program &program) {
+  std::string entry = entryName;
+  if (entry.empty()) {
+    llvm::SmallVector<std::string> names = program.entries();
+    if (names.empty())
+      return llvm::createStringError(inputFile + ": no public function to run");
+    entry = names.front();
+  }
+  auto signature = runtime.signature(program, entry);
+  if (!signature)
+    return signature.takeError();
+  return std::make_pair(entry, std::move(*signature));
+}
+
+int runTune() {
+  auto options = makeRuntimeOptions();
+  if (!options)
+    return fail(options.takeError());
+  // The program and its signature, read with the CPU runtime: a GPU target's runtime needs a device, and
+  // `tune --target cuda` prunes its space before it says that measuring needs one.
+  la::RuntimeOptions readerOptions = *options;
+  readerOptions.target = la::RuntimeTarget::CPU;
+  readerOptions.compile.target = mlir::la::PipelineTarget::CPU;
+  auto runtime = la::Runtime::create(readerOptions);
+  if (!runtime)
+    return fail(runtime.takeError());
+  auto program = (*runtime)->loadFile(inputFile);
+  if (!program)
+    return fail(program.takeError());
+  auto selected = selectEntry(**runtime, **program);
+  if (!selected)
+    return fail(selected.takeError());
+  auto madeInputs = makeInputs(selected->first, selected->second);
+  if (!madeInputs)
+    return fail(madeInputs.takeError());
+  lac::TuneRequest request{*options, pipelineFlags().given(), inputFile, selected->first, std::move(*madeInputs),
+                           seed, json};
+  return lac::runTune(request);
+}
+
+int runRun() {
+  auto madeOptions = makeRuntimeOptions();
+  if (!madeOptions)
+    return fail(madeOptions.takeError());
+  la::RuntimeOptions options = std::move(*madeOptions);
+  std::string database = tuningDb;
+  if (database.empty())
+    database = llvm::sys::Process::GetEnv("LA_TUNING_DB").value_or("");
+  if (!database.empty()) {
+    options.tuning = la::TuningMode::Lookup;
+    options.tuningDatabase = database;
+    options.pinnedOptions = pipelineFlags().given();
+  }
+  auto runtime = la::Runtime::create(options);
+  if (!runtime)
+    return fail(runtime.takeError());
+  auto program = (*runtime)->loadFile(inputFile);
+  if (!program)
+    return fail(program.takeError());
+  auto selected = selectEntry(**runtime, **program);
+  if (!selected)
+    return fail(selected.takeError());
+  const std::string &entry = selected->first;
+  const la::EntrySignature *signature = &selected->second;
+
+  auto madeInputs = makeInputs(entry, *signature);
+  if (!madeInputs)
+    return fail(madeInputs.takeError());
+  std::vector<la::HostTensor> inputTensors = std::move(*madeInputs);
   if (!outputs.empty() && outputs.size() != signature->results.size())
     return fail("'" + entry + "' has " + llvm::Twine(signature->results.size()) + " results but " +
                 llvm::Twine(outputs.size()) + " --output files were given");
@@ -479,6 +553,8 @@ int runRun() {
                               {"entry", entry},
                               {"compile_ms", stats.compileMs},
                               {"cache", la::cacheSourceName(stats.cache)},
+                              {"config", stats.config},
+                              {"tuned", stats.tuned},
                               {"repeat", static_cast<int64_t>(repeat)},
                               {"threads", static_cast<int64_t>(usedThreads)},
                               {"outputs", std::move(outSpecs)}};
@@ -540,19 +616,23 @@ int runRun() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   pipelineFlags(); // registers the flags before parsing
-  cl::HideUnrelatedOptions({&commonCategory, &lac::gpuRunCategory()});
+  cl::HideUnrelatedOptions({&commonCategory, &lac::gpuRunCategory(), &lac::tuneCategory()});
   cl::ParseCommandLineOptions(argc, argv,
                               "lac: compile and run la kernels\n\n"
                               "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
                               "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N] "
-                              "[--check]\n"
+                              "[--check] [--tuning-db PATH]\n"
+                              "  lac tune FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
+                              "[--budget N] [--time SECONDS] [--db PATH] [--log TRACE.jsonl] [--json]\n"
                               "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
                               "[--out I=PATH.npy] [--seed N] [--json]\n");
   if (compileCommand)
     return runCompile();
   if (runCommand)
     return runRun();
+  if (lac::tuneSubcommand())
+    return runTune();
   if (lac::gpuRunSelected())
     return lac::runGpuRun();
-  return fail("choose a subcommand: lac compile ..., lac run ... or lac gpu-run ... (see lac --help)");
+  return fail("choose a subcommand: lac compile ..., lac run ..., lac tune ... or lac gpu-run ... (see lac --help)");
 }

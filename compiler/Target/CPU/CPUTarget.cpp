@@ -103,13 +103,19 @@ llvm::Expected<std::unique_ptr<CPUTarget>> CPUTarget::create(const PipelineConfi
 
 void CPUTarget::buildTensorPipeline(OpPassManager &pm) const {
   if (config.fuse && config.groupSweeps) {
-    pm.addNestedPass<func::FuncOp>(createLAGroupSweeps());
+    LAGroupSweepsOptions sweeps;
+    sweeps.sweepTile = config.sweepTile;
+    pm.addNestedPass<func::FuncOp>(createLAGroupSweeps(sweeps));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   if (config.registerTile) {
     // The steps of register tiling (RegisterTilePipeline.h), each listed in the pipeline text.
-    buildRegisterTilePipeline(pm, RegisterTileOptions());
+    RegisterTileOptions tiling;
+    tiling.vectorTile = config.vectorTile;
+    tiling.maxRows = config.maxRows;
+    tiling.reductionPanel = config.reductionPanel;
+    buildRegisterTilePipeline(pm, tiling);
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -125,7 +131,9 @@ void CPUTarget::buildLoweringPipeline(OpPassManager &pm) const {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createLAPrefetchNextTile());
+  LAPrefetchNextTileOptions prefetch;
+  prefetch.maxTileBytes = config.prefetchTileBytes;
+  pm.addNestedPass<func::FuncOp>(createLAPrefetchNextTile(prefetch));
   if (config.approximateMath)
     pm.addNestedPass<func::FuncOp>(createLAApproximateMath());
   // Register blocks: n-D transfers become 1-D loads and stores, then vector ops become LLVM vectors.

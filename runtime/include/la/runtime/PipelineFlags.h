@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace la {
@@ -28,6 +29,8 @@ public:
 
   /// The registry defaults overridden by the flags given. An error names the flag and the value.
   llvm::Expected<CompileOptions> get() const;
+  /// The options given on the command line, by registry name (a tuner keeps them fixed).
+  std::vector<std::string> given() const;
 
 private:
   struct Flag;

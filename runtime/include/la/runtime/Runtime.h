@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class ModuleOp;
@@ -53,6 +54,12 @@ enum class RuntimeTarget {
 /// Parses "cpu", "cuda" or "cuda-emu"; the error lists the choices.
 llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name);
 
+/// Whether kernels take their configuration from a tuning database.
+enum class TuningMode {
+  Off,   ///< always `RuntimeOptions::compile`
+  Lookup ///< the database's record for the kernel's key where there is one
+};
+
 struct RuntimeOptions {
   /// Where kernels run; CUDA and CUDAEmulator compile with the CUDA target whatever `compile.target` says.
   /// With CUDA, `Runtime::create` fails (naming what is missing) where the driver cannot be loaded or sees
@@ -66,6 +73,16 @@ struct RuntimeOptions {
   /// Worker threads for batch×head slices; 0 means one per hardware thread.
   unsigned numThreads = 0;
   CompileOptions compile;
+  /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
+  /// With Lookup, a kernel compiled for new shapes takes the configuration of the database's record for its
+  /// key (the exact key, else the nearest sequence bucket), except for the options in `pinnedOptions`, which
+  /// keep their value from `compile`; without a record it compiles with `compile`. Nothing is ever tuned
+  /// here: `lac tune` and la/runtime/Tuner.h do that.
+  TuningMode tuning = TuningMode::Off;
+  /// A file path, or empty for `<cache dir>/tuning.jsonl`.
+  std::string tuningDatabase;
+  /// Registry names of options set on purpose (`lac run --chunk-size=32`): a record does not override them.
+  std::vector<std::string> pinnedOptions;
   /// The numerics guard: every `call` also runs the entry's fp64 reference (la/runtime/NumericsCheck.h),
   /// puts the comparison in `CallStats::numerics`, and fails with an error naming the output, the first
   /// NaN/Inf index and the errors when an output is off. Several times the cost of a call; for debugging.
@@ -101,6 +118,13 @@ struct CallStats {
   std::optional<NumericsReport> numerics;
   /// With a GPU target: the launch's grid and, on the emulator, its counters.
   std::optional<GpuLaunchStats> gpu;
+  /// A hash (xxh3) of the code that ran: the object file (cpu) or the `gpu` stage (cuda, cuda-emu). Two
+  /// configurations with equal hashes compiled to the same code; the tuner times only one of them.
+  uint64_t codeHash = 0;
+  /// The configuration the kernel was compiled with (canonical text, PipelineConfig::str for its target).
+  std::string config;
+  /// Whether that configuration came from a tuning-database record (even one equal to the default).
+  bool tuned = false;
 };
 
 /// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.
