@@ -115,6 +115,7 @@ llvm::ArrayRef<OptionInfo> getOptionRegistry() {
 #define LA_TUNE_POW2(MIN, MAX, BOUND, WHY) TuningDomain{Kind::PowersOfTwo, MIN, MAX, BOUND, WHY}
 #define LA_TUNE_RANGE(MIN, MAX, BOUND, WHY) TuningDomain{Kind::Range, MIN, MAX, BOUND, WHY}
 #define LA_TUNE_DIVISORS(DIM, WHY) TuningDomain{Kind::Divisors, 0, 0, DIM, WHY}
+#define LA_TUNE_ENUM(CHOICES, WHY) TuningDomain{Kind::Enum, 0, 0, "", WHY, CHOICES}
 #define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION)                                             \
   rows.push_back(                                                                                                      \
       OptionInfo{PipelineTarget::TARGET, NAME, optionTypeOf<TYPE>(), toText(defaults.FIELD), DOMAIN, DESCRIPTION});
@@ -124,6 +125,7 @@ llvm::ArrayRef<OptionInfo> getOptionRegistry() {
 #undef LA_TUNE_POW2
 #undef LA_TUNE_RANGE
 #undef LA_TUNE_DIVISORS
+#undef LA_TUNE_ENUM
     return rows;
   }();
   return registry;
@@ -180,6 +182,13 @@ llvm::Expected<llvm::SmallVector<std::string>> enumerateDomain(const OptionInfo 
     for (int64_t value = domain.min; value <= domain.max; ++value)
       add(value);
     break;
+  case TuningDomain::Kind::Enum: {
+    llvm::SmallVector<llvm::StringRef> choices;
+    domain.choices.split(choices, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef choice : choices)
+      values.push_back(choice.trim().str());
+    break;
+  }
   case TuningDomain::Kind::Divisors:
     for (int64_t value = 1; bound && value <= *bound; ++value)
       if (*bound % value == 0)

@@ -40,7 +40,8 @@ struct TuningDomain {
     Bool,        ///< false, true
     PowersOfTwo, ///< min, 2·min, ..., max
     Range,       ///< min, min+1, ..., max
-    Divisors     ///< the divisors of the problem size `bound`
+    Divisors,    ///< the divisors of the problem size `bound`
+    Enum         ///< the values listed in `choices`
   };
   Kind kind = Kind::Fixed;
   int64_t min = 0, max = 0;
@@ -49,6 +50,8 @@ struct TuningDomain {
   llvm::StringRef bound;
   /// Why a tuner would pick a value other than the default, with the measurement behind it.
   llvm::StringRef reason;
+  /// Enum: the values, separated by commas.
+  llvm::StringRef choices;
 
   bool isTunable() const { return kind != Kind::Fixed; }
 };
@@ -84,6 +87,7 @@ struct PipelineConfig {
 #define LA_TUNE_POW2(...)
 #define LA_TUNE_RANGE(...)
 #define LA_TUNE_DIVISORS(...)
+#define LA_TUNE_ENUM(...)
 #define LA_OPTION(TARGET, FIELD, NAME, TYPE, DEFAULT, DOMAIN, DESCRIPTION) TYPE FIELD = DEFAULT;
 #include "Pipelines/PipelineOptions.def"
 #undef LA_FIXED
@@ -91,6 +95,7 @@ struct PipelineConfig {
 #undef LA_TUNE_POW2
 #undef LA_TUNE_RANGE
 #undef LA_TUNE_DIVISORS
+#undef LA_TUNE_ENUM
 
   /// The value of option `name` in canonical text form; empty when there is no such option.
   std::string get(llvm::StringRef name) const;

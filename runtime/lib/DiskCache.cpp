@@ -1,10 +1,12 @@
 //===- DiskCache.cpp - compiled kernels on disk, published atomically -----===//
 
 #include "DiskCache.h"
+#include "RedisClient.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -171,7 +173,13 @@ std::string DiskCache::serializeEntry(llvm::StringRef key, const CompiledKernel 
   return bytes;
 }
 
-llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) const {
+/// The name of `key`'s entry on the remote.
+static std::string remoteName(llvm::StringRef key) {
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(key));
+  return llvm::formatv("la:kernel:{0:x-16}{1:x-16}", hash.high64, hash.low64).str();
+}
+
+llvm::Error DiskCache::publishLocally(llvm::StringRef key, llvm::StringRef bytes) const {
   if (!enabled())
     return llvm::Error::success();
   if (std::error_code ec = llvm::sys::fs::create_directories(directory))
@@ -185,7 +193,7 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) 
                                    ec.message().c_str());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << serializeEntry(key, kernel);
+    os << bytes;
     os.close();
     if (os.has_error()) {
       std::error_code ec = os.error();
@@ -201,6 +209,39 @@ llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) 
                                    ec.message().c_str());
   }
   return llvm::Error::success();
+}
+
+llvm::Error DiskCache::store(llvm::StringRef key, const CompiledKernel &kernel) const {
+  if (!enabled() && !remote)
+    return llvm::Error::success();
+  std::string bytes = serializeEntry(key, kernel);
+  llvm::Error local = publishLocally(key, bytes);
+  if (!remote)
+    return local;
+  auto reply = remote->command({"SET", remoteName(key), bytes});
+  return llvm::joinErrors(std::move(local), reply ? llvm::Error::success() : reply.takeError());
+}
+
+llvm::Expected<std::optional<CompiledKernel>> DiskCache::loadRemote(llvm::StringRef key) const {
+  if (!remote)
+    return std::nullopt;
+  std::string name = remoteName(key);
+  auto reply = remote->command({"GET", name});
+  if (!reply)
+    return reply.takeError();
+  if (reply->isNil())
+    return std::nullopt;
+  bool damaged = false;
+  std::optional<CompiledKernel> kernel = parseEntry(reply->text, key, damaged);
+  if (!kernel) {
+    if (damaged)
+      if (auto deleted = remote->command({"DEL", name}); !deleted)
+        return deleted.takeError();
+    return std::nullopt;
+  }
+  if (llvm::Error err = publishLocally(key, reply->text))
+    return std::move(err);
+  return kernel;
 }
 
 } // namespace la

@@ -11,6 +11,7 @@
 
 #include "CpuJit.h"
 #include "DiskCache.h"
+#include "RedisClient.h"
 #include "ReferenceRunner.h"
 #include "la/runtime/Compiler.h"
 #include "la/runtime/TuningDatabase.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -41,6 +43,8 @@ llvm::StringRef cacheSourceName(CacheSource source) {
     return "memory";
   case CacheSource::Disk:
     return "disk";
+  case CacheSource::Remote:
+    return "remote";
   case CacheSource::Miss:
     return "miss";
   }
@@ -196,9 +200,10 @@ public:
   /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText); `driver`: the
   /// device of the cuda target, null for the others.
   RuntimeImpl(RuntimeOptions opts, std::string optionsText, cuda::Driver *driver,
-              std::unique_ptr<TuningDatabase> tuningDatabase)
+              std::unique_ptr<TuningDatabase> tuningDatabase, std::shared_ptr<RedisClient> remoteCache)
       : runtimeOptions(std::move(opts)), driver(driver), optionsText(std::move(optionsText)),
-        disk(resolveCacheDirectory(runtimeOptions.cacheDir)), tuningDatabase(std::move(tuningDatabase)),
+        disk(resolveCacheDirectory(runtimeOptions.cacheDir), std::move(remoteCache)),
+        tuningDatabase(std::move(tuningDatabase)),
         reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
@@ -501,6 +506,14 @@ private:
       }
       llvm::consumeError(loaded.takeError());
       disk.discard(diskKey);
+    } else if (std::optional<CompiledKernel> shared = loadRemote(diskKey)) {
+      auto loaded = load(std::move(*shared), diskKey);
+      if (loaded) {
+        source = CacheSource::Remote;
+        return loaded;
+      }
+      llvm::consumeError(loaded.takeError());
+      disk.discard(diskKey);
     }
     source = CacheSource::Miss;
     auto fresh =
@@ -530,7 +543,10 @@ private:
   llvm::Expected<std::unique_ptr<LoadedKernel>> loadOnDevice(CompiledKernel kernel, llvm::StringRef diskKey) {
     std::string cubinKey = (diskKey + "\ncubin").str();
     std::vector<char> cubin;
-    if (std::optional<CompiledKernel> cached = disk.load(cubinKey)) {
+    std::optional<CompiledKernel> cached = disk.load(cubinKey);
+    if (!cached)
+      cached = loadRemote(cubinKey);
+    if (cached) {
       CompiledKernel stage = kernel;
       auto loaded = LoadedKernel::loadOnDevice(std::move(stage), *driver, runtimeOptions.compile, cached->object);
       if (loaded)
@@ -547,6 +563,16 @@ private:
     if (llvm::Error err = disk.store(cubinKey, assembled))
       reportDiskCacheProblem(std::move(err));
     return loaded;
+  }
+
+  /// The remote cache's entry for `key` after a local miss; a remote that fails is warned about (once).
+  std::optional<CompiledKernel> loadRemote(llvm::StringRef key) {
+    auto shared = disk.loadRemote(key);
+    if (!shared) {
+      reportDiskCacheProblem(shared.takeError());
+      return std::nullopt;
+    }
+    return std::move(*shared);
   }
 
   /// A cache that cannot be written is not fatal: warn once and keep compiling in memory.
@@ -806,12 +832,24 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options)
   }
   std::unique_ptr<TuningDatabase> tuningDatabase;
   if (options.tuning != TuningMode::Off) {
-    auto opened = TuningDatabase::open(options.tuningDatabase);
+    auto opened = TuningDatabase::open(options.tuningDatabase, options.cacheDir);
     if (!opened)
       return opened.takeError();
     tuningDatabase = std::move(*opened);
   }
-  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText), driver, std::move(tuningDatabase));
+  std::shared_ptr<RedisClient> remoteCache;
+  if (!options.remoteCache.empty()) {
+    auto client = RedisClient::connect(options.remoteCache);
+    if (client)
+      remoteCache = std::move(*client);
+    else if (llvm::StringRef(options.remoteCache).starts_with("redis://"))
+      llvm::WithColor::warning(llvm::errs(), "la") << "remote kernel cache " << llvm::toString(client.takeError())
+                                                   << "; compiling with the local cache only\n";
+    else
+      return makeError("remote kernel cache: " + llvm::toString(client.takeError()));
+  }
+  return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText), driver, std::move(tuningDatabase),
+                                       std::move(remoteCache));
 }
 
 } // namespace la

@@ -79,6 +79,23 @@ llvm::json::Value CandidateResult::toJSON() const {
 
 TuningObserver::~TuningObserver() = default;
 
+size_t pickWinner(llvm::ArrayRef<TimingStats> timings, llvm::ArrayRef<std::string> configs) {
+  constexpr double kMinNoise = 0.01;
+  size_t fastest = 0;
+  for (size_t i = 1; i < timings.size(); ++i)
+    if (timings[i].medianMs < timings[fastest].medianMs)
+      fastest = i;
+  size_t winner = fastest;
+  for (size_t i = 0; i < timings.size(); ++i) {
+    double noise = std::max({kMinNoise, timings[i].relativeSpread, timings[fastest].relativeSpread});
+    if (timings[i].medianMs > timings[fastest].medianMs * (1 + noise))
+      continue;
+    if (i == 0 || (winner != 0 && configs[i] < configs[winner]))
+      winner = i;
+  }
+  return winner;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -87,8 +104,6 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 
 /// Most calls one timing takes, whatever the kernel's speed.
 constexpr unsigned kMaxRuns = 1000;
-/// The least relative difference of two medians that is not noise.
-constexpr double kMinNoise = 0.01;
 
 /// A configuration compiled into a runtime of its own, with output buffers of its own.
 struct Contender {
@@ -385,21 +400,10 @@ private:
       finalTiming[0] = resultOf(0)->timing;
     }
 
-    size_t fastest = 0;
-    for (size_t i = 1; i < finalists.size(); ++i)
-      if (finalTiming[i].medianMs < finalTiming[fastest].medianMs)
-        fastest = i;
-    // Among those within noise of the fastest: the default, else the least canonical text.
-    size_t winner = fastest;
-    for (size_t i = 0; i < finalists.size(); ++i) {
-      double noise =
-          std::max({kMinNoise, finalTiming[i].relativeSpread, finalTiming[fastest].relativeSpread});
-      if (finalTiming[i].medianMs > finalTiming[fastest].medianMs * (1 + noise))
-        continue;
-      bool preferred = i == 0 || (winner != 0 && resultOf(finalists[i])->config < resultOf(finalists[winner])->config);
-      if (preferred)
-        winner = i;
-    }
+    std::vector<std::string> configs;
+    for (size_t index : finalists)
+      configs.push_back(resultOf(index)->config);
+    size_t winner = pickWinner(finalTiming, configs);
     result.bestConfig = resultOf(finalists[winner])->config;
     result.best = finalTiming[winner];
     result.baseline = finalTiming[0];

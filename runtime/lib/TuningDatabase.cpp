@@ -3,24 +3,20 @@
 #include "la/runtime/TuningDatabase.h"
 
 #include "DiskCache.h"
+#include "RedisClient.h"
+#include "TuningBackends.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-
-#include <unistd.h>
 
 namespace la {
 namespace {
@@ -65,113 +61,6 @@ llvm::Expected<TimingStats> timingFromJSON(const llvm::json::Object *object, llv
   return stats;
 }
 
-/// Of two records for one key, whether `candidate` replaces `current`: it is faster (ties: the later wins).
-bool replaces(const TuningRecord &candidate, const TuningRecord &current) {
-  return candidate.best.medianMs <= current.best.medianMs;
-}
-
-/// The JSON-lines backend.
-class FileTuningDatabase : public TuningDatabase {
-public:
-  explicit FileTuningDatabase(std::string path) : path(std::move(path)) {}
-
-  llvm::Error store(const TuningRecord &record) override {
-    llvm::SmallString<128> directory(path);
-    llvm::sys::path::remove_filename(directory);
-    if (!directory.empty())
-      if (std::error_code ec = llvm::sys::fs::create_directories(directory))
-        return makeError("tuning database " + path + ": cannot create its directory: " + ec.message());
-    std::string line;
-    llvm::raw_string_ostream os(line);
-    os << record.toJSON() << "\n";
-    int fd;
-    if (std::error_code ec = llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenAlways,
-                                                             llvm::sys::fs::OF_Append | llvm::sys::fs::OF_Text))
-      return makeError("tuning database " + path + ": cannot open it for writing: " + ec.message());
-    // One write under an exclusive lock: concurrent writers append whole lines, one after the other.
-    std::error_code ec = llvm::sys::fs::lockFile(fd);
-    if (!ec) {
-      size_t written = 0;
-      while (written < line.size()) {
-        ssize_t n = ::write(fd, line.data() + written, line.size() - written);
-        if (n < 0) {
-          if (errno == EINTR)
-            continue;
-          ec = std::error_code(errno, std::generic_category());
-          break;
-        }
-        written += size_t(n);
-      }
-      llvm::sys::fs::unlockFile(fd);
-    }
-    ::close(fd);
-    if (ec)
-      return makeError("tuning database " + path + ": cannot append a record: " + ec.message());
-    return llvm::Error::success();
-  }
-
-  llvm::Expected<std::optional<TuningRecord>> lookup(const TuningKey &key) override {
-    auto all = records();
-    if (!all)
-      return all.takeError();
-    std::string exact = key.str(), family = key.family();
-    const TuningRecord *nearest = nullptr;
-    double nearestDistance = 0;
-    for (const TuningRecord &record : *all) {
-      if (record.key.str() == exact)
-        return record;
-      if (record.key.family() != family || key.sequenceBucket <= 0 || record.key.sequenceBucket <= 0)
-        continue;
-      double distance = std::fabs(std::log2(double(record.key.sequenceBucket) / double(key.sequenceBucket)));
-      bool nearer = !nearest || distance < nearestDistance ||
-                    (distance == nearestDistance && record.key.sequenceBucket > nearest->key.sequenceBucket);
-      if (nearer) {
-        nearest = &record;
-        nearestDistance = distance;
-      }
-    }
-    if (!nearest)
-      return std::nullopt;
-    return *nearest;
-  }
-
-  llvm::Expected<std::vector<TuningRecord>> records() override {
-    std::vector<TuningRecord> result;
-    if (!llvm::sys::fs::exists(path))
-      return result;
-    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-    if (!buffer)
-      return makeError("tuning database " + path + ": cannot read it: " + buffer.getError().message());
-    std::map<std::string, size_t> indexOfKey;
-    llvm::SmallVector<llvm::StringRef> lines;
-    (*buffer)->getBuffer().split(lines, '\n');
-    for (auto [number, line] : llvm::enumerate(lines)) {
-      if (line.trim().empty())
-        continue;
-      auto parsed = llvm::json::parse(line);
-      llvm::Expected<TuningRecord> record =
-          parsed ? TuningRecord::fromJSON(*parsed) : llvm::Expected<TuningRecord>(parsed.takeError());
-      if (!record) {
-        llvm::WithColor::warning(llvm::errs(), "la")
-            << path << ":" << number + 1 << ": damaged tuning record skipped: " << llvm::toString(record.takeError())
-            << "\n";
-        continue;
-      }
-      auto [it, inserted] = indexOfKey.try_emplace(record->key.str(), result.size());
-      if (inserted)
-        result.push_back(std::move(*record));
-      else if (replaces(*record, result[it->second]))
-        result[it->second] = std::move(*record);
-    }
-    return result;
-  }
-
-  std::string describe() const override { return path; }
-
-private:
-  std::string path;
-};
-
 } // namespace
 
 std::string TuningKey::family() const { return keyText(*this, /*withBucket=*/false); }
@@ -199,7 +88,7 @@ TuningKey makeTuningKey(llvm::StringRef kernelHash, llvm::StringRef entry, llvm:
     // Every dimension equal to N is the sequence (the N of q, k, v, of a [B, H, N] gate, both of a [N, N] bias).
     std::vector<std::string> dims;
     for (int64_t size : spec.shape)
-      dims.push_back(length && size == *length ? "~" + std::to_string(key.sequenceBucket) : std::to_string(size));
+      dims.push_back(length && size == *length ? "N" : std::to_string(size));
     key.arguments.push_back((dtypeName(spec.dtype) + "[" + llvm::join(dims, "x") + "]").str());
   }
   return key;
@@ -293,18 +182,58 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const llvm::json::Value &val
 }
 
 TuningDatabase::~TuningDatabase() = default;
+TuningLease::~TuningLease() = default;
 
-llvm::Expected<std::unique_ptr<TuningDatabase>> TuningDatabase::open(llvm::StringRef location) {
-  if (location.starts_with("redis://"))
-    return makeError("tuning database " + location + ": this build has no Redis backend yet; give a file path");
-  if (!location.empty())
-    return std::make_unique<FileTuningDatabase>(location.str());
-  std::string directory = resolveCacheDirectory("");
+bool replacesRecord(const TuningRecord &candidate, const TuningRecord &current) {
+  double noise = std::max({0.01, candidate.best.relativeSpread, current.best.relativeSpread});
+  return candidate.best.medianMs < current.best.medianMs * (1 - noise);
+}
+
+const TuningRecord *findNearestRecord(llvm::ArrayRef<TuningRecord> records, const TuningKey &key) {
+  std::string exact = key.str(), family = key.family();
+  const TuningRecord *nearest = nullptr;
+  double nearestDistance = 0;
+  for (const TuningRecord &record : records) {
+    if (record.key.str() == exact)
+      return &record;
+    if (record.key.family() != family || key.sequenceBucket <= 0 || record.key.sequenceBucket <= 0)
+      continue;
+    double distance = std::fabs(std::log2(double(record.key.sequenceBucket) / double(key.sequenceBucket)));
+    bool nearer = !nearest || distance < nearestDistance ||
+                  (distance == nearestDistance && record.key.sequenceBucket > nearest->key.sequenceBucket);
+    if (nearer) {
+      nearest = &record;
+      nearestDistance = distance;
+    }
+  }
+  return nearest;
+}
+
+std::string hashName(llvm::StringRef text) {
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef(text));
+  return llvm::formatv("{0:x-16}{1:x-16}", hash.high64, hash.low64).str();
+}
+
+/// The default local file: `<cache dir>/tuning.jsonl`.
+static llvm::Expected<std::string> defaultDatabasePath(llvm::StringRef cacheDirectory) {
+  std::string directory = resolveCacheDirectory(cacheDirectory.str());
   if (directory.empty())
     return makeError("no tuning database: the cache directory is 'none' ($LA_CACHE_DIR); give a file path");
   llvm::SmallString<256> path(directory);
   llvm::sys::path::append(path, "tuning.jsonl");
-  return std::make_unique<FileTuningDatabase>(std::string(path));
+  return std::string(path);
+}
+
+llvm::Expected<std::unique_ptr<TuningDatabase>> TuningDatabase::open(llvm::StringRef location,
+                                                                     llvm::StringRef cacheDirectory) {
+  if (!location.empty() && !isRedisURL(location))
+    return openFileTuningDatabase(location.str());
+  auto local = defaultDatabasePath(cacheDirectory);
+  if (!local)
+    return local.takeError();
+  if (location.empty())
+    return openFileTuningDatabase(*local);
+  return openRedisTuningDatabase(location, openFileTuningDatabase(*local));
 }
 
 std::string getTargetFingerprint(mlir::la::PipelineTarget target, const mlir::la::PipelineConfig &config) {

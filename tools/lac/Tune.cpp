@@ -16,6 +16,7 @@
 #include "la/runtime/Tuner.h"
 #include "la/runtime/TuningDatabase.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -26,6 +27,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <thread>
 
 #include <unistd.h>
 
@@ -36,6 +38,12 @@ namespace lac {
 cl::SubCommand &tuneSubcommand() {
   static cl::SubCommand command("tune", "Search an entry's tunable compile options for the fastest configuration "
                                         "and store it in the tuning database");
+  return command;
+}
+
+cl::SubCommand &tuneDbSubcommand() {
+  static cl::SubCommand command("tune-db", "Move tuning records between databases: `export` prints a database's "
+                                           "records as JSON lines, `import` stores JSON lines into one");
   return command;
 }
 
@@ -62,8 +70,15 @@ cl::opt<double> measureMs("measure-ms",
                                    "interleaved with them (at least 5 calls each)"),
                           cl::init(200), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
 cl::opt<std::string> databasePath("db",
-                                  cl::desc("Tuning database: a JSON-lines file (default: <cache dir>/tuning.jsonl)"),
-                                  cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
+                                  cl::desc("Tuning database: a JSON-lines file or redis://HOST:PORT (default: "
+                                           "<cache dir>/tuning.jsonl)"),
+                                  cl::sub(tuneSubcommand()), cl::sub(tuneDbSubcommand()), cl::cat(tuneCategory()));
+cl::opt<std::string> tuneDbAction(cl::Positional, cl::desc("<export|import>"), cl::Required,
+                                  cl::sub(tuneDbSubcommand()));
+cl::opt<std::string> tuneDbFile(cl::Positional,
+                                cl::desc("[FILE] (export: where to write, import: what to read; default: stdout, "
+                                         "stdin)"),
+                                cl::init("-"), cl::sub(tuneDbSubcommand()));
 cl::opt<std::string> tracePath("log",
                                cl::desc("Write the search as JSON lines: each pruned configuration with its "
                                         "reason, each candidate evaluated, the result"),
@@ -72,6 +87,10 @@ cl::opt<std::string> bucketName("bucket",
                                 cl::desc("Sequence lengths sharing a record: pow2 (N rounded up to a power of two) "
                                          "or exact"),
                                 cl::init("pow2"), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
+
+/// How long a lease lasts without renewal; a tuner renews it after every candidate, so only one that died
+/// (or a candidate that ran this long) lets it run out.
+constexpr double kLeaseSeconds = 600;
 
 /// The options of `config` that differ from `base`, as `name=value` separated by spaces ("default" if none).
 std::string differences(llvm::StringRef config, llvm::StringRef base) {
@@ -102,19 +121,25 @@ std::string hostName() {
 /// Progress on stderr and the trace file.
 class Progress : public la::TuningObserver {
 public:
-  Progress(std::string defaultConfig, llvm::raw_ostream *trace) : defaultConfig(std::move(defaultConfig)), trace(trace) {}
+  Progress(std::string defaultConfig, llvm::raw_ostream *trace, la::TuningLease *lease)
+      : defaultConfig(std::move(defaultConfig)), trace(trace), lease(lease) {}
 
   void candidateDone(const la::CandidateResult &result, size_t evaluated, size_t planned, double elapsed,
                      const la::CandidateResult &best) override {
     if (trace)
       *trace << result.toJSON() << "\n";
+    configs[result.index] = result.config;
+    if (lease)
+      if (llvm::Error err = lease->renew(kLeaseSeconds))
+        llvm::WithColor::warning(llvm::errs(), "lac") << llvm::toString(std::move(err)) << "\n";
     std::string outcome;
     switch (result.status) {
     case la::CandidateResult::Status::Measured:
       outcome = llvm::formatv("{0:f3}x the default's time", result.relativeTime());
       break;
     case la::CandidateResult::Status::SameCode:
-      outcome = llvm::formatv("same code as candidate #{0}", *result.sameAs);
+      outcome = "same code as " + (*result.sameAs == 0 ? std::string("the default")
+                                                         : differences(configs.lookup(*result.sameAs), defaultConfig));
       break;
     default:
       outcome = (la::candidateStatusName(result.status) + ": " + firstLine(result.message)).str();
@@ -135,6 +160,9 @@ private:
 
   std::string defaultConfig;
   llvm::raw_ostream *trace;
+  la::TuningLease *lease;
+  /// The configuration of each candidate evaluated, by index (to name the one a candidate shares code with).
+  llvm::DenseMap<size_t, std::string> configs;
 };
 
 int fail(const llvm::Twine &message) {
@@ -199,25 +227,12 @@ int runTune(TuneRequest &request) {
       return fail("measuring the candidates needs a GPU: " + llvm::toString(probe.takeError()));
   }
 
-  auto database = la::TuningDatabase::open(databasePath);
+  auto database = la::TuningDatabase::open(databasePath, request.runtime.cacheDir);
   if (!database)
     return fail("--db: " + llvm::toString(database.takeError()));
-
-  la::TunerOptions options;
-  options.strategy = *strategy;
-  options.budget = budget;
-  options.timeLimitSeconds = timeLimit;
-  options.seed = request.seed;
-  options.measureMs = measureMs;
-  std::string defaultConfig = space->candidates().front().str(target);
-  Progress progress(defaultConfig, trace.get());
   auto source = llvm::MemoryBuffer::getFile(request.file, /*IsText=*/true);
   if (!source)
     return fail(request.file + ": cannot read the file: " + source.getError().message());
-  auto result = la::tune(request.runtime, (*source)->getBuffer(), request.file, request.entry, inputRefs, *space,
-                         options, &progress);
-  if (!result)
-    return fail(request.file + ": entry '" + request.entry + "': " + llvm::toString(result.takeError()));
 
   // The record's key: the runtime that looks it up resolves the same program hash and thread count.
   auto runtime = la::Runtime::create(request.runtime);
@@ -226,11 +241,63 @@ int runTune(TuneRequest &request) {
   auto program = (*runtime)->loadSource((*source)->getBuffer(), request.file);
   if (!program)
     return fail(program.takeError());
+  la::TuningKey key = la::makeTuningKey((*program)->contentHash(), request.entry, argumentSpecs,
+                                        (*runtime)->options().numThreads,
+                                        la::getTargetFingerprint(target, request.runtime.compile),
+                                        la::getCompilerVersion(), buckets);
+
+  // One tuner per key at a time: wait for another's lease, then take its record rather than tune again.
+  std::string owner = llvm::formatv("{0} pid {1} since {2}", hostName(), getpid(), isoDate()).str();
+  auto attempt = (*database)->lease(key, owner, kLeaseSeconds);
+  if (!attempt)
+    return fail(attempt.takeError());
+  std::string waitedFor;
+  while (!attempt->lease) {
+    if (waitedFor.empty())
+      llvm::errs() << "lac tune: " << attempt->holder << " is tuning this key; waiting for its record\n";
+    waitedFor = attempt->holder;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    attempt = (*database)->lease(key, owner, kLeaseSeconds);
+    if (!attempt)
+      return fail(attempt.takeError());
+  }
+  if (!waitedFor.empty()) {
+    auto existing = (*database)->lookup(key);
+    if (!existing)
+      return fail(existing.takeError());
+    if (*existing && (*existing)->key.str() == key.str()) {
+      const la::TuningRecord &record = **existing;
+      if (request.json)
+        llvm::outs() << llvm::json::Value(llvm::json::Object{{"file", request.file},
+                                                             {"entry", request.entry},
+                                                             {"best_config", record.config},
+                                                             {"best_ms", record.best.medianMs},
+                                                             {"default_ms", record.baseline.medianMs},
+                                                             {"reused", true},
+                                                             {"tuned_by", waitedFor},
+                                                             {"db", (*database)->describe()}})
+                     << "\n";
+      else
+        llvm::outs() << "best: " << record.config << "\n  tuned meanwhile by " << waitedFor << "; not tuned again\n";
+      return 0;
+    }
+  }
+
+  la::TunerOptions options;
+  options.strategy = *strategy;
+  options.budget = budget;
+  options.timeLimitSeconds = timeLimit;
+  options.seed = request.seed;
+  options.measureMs = measureMs;
+  std::string defaultConfig = space->candidates().front().str(target);
+  Progress progress(defaultConfig, trace.get(), attempt->lease.get());
+  auto result = la::tune(request.runtime, (*source)->getBuffer(), request.file, request.entry, inputRefs, *space,
+                         options, &progress);
+  if (!result)
+    return fail(request.file + ": entry '" + request.entry + "': " + llvm::toString(result.takeError()));
+
   la::TuningRecord record;
-  record.key = la::makeTuningKey((*program)->contentHash(), request.entry, argumentSpecs,
-                                 (*runtime)->options().numThreads,
-                                 la::getTargetFingerprint(target, request.runtime.compile), la::getCompilerVersion(),
-                                 buckets);
+  record.key = key;
   record.config = result->bestConfig;
   record.best = result->best;
   record.baseline = result->baseline;
@@ -272,6 +339,7 @@ int runTune(TuneRequest &request) {
                                                          {"pruned", int64_t(space->pruned().size())},
                                                          {"tuning_s", result->tuningSeconds},
                                                          {"complete", result->complete},
+                                                         {"reused", false},
                                                          {"db", (*database)->describe()}})
                  << "\n";
     return 0;
@@ -281,6 +349,51 @@ int runTune(TuneRequest &request) {
                                 result->bestConfig, result->best.medianMs, result->baseline.medianMs, speedup,
                                 result->candidates.size(), rejected, result->spaceSize, result->tuningSeconds,
                                 (*database)->describe());
+  return 0;
+}
+
+int runTuneDb() {
+  auto database = la::TuningDatabase::open(databasePath);
+  if (!database)
+    return fail("--db: " + llvm::toString(database.takeError()));
+  if (tuneDbAction == "export") {
+    auto records = (*database)->records();
+    if (!records)
+      return fail(records.takeError());
+    std::error_code ec;
+    llvm::raw_fd_ostream out(tuneDbFile, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return fail(tuneDbFile + ": " + ec.message());
+    for (const la::TuningRecord &record : *records)
+      out << record.toJSON() << "\n";
+    llvm::errs() << "lac tune-db: exported " << records->size() << " records from " << (*database)->describe()
+                 << "\n";
+    return 0;
+  }
+  if (tuneDbAction != "import")
+    return fail("tune-db " + tuneDbAction + ": expected export or import");
+  auto input = llvm::MemoryBuffer::getFileOrSTDIN(tuneDbFile, /*IsText=*/true);
+  if (!input)
+    return fail(tuneDbFile + ": cannot read it: " + input.getError().message());
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*input)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  size_t imported = 0, skipped = 0;
+  for (auto [number, line] : llvm::enumerate(lines)) {
+    auto parsed = llvm::json::parse(line);
+    auto record = parsed ? la::TuningRecord::fromJSON(*parsed) : llvm::Expected<la::TuningRecord>(parsed.takeError());
+    if (!record) {
+      llvm::WithColor::warning(llvm::errs(), "lac")
+          << tuneDbFile << ":" << number + 1 << ": not a tuning record, skipped: " << llvm::toString(record.takeError())
+          << "\n";
+      ++skipped;
+      continue;
+    }
+    if (llvm::Error err = (*database)->store(*record))
+      return fail(std::move(err));
+    ++imported;
+  }
+  llvm::errs() << "lac tune-db: imported " << imported << " records (" << skipped << " skipped) into "
+               << (*database)->describe() << "\n";
   return 0;
 }
 

@@ -1,4 +1,4 @@
-//===- Tune.h - `lac tune`: search an entry's tunable options -*- C++ -*-===//
+//===- Tune.h - `lac tune` and `lac tune-db` -------------------*- C++ -*-===//
 #ifndef LA_TOOLS_LAC_TUNE_H
 #define LA_TOOLS_LAC_TUNE_H
 
@@ -30,6 +30,10 @@ struct TuneRequest {
 
 /// Runs `lac tune`; returns the exit code.
 int runTune(TuneRequest &request);
+
+/// The `tune-db` subcommand, and running it (`lac tune-db export|import [FILE] --db DB`).
+llvm::cl::SubCommand &tuneDbSubcommand();
+int runTuneDb();
 
 } // namespace lac
 

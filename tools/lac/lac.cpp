@@ -109,9 +109,14 @@ static cl::opt<bool> check("check",
                            cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<std::string> tuningDb("tuning-db",
                                      cl::desc("Look up each kernel's configuration in this tuning database (a "
-                                              "JSON-lines file that `lac tune --db` wrote; default: "
-                                              "$LA_TUNING_DB); options given as flags override the record's"),
+                                              "JSON-lines file or redis://HOST:PORT that `lac tune --db` wrote; "
+                                              "default: $LA_TUNING_DB); options given as flags override the "
+                                              "record's"),
                                      cl::sub(runCommand), cl::cat(commonCategory));
+static cl::opt<std::string> remoteCache("remote-cache",
+                                        cl::desc("A kernel cache shared by several machines, redis://HOST:PORT, "
+                                                 "behind the local one (default: $LA_REMOTE_CACHE)"),
+                                        cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<std::string> cacheDir("cache-dir", cl::desc("Kernel cache directory ('none': memory only)"),
                                      cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 
@@ -388,6 +393,8 @@ llvm::Expected<la::RuntimeOptions> makeRuntimeOptions() {
   la::RuntimeOptions options;
   options.numThreads = threads;
   options.cacheDir = cacheDir;
+  options.remoteCache = remoteCache.getNumOccurrences() ? std::string(remoteCache)
+                                                        : llvm::sys::Process::GetEnv("LA_REMOTE_CACHE").value_or("");
   auto compileOptions = pipelineFlags().get();
   if (!compileOptions)
     return compileOptions.takeError();
@@ -623,7 +630,9 @@ int main(int argc, char **argv) {
                               "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N] "
                               "[--check] [--tuning-db PATH]\n"
                               "  lac tune FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
-                              "[--budget N] [--time SECONDS] [--db PATH] [--log TRACE.jsonl] [--json]\n"
+                              "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
+                              "[--json]\n"
+                              "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"
                               "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
                               "[--out I=PATH.npy] [--seed N] [--json]\n");
   if (compileCommand)
@@ -632,6 +641,8 @@ int main(int argc, char **argv) {
     return runRun();
   if (lac::tuneSubcommand())
     return runTune();
+  if (lac::tuneDbSubcommand())
+    return lac::runTuneDb();
   if (lac::gpuRunSelected())
     return lac::runGpuRun();
   return fail("choose a subcommand: lac compile ..., lac run ..., lac tune ... or lac gpu-run ... (see lac --help)");

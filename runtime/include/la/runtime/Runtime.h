@@ -70,6 +70,10 @@ struct RuntimeOptions {
   /// Directory of the on-disk kernel cache. Empty means `$LA_CACHE_DIR`, else `~/.cache/la`; "none" (here
   /// or in `$LA_CACHE_DIR`) turns the disk cache off.
   std::string cacheDir;
+  /// A kernel cache shared by several machines, `redis://host:port`, behind the disk cache: kernels compiled
+  /// here are stored there too, and a disk-cache miss asks it before compiling (entries carry a checksum,
+  /// checked on load). Empty: none. A server that cannot be reached is warned about once and ignored.
+  std::string remoteCache;
   /// Worker threads for batch×head slices; 0 means one per hardware thread.
   unsigned numThreads = 0;
   CompileOptions compile;
@@ -90,8 +94,8 @@ struct RuntimeOptions {
 };
 
 /// Where the native code of a call came from.
-enum class CacheSource { Memory, Disk, Miss };
-/// "memory", "disk", "miss".
+enum class CacheSource { Memory, Disk, Remote, Miss };
+/// "memory", "disk", "remote", "miss".
 llvm::StringRef cacheSourceName(CacheSource source);
 
 /// How a call ran on the GPU (the cuda and cuda-emu targets).

@@ -109,6 +109,11 @@ public:
   virtual void done(const TuningResult &result) {}
 };
 
+/// The winner of the final round: `timings[i]` of configuration `configs[i]`, the default first. The fastest
+/// median wins, except that among the configurations within noise of it (the larger relative spread of the
+/// two, at least 1%) the default is preferred, then the least canonical text.
+size_t pickWinner(llvm::ArrayRef<TimingStats> timings, llvm::ArrayRef<std::string> configs);
+
 /// Searches `space` (built around the runtime's configuration, which is its default) for `entry` of
 /// `program` on `inputs`. `runtimeOptions` are those of the runtime the tuned kernel will run in: threads,
 /// target, cache directory.

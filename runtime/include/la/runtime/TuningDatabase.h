@@ -8,7 +8,12 @@
 // appended under an exclusive lock (llvm::sys::fs::lockFile) in a single write, so any number of processes
 // may tune into one file at once. A line that does not parse as a record (a torn write of a crashed
 // process, a hand edit) is skipped with a warning naming the file and line; it never stops a run. When one
-// key has several records, the fastest wins (ties: the later).
+// key has several records, a later one replaces an earlier one only if it is faster beyond noise.
+//
+// The Redis backend (`redis://host:port`, hiredis) keeps one hash per key family (the key without its
+// sequence bucket: field = bucket, value = the record's JSON) and replaces a record only by a faster one
+// beyond noise, in one server-side script. Leases (SET NX with an expiry) stop two machines tuning one key
+// at once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_RUNTIME_TUNINGDATABASE_H
@@ -33,7 +38,8 @@ struct TuningKey {
   /// The program's content hash (Program::contentHash) and the entry.
   std::string kernel;
   std::string entry;
-  /// Each argument as `dtype[d0xd1x...]`, the sequence length written as its bucket `~2^k`.
+  /// Each argument as `dtype[d0xd1x...]`, every dimension equal to the sequence length written `N` (its
+  /// value is the bucket's business).
   std::vector<std::string> arguments;
   /// The sequence length's bucket (the least power of two ≥ N; N itself with exact buckets), or 0 when the
   /// entry has none.
@@ -95,26 +101,54 @@ struct TuningRecord {
   static llvm::Expected<TuningRecord> fromJSON(const llvm::json::Value &value);
 };
 
+/// The right to tune one key, held by one process at a time; released when destroyed. A holder that dies
+/// loses it (the file backend: with its lock; Redis: when it expires).
+class TuningLease {
+public:
+  virtual ~TuningLease();
+  /// Extends a lease with an expiry by `seconds` from now; tuners call it after every candidate.
+  virtual llvm::Error renew(double seconds) = 0;
+};
+
+/// What `TuningDatabase::lease` got: the lease, or who holds it.
+struct LeaseAttempt {
+  std::unique_ptr<TuningLease> lease;
+  /// The holder's description (host, process, start) when `lease` is null.
+  std::string holder;
+};
+
 /// A store of tuning records.
 class TuningDatabase {
 public:
   virtual ~TuningDatabase();
 
   /// Opens `location`: a file path (the JSON-lines backend; created on the first store) or
-  /// `redis://host:port` once the Redis backend exists. An empty location means `<cache dir>/tuning.jsonl`
-  /// (`$LA_CACHE_DIR`, else `~/.cache/la`).
-  static llvm::Expected<std::unique_ptr<TuningDatabase>> open(llvm::StringRef location);
+  /// `redis://host:port` (one hash per key family on that server). An empty location means
+  /// `<cache dir>/tuning.jsonl`, the cache directory being `cacheDirectory`, else `$LA_CACHE_DIR`, else
+  /// `~/.cache/la`. A Redis server that cannot be reached, now or later, is warned about once and that local
+  /// file serves instead.
+  static llvm::Expected<std::unique_ptr<TuningDatabase>> open(llvm::StringRef location,
+                                                              llvm::StringRef cacheDirectory = "");
 
-  /// Stores `record` (atomically: readers see all of it or none of it).
+  /// Stores `record` atomically (readers see all of it or none of it). Where the key already has a record,
+  /// the new one replaces it only if it is faster beyond noise (the larger relative spread of the two, at
+  /// least 1%); the file backend applies that rule when it reads.
   virtual llvm::Error store(const TuningRecord &record) = 0;
   /// The record for `key` itself, or failing that the one of the same family whose sequence bucket is
   /// nearest (by ratio; between two equally near, the larger), or nothing.
   virtual llvm::Expected<std::optional<TuningRecord>> lookup(const TuningKey &key) = 0;
-  /// Every record, the fastest per key, in the order their keys were first stored.
+  /// Every record (one per key), in the order their keys were first stored (the file backend) or by key
+  /// (Redis).
   virtual llvm::Expected<std::vector<TuningRecord>> records() = 0;
+  /// Tries to take the lease on tuning `key` for `seconds`, for `owner` (a description of this process).
+  virtual llvm::Expected<LeaseAttempt> lease(const TuningKey &key, llvm::StringRef owner, double seconds) = 0;
   /// Where the records live, for messages.
   virtual std::string describe() const = 0;
 };
+
+/// Whether `candidate` replaces `current`, a record of the same key: faster beyond noise (the larger relative
+/// spread of the two, at least 1%).
+bool replacesRecord(const TuningRecord &candidate, const TuningRecord &current);
 
 /// The machine a configuration is measured on: for the CPU the LLVM name of the host CPU, a hash of its
 /// features and the hardware threads; for CUDA the architecture (`cuda:sm_80`).
