@@ -68,6 +68,7 @@ llvm::Expected<TuningSpace> TuningSpace::build(const PipelineConfig &base, Pipel
                                                const llvm::StringMap<int64_t> &sizes,
                                                llvm::ArrayRef<std::string> pinned) {
   TuningSpace space;
+  space.spaceTarget = target;
   for (const OptionInfo *option : getOptionsOf(target)) {
     if (!option->domain.isTunable() || llvm::is_contained(pinned, option->name.str()))
       continue;

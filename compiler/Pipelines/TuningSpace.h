@@ -37,6 +37,8 @@ public:
                                            const llvm::StringMap<int64_t> &sizes,
                                            llvm::ArrayRef<std::string> pinned = {});
 
+  /// The target whose options the space varies.
+  PipelineTarget target() const { return spaceTarget; }
   /// The options that vary, in registry order.
   llvm::ArrayRef<const OptionInfo *> tunables() const { return tunableOptions; }
   /// The values each tunable takes, in domain order (parallel to `tunables()`).
@@ -54,6 +56,7 @@ public:
   std::optional<size_t> find(llvm::ArrayRef<unsigned> point) const;
 
 private:
+  PipelineTarget spaceTarget = PipelineTarget::CPU;
   std::vector<const OptionInfo *> tunableOptions;
   std::vector<std::vector<std::string>> domainValues;
   std::vector<PipelineConfig> configs;

@@ -14,6 +14,7 @@
 #include "RedisClient.h"
 #include "ReferenceRunner.h"
 #include "la/runtime/Compiler.h"
+#include "la/runtime/Tuner.h"
 #include "la/runtime/TuningDatabase.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,6 +34,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <random>
 #include <shared_mutex>
 
 namespace la {
@@ -71,6 +73,16 @@ llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name) {
                                                "CUDA driver; or cuda-emu, the CUDA kernels on the GPU emulator)",
                                                name)
                                      .str());
+}
+
+llvm::Expected<TuningMode> parseTuningMode(llvm::StringRef name) {
+  if (name == "off")
+    return TuningMode::Off;
+  if (name == "lookup")
+    return TuningMode::Lookup;
+  if (name == "tune-on-miss")
+    return TuningMode::TuneOnMiss;
+  return llvm::createStringError("'" + name.str() + "' is not a tuning mode (choose off, lookup or tune-on-miss)");
 }
 
 Program::~Program() = default;
@@ -203,8 +215,7 @@ public:
               std::unique_ptr<TuningDatabase> tuningDatabase, std::shared_ptr<RedisClient> remoteCache)
       : runtimeOptions(std::move(opts)), driver(driver), optionsText(std::move(optionsText)),
         disk(resolveCacheDirectory(runtimeOptions.cacheDir), std::move(remoteCache)),
-        tuningDatabase(std::move(tuningDatabase)),
-        reference(runtimeOptions) {
+        tuningDatabase(std::move(tuningDatabase)), reference(runtimeOptions) {
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)
@@ -446,6 +457,9 @@ private:
       reportTuningProblem(record.takeError());
       return own;
     }
+    if (!*record && runtimeOptions.tuning == TuningMode::TuneOnMiss &&
+        runtimeOptions.target != RuntimeTarget::CUDAEmulator)
+      *record = tuneNow(program, entry, inputs, key);
     if (!*record)
       return own;
     auto config = mlir::la::PipelineConfig::parse((*record)->config);
@@ -460,6 +474,57 @@ private:
         reportTuningProblem(std::move(err));
     slot.tuned = true;
     return tuned;
+  }
+
+  /// TuneOnMiss: tunes the kernel of `key` now on seeded random inputs, stores the record and returns it;
+  /// nothing where another process holds the key's lease or the search fails (warned once).
+  std::optional<TuningRecord> tuneNow(const ProgramImpl &program, llvm::StringRef entry,
+                                      llvm::ArrayRef<TensorSpec> inputs, const TuningKey &key) {
+    const OnMissTuning &limits = runtimeOptions.onMiss;
+    auto attempt = tuningDatabase->lease(key, describeThisProcess(), limits.seconds * 2 + 60);
+    if (!attempt) {
+      reportTuningProblem(attempt.takeError());
+      return std::nullopt;
+    }
+    if (!attempt->lease)
+      return std::nullopt;
+    llvm::StringMap<int64_t> sizes;
+    if (std::optional<int64_t> length = sequenceLength(inputs))
+      sizes["N"] = *length;
+    const CompileOptions &own = runtimeOptions.compile;
+    auto space = mlir::la::TuningSpace::build(own, own.target, sizes, runtimeOptions.pinnedOptions);
+    if (!space) {
+      reportTuningProblem(space.takeError());
+      return std::nullopt;
+    }
+    // The inputs `lac run --random` would make (seed 0): the caller's tensors are not at hand, nor touched.
+    std::mt19937_64 generator(0);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<HostTensor> tensors;
+    std::vector<TensorRef> refs;
+    for (const TensorSpec &spec : inputs) {
+      HostTensor &tensor = tensors.emplace_back(spec);
+      for (int64_t i = 0; i < tensor.numElements(); ++i)
+        tensor.set(i, uniform(generator));
+    }
+    for (HostTensor &tensor : tensors)
+      refs.push_back(tensor.ref());
+    RuntimeOptions tunerRuntime = runtimeOptions;
+    tunerRuntime.tuning = TuningMode::Off;
+    TunerOptions options;
+    options.strategy = SearchStrategy::Anneal;
+    options.budget = limits.budget;
+    options.timeLimitSeconds = limits.seconds;
+    options.measureMs = limits.measureMs;
+    auto result = tune(tunerRuntime, program.source(), program.name(), entry, refs, *space, options);
+    if (!result) {
+      reportTuningProblem(result.takeError());
+      return std::nullopt;
+    }
+    TuningRecord record = makeTuningRecord(key, *result, options, llvm::json::Object{{"tool", "tune-on-miss"}});
+    if (llvm::Error err = tuningDatabase->store(record))
+      reportTuningProblem(std::move(err));
+    return record;
   }
 
   void reportTuningProblem(llvm::Error err) {
@@ -516,8 +581,7 @@ private:
       disk.discard(diskKey);
     }
     source = CacheSource::Miss;
-    auto fresh =
-        compileKernel(program.source(), program.name(), entry, compiledArgs, compile, slicedDims);
+    auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, compile, slicedDims);
     if (!fresh)
       return fresh.takeError();
     if (llvm::Error err = disk.store(diskKey, *fresh))
@@ -526,8 +590,8 @@ private:
   }
 
   llvm::Expected<std::unique_ptr<LoadedKernel>> load(CompiledKernel kernel, llvm::StringRef diskKey) {
-    uint64_t codeHash = llvm::xxh3_64bits(llvm::arrayRefFromStringRef(
-        llvm::StringRef(kernel.object.data(), kernel.object.size())));
+    uint64_t codeHash =
+        llvm::xxh3_64bits(llvm::arrayRefFromStringRef(llvm::StringRef(kernel.object.data(), kernel.object.size())));
     llvm::Expected<std::unique_ptr<LoadedKernel>> loaded =
         runtimeOptions.target == RuntimeTarget::CUDAEmulator ? LoadedKernel::loadOnEmulator(std::move(kernel))
         : runtimeOptions.target == RuntimeTarget::CUDA       ? loadOnDevice(std::move(kernel), diskKey)
@@ -589,9 +653,12 @@ private:
     llvm::json::Array argumentTypes;
     for (const TensorSpec &spec : arguments)
       argumentTypes.push_back(spec.str());
-    llvm::json::Object key{
-        {"program", program.contentHash()}, {"entry", entry},         {"arguments", std::move(argumentTypes)},
-        {"slicedDims", slicedDims},         {"options", resolvedOptions}, {"compiler", getCompilerVersion()}};
+    llvm::json::Object key{{"program", program.contentHash()},
+                           {"entry", entry},
+                           {"arguments", std::move(argumentTypes)},
+                           {"slicedDims", slicedDims},
+                           {"options", resolvedOptions},
+                           {"compiler", getCompilerVersion()}};
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(key));
@@ -843,8 +910,8 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options)
     if (client)
       remoteCache = std::move(*client);
     else if (llvm::StringRef(options.remoteCache).starts_with("redis://"))
-      llvm::WithColor::warning(llvm::errs(), "la") << "remote kernel cache " << llvm::toString(client.takeError())
-                                                   << "; compiling with the local cache only\n";
+      llvm::WithColor::warning(llvm::errs(), "la")
+          << "remote kernel cache " << llvm::toString(client.takeError()) << "; compiling with the local cache only\n";
     else
       return makeError("remote kernel cache: " + llvm::toString(client.takeError()));
   }

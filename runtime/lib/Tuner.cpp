@@ -2,24 +2,29 @@
 
 #include "la/runtime/Tuner.h"
 
-#include "la/runtime/NumericsCheck.h"
+#include "CandidateEvaluator.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <chrono>
 #include <cmath>
-#include <map>
+#include <ctime>
+#include <numeric>
 #include <random>
+
+#include <unistd.h>
 
 #define DEBUG_TYPE "la-tuner"
 
 namespace la {
 
 using mlir::la::PipelineConfig;
+using mlir::la::PipelineTarget;
 using mlir::la::TuningSpace;
 
 llvm::Expected<SearchStrategy> parseSearchStrategy(llvm::StringRef name) {
@@ -29,7 +34,10 @@ llvm::Expected<SearchStrategy> parseSearchStrategy(llvm::StringRef name) {
     return SearchStrategy::Random;
   if (name == "anneal")
     return SearchStrategy::Anneal;
-  return llvm::createStringError("'" + name.str() + "' is not a search strategy (choose exhaustive, random, anneal)");
+  if (name == "model")
+    return SearchStrategy::Model;
+  return llvm::createStringError("'" + name.str() +
+                                 "' is not a search strategy (choose exhaustive, random, anneal, model)");
 }
 
 llvm::StringRef searchStrategyName(SearchStrategy strategy) {
@@ -40,6 +48,8 @@ llvm::StringRef searchStrategyName(SearchStrategy strategy) {
     return "random";
   case SearchStrategy::Anneal:
     return "anneal";
+  case SearchStrategy::Model:
+    return "model";
   }
   return "anneal";
 }
@@ -56,6 +66,10 @@ llvm::StringRef candidateStatusName(CandidateResult::Status status) {
     return "run-error";
   case CandidateResult::Status::Mismatch:
     return "mismatch";
+  case CandidateResult::Status::Crashed:
+    return "crashed";
+  case CandidateResult::Status::Unrecorded:
+    return "unrecorded";
   }
   return "measured";
 }
@@ -74,10 +88,132 @@ llvm::json::Value CandidateResult::toJSON() const {
   }
   if (sameAs)
     object["same_as"] = int64_t(*sameAs);
+  if (predicted)
+    object["predicted"] = *predicted;
   return object;
 }
 
+llvm::Expected<CandidateResult> CandidateResult::fromJSON(const llvm::json::Value &value) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return llvm::createStringError("a candidate is a JSON object");
+  CandidateResult result;
+  std::optional<int64_t> index = object->getInteger("index");
+  std::optional<llvm::StringRef> config = object->getString("config"), status = object->getString("status");
+  if (!index || *index < 0 || !config || !status)
+    return llvm::createStringError("a candidate needs 'index', 'config' and 'status'");
+  result.index = size_t(*index);
+  result.config = config->str();
+  bool known = false;
+  for (Status each : {Status::Measured, Status::SameCode, Status::CompileError, Status::RunError, Status::Mismatch,
+                      Status::Crashed, Status::Unrecorded})
+    if (candidateStatusName(each) == *status) {
+      result.status = each;
+      known = true;
+    }
+  if (!known)
+    return llvm::createStringError("'" + status->str() + "' is not a candidate status");
+  if (std::optional<llvm::StringRef> message = object->getString("message"))
+    result.message = message->str();
+  result.compileMs = object->getNumber("compile_ms").value_or(0);
+  if (std::optional<int64_t> same = object->getInteger("same_as"))
+    result.sameAs = size_t(*same);
+  result.predicted = object->getNumber("predicted");
+  if (result.ok()) {
+    auto timing = TimingStats::fromJSON(object->getObject("timing"), "timing");
+    if (!timing)
+      return timing.takeError();
+    auto baseline = TimingStats::fromJSON(object->getObject("baseline"), "baseline");
+    if (!baseline)
+      return baseline.takeError();
+    result.timing = *timing;
+    result.baseline = *baseline;
+  }
+  return result;
+}
+
+namespace {
+
+std::string isoDate() {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0)
+    return "";
+  return name;
+}
+
+} // namespace
+
+std::string describeThisProcess() {
+  return llvm::formatv("{0} pid {1} since {2}", hostName(), getpid(), isoDate()).str();
+}
+
+TuningRecord makeTuningRecord(const TuningKey &key, const TuningResult &result, const TunerOptions &options,
+                              llvm::json::Object provenance) {
+  TuningRecord record;
+  record.key = key;
+  record.config = result.bestConfig;
+  record.best = result.best;
+  record.baseline = result.baseline;
+  record.status = result.complete ? "tuned" : "partial";
+  record.provenance = llvm::json::Object{{"strategy", searchStrategyName(options.strategy)},
+                                         {"seed", int64_t(options.seed)},
+                                         {"budget", int64_t(options.budget)},
+                                         {"evaluated", int64_t(result.candidates.size())},
+                                         {"space_size", int64_t(result.spaceSize)},
+                                         {"tuning_s", result.tuningSeconds},
+                                         {"date", isoDate()},
+                                         {"host", hostName()}};
+  for (auto &[name, value] : provenance)
+    record.provenance[name] = std::move(value);
+  return record;
+}
+
+llvm::Expected<std::vector<CandidateResult>> readTuningTrace(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(path.str() + ": cannot read the trace: " + buffer.getError().message());
+  std::vector<CandidateResult> candidates;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (auto [number, line] : llvm::enumerate(lines)) {
+    auto parsed = llvm::json::parse(line);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      continue;
+    }
+    // Pruned configurations and the result share the file; candidates are the lines with a status.
+    const llvm::json::Object *object = parsed->getAsObject();
+    if (!object || !object->get("status"))
+      continue;
+    auto candidate = CandidateResult::fromJSON(*parsed);
+    if (!candidate)
+      return llvm::createStringError(
+          llvm::formatv("{0}:{1}: {2}", path, number + 1, llvm::toString(candidate.takeError())).str());
+    candidates.push_back(std::move(*candidate));
+  }
+  return candidates;
+}
+
 TuningObserver::~TuningObserver() = default;
+
+TuningObjective TuningObjective::globalBytes() {
+  TuningObjective objective;
+  objective.name = "global-bytes";
+  objective.noisy = false;
+  objective.score = [](double wallMs, const CallStats &stats) {
+    if (!stats.gpu || !stats.gpu->counters)
+      return wallMs;
+    return double(stats.gpu->counters->globalBytesLoaded + stats.gpu->counters->globalBytesStored);
+  };
+  return objective;
+}
 
 size_t pickWinner(llvm::ArrayRef<TimingStats> timings, llvm::ArrayRef<std::string> configs) {
   constexpr double kMinNoise = 0.01;
@@ -102,48 +238,97 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-/// Most calls one timing takes, whatever the kernel's speed.
-constexpr unsigned kMaxRuns = 1000;
+/// Figures from a trace instead of a machine.
+class ReplayEvaluator : public CandidateEvaluator {
+public:
+  ReplayEvaluator(const TuningSpace &space, llvm::ArrayRef<CandidateResult> recorded, PipelineTarget target)
+      : space(space), target(target) {
+    for (const CandidateResult &candidate : recorded) {
+      byConfig.try_emplace(candidate.config, candidate);
+      configOfTraceIndex[candidate.index] = candidate.config;
+    }
+    for (auto [index, config] : llvm::enumerate(space.candidates()))
+      indexOfConfig.try_emplace(config.str(target), index);
+  }
 
-/// A configuration compiled into a runtime of its own, with output buffers of its own.
-struct Contender {
-  std::unique_ptr<Runtime> runtime;
-  std::vector<HostTensor> outputs;
-  std::vector<TensorRef> outputRefs;
+  llvm::Expected<CandidateResult> evaluateDefault() override {
+    CandidateResult result = evaluate(0);
+    if (!result.ok())
+      return llvm::createStringError("the trace has no measurement of the default configuration " + result.config);
+    return result;
+  }
+
+  CandidateResult evaluate(size_t index) override {
+    std::string config = space.candidates()[index].str(target);
+    auto found = byConfig.find(config);
+    if (found == byConfig.end()) {
+      CandidateResult result;
+      result.index = index;
+      result.config = config;
+      result.status = CandidateResult::Status::Unrecorded;
+      result.message = "the trace has no measurement of it";
+      return result;
+    }
+    CandidateResult result = found->second;
+    result.index = index;
+    result.predicted.reset();
+    // The trace's index of the candidate it shares code with, as an index of this space.
+    if (result.sameAs) {
+      auto config = configOfTraceIndex.find(*result.sameAs);
+      auto mapped = config == configOfTraceIndex.end() ? indexOfConfig.end() : indexOfConfig.find(config->second);
+      result.sameAs = mapped == indexOfConfig.end() ? std::nullopt : std::optional<size_t>(mapped->second);
+    }
+    return result;
+  }
+
+  /// The recorded figures again: each finalist's time relative to the default, applied to the default's.
+  std::vector<TimingStats> rescore(llvm::ArrayRef<size_t> finalists) override {
+    std::vector<TimingStats> stats;
+    TimingStats byDefault = evaluate(0).timing;
+    for (size_t index : finalists) {
+      CandidateResult recorded = evaluate(index);
+      TimingStats scaled = recorded.timing;
+      scaled.medianMs = recorded.relativeTime() * byDefault.medianMs;
+      scaled.relativeSpread = std::max(recorded.timing.relativeSpread, recorded.baseline.relativeSpread);
+      stats.push_back(index == 0 ? byDefault : scaled);
+    }
+    return stats;
+  }
+
+private:
+  const TuningSpace &space;
+  PipelineTarget target;
+  llvm::StringMap<CandidateResult> byConfig;
+  std::map<size_t, std::string> configOfTraceIndex;
+  llvm::StringMap<size_t> indexOfConfig;
 };
 
+/// The strategies: which candidate to evaluate next, given what the evaluator said of the earlier ones.
 class Search {
 public:
-  Search(const RuntimeOptions &runtimeOptions, const mlir::la::TuningSpace &space, const TunerOptions &options,
-         TuningObserver *observer, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs)
-      : runtimeOptions(runtimeOptions), space(space), options(options), observer(observer), entry(entry),
-        inputs(inputs), generator(options.seed) {}
+  Search(const TuningSpace &space, const TunerOptions &options, TuningObserver *observer, CandidateEvaluator &evaluator,
+         bool timeLimited)
+      : space(space), options(options), observer(observer), evaluator(evaluator), timeLimited(timeLimited),
+        generator(options.seed) {}
 
-  llvm::Expected<TuningResult> run(llvm::StringRef source, llvm::StringRef sourceName) {
+  llvm::Expected<TuningResult> run() {
     start = Clock::now();
+    if (options.strategy == SearchStrategy::Model && !orderByPrediction())
+      return llvm::createStringError("--strategy model needs a cost model for this target and entry");
     size_t planned = plannedEvaluations();
-    // The default: compiled, run and timed first; every candidate is compared and timed against it.
-    auto defaultContender = makeContender(0, source, sourceName);
-    if (!defaultContender)
-      return defaultContender.takeError();
-    contenders[0] = std::move(*defaultContender);
-    for (const HostTensor &output : contenders[0].outputs)
-      expected.push_back(toF64(output));
-    CandidateResult baseline = describe(0);
-    baseline.compileMs = lastCompileMs;
-    baseline.timing = baseline.baseline = TimingStats::of(timeCalls({&contenders[0]}).front());
-    codeOwners[lastCodeHash] = 0;
-    record(std::move(baseline), planned);
-
+    auto baseline = evaluator.evaluateDefault();
+    if (!baseline)
+      return baseline.takeError();
+    record(std::move(*baseline), planned);
     while (result.candidates.size() < planned) {
-      if (options.timeLimitSeconds > 0 && secondsSince(start) > options.timeLimitSeconds) {
+      if (timeLimited && options.timeLimitSeconds > 0 && secondsSince(start) > options.timeLimitSeconds) {
         result.complete = false;
         break;
       }
       std::optional<size_t> next = nextCandidate();
       if (!next)
         break;
-      record(evaluate(*next), planned);
+      record(evaluator.evaluate(*next), planned);
     }
     return finish();
   }
@@ -151,128 +336,25 @@ public:
 private:
   size_t plannedEvaluations() const {
     size_t candidates = space.candidates().size();
-    unsigned budget = options.budget ? options.budget : options.strategy == SearchStrategy::Exhaustive ? 0 : 32;
+    unsigned budget = options.budget;
+    if (!budget && options.strategy == SearchStrategy::Model)
+      budget = unsigned(std::clamp<size_t>((candidates + 3) / 4, 1, 32));
+    else if (!budget && options.strategy != SearchStrategy::Exhaustive)
+      budget = 32;
     return budget ? std::min<size_t>(budget, candidates) : candidates;
   }
 
-  CandidateResult describe(size_t index) const {
-    CandidateResult result;
-    result.index = index;
-    result.config = space.candidates()[index].str(runtimeOptions.compile.target);
-    return result;
-  }
-
-  /// A runtime for candidate `index`, its kernel compiled and run once into buffers of its own.
-  llvm::Expected<Contender> makeContender(size_t index, llvm::StringRef source = {},
-                                          llvm::StringRef sourceName = {}) {
-    RuntimeOptions candidateOptions = runtimeOptions;
-    static_cast<PipelineConfig &>(candidateOptions.compile) = space.candidates()[index];
-    candidateOptions.checkNumerics = false;
-    Contender contender;
-    auto runtime = Runtime::create(candidateOptions);
-    if (!runtime)
-      return runtime.takeError();
-    contender.runtime = std::move(*runtime);
-    if (!program) {
-      auto loaded = contender.runtime->loadSource(source, sourceName);
-      if (!loaded)
-        return loaded.takeError();
-      program = std::move(*loaded);
-    }
-    llvm::SmallVector<TensorSpec> inputSpecs;
-    for (const TensorRef &input : inputs)
-      inputSpecs.push_back(input.spec);
-    CallStats stats;
-    auto specs = contender.runtime->resultSpecs(*program, entry, inputSpecs, &stats);
-    if (!specs)
-      return specs.takeError();
-    lastCompileMs = stats.compileMs;
-    lastCodeHash = stats.codeHash;
-    for (const TensorSpec &spec : *specs)
-      contender.outputs.emplace_back(spec);
-    for (HostTensor &output : contender.outputs)
-      contender.outputRefs.push_back(output.ref());
-    if (llvm::Error err = contender.runtime->call(*program, entry, inputs, contender.outputRefs))
-      return llvm::make_error<RunFailure>(llvm::toString(std::move(err)));
-    return contender;
-  }
-
-  /// A failed call of a kernel that compiled (makeContender's errors are compile errors otherwise).
-  struct RunFailure : llvm::ErrorInfo<RunFailure> {
-    static char ID;
-    explicit RunFailure(std::string message) : message(std::move(message)) {}
-    void log(llvm::raw_ostream &os) const override { os << message; }
-    std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
-    std::string message;
-  };
-
-  static HostTensor toF64(const HostTensor &tensor) {
-    TensorSpec spec = tensor.spec();
-    spec.dtype = DType::F64;
-    HostTensor wide(spec);
-    for (int64_t i = 0; i < tensor.numElements(); ++i)
-      wide.set(i, tensor.get(i));
-    return wide;
-  }
-
-  CandidateResult evaluate(size_t index) {
-    evaluated.insert(index);
-    CandidateResult result = describe(index);
-    auto contender = makeContender(index);
-    result.compileMs = lastCompileMs;
-    if (!contender) {
-      bool ran = contender.errorIsA<RunFailure>();
-      result.status = ran ? CandidateResult::Status::RunError : CandidateResult::Status::CompileError;
-      result.message = llvm::toString(contender.takeError());
-      return result;
-    }
-    for (auto [i, output] : llvm::enumerate(contender->outputRefs)) {
-      OutputCheck check = compareWithReference(i, output, expected[i].ref());
-      if (!check.passed()) {
-        result.status = CandidateResult::Status::Mismatch;
-        result.message = "against the default's output: " + check.str();
-        return result;
-      }
-    }
-    auto [owner, fresh] = codeOwners.try_emplace(lastCodeHash, index);
-    if (!fresh) {
-      const CandidateResult &same = *resultOf(owner->second);
-      result.status = CandidateResult::Status::SameCode;
-      result.sameAs = owner->second;
-      result.timing = same.timing;
-      result.baseline = same.baseline;
-      return result;
-    }
-    contenders[index] = std::move(*contender);
-    std::vector<std::vector<double>> times = timeCalls({&contenders[0], &contenders[index]});
-    result.baseline = TimingStats::of(times[0]);
-    result.timing = TimingStats::of(times[1]);
-    return result;
-  }
-
-  /// Times the contenders call for call, round-robin, until each had `measureMs` and at least `minRuns`
-  /// calls (after one untimed call each). Returns each one's times in milliseconds.
-  std::vector<std::vector<double>> timeCalls(llvm::ArrayRef<Contender *> group) {
-    std::vector<std::vector<double>> times(group.size());
-    auto callOnce = [&](Contender &contender) {
-      auto begin = Clock::now();
-      llvm::Error err = contender.runtime->call(*program, entry, inputs, contender.outputRefs);
-      double ms = std::chrono::duration<double, std::milli>(Clock::now() - begin).count();
-      // The first call of every contender succeeded, so a failure here is not the configuration's.
-      llvm::consumeError(std::move(err));
-      return ms;
-    };
-    for (Contender *contender : group)
-      callOnce(*contender);
-    double spent = 0;
-    for (unsigned run = 0; run < kMaxRuns && (run < options.minRuns || spent < options.measureMs); ++run)
-      for (auto [i, contender] : llvm::enumerate(group)) {
-        double ms = callOnce(*contender);
-        times[i].push_back(ms);
-        if (i == 0)
-          spent += ms;
-      }
-    return times;
+  /// Model: the candidates by predicted cost, least first (ties in space order). False without a model.
+  bool orderByPrediction() {
+    if (!options.predict)
+      return false;
+    predictions.resize(space.candidates().size());
+    for (auto [index, config] : llvm::enumerate(space.candidates()))
+      predictions[index] = options.predict(config);
+    modelOrder.resize(predictions.size());
+    std::iota(modelOrder.begin(), modelOrder.end(), 0);
+    llvm::stable_sort(modelOrder, [&](size_t a, size_t b) { return predictions[a] < predictions[b]; });
+    return true;
   }
 
   const CandidateResult *resultOf(size_t index) const {
@@ -283,6 +365,8 @@ private:
   }
 
   void record(CandidateResult candidate, size_t planned) {
+    if (!predictions.empty())
+      candidate.predicted = predictions[candidate.index];
     LLVM_DEBUG(llvm::dbgs() << "la-tuner: " << candidate.toJSON() << "\n");
     evaluated.insert(candidate.index);
     bool better = candidate.ok() && (!bestIndex || candidate.relativeTime() < bestRelative);
@@ -290,8 +374,6 @@ private:
       bestIndex = candidate.index;
       bestRelative = candidate.relativeTime();
     }
-    if (candidate.status != CandidateResult::Status::Measured)
-      contenders.erase(candidate.index);
     result.candidates.push_back(std::move(candidate));
     const CandidateResult &stored = result.candidates.back();
     if (observer) {
@@ -308,16 +390,21 @@ private:
         currentIndex = stored.index;
       temperature *= 0.85;
     }
-    // Contenders other than the default and the few best so far are released (their JIT memory).
-    if (contenders.size() > options.finalists + 1) {
-      std::vector<size_t> measured;
-      for (const auto &[index, contender] : contenders)
-        if (index != 0)
-          measured.push_back(index);
-      llvm::sort(measured, [&](size_t a, size_t b) { return resultOf(a)->relativeTime() < resultOf(b)->relativeTime(); });
-      for (size_t i = options.finalists; i < measured.size(); ++i)
-        contenders.erase(measured[i]);
-    }
+    // The evaluator may let go of all but the few best so far (their JIT memory).
+    evaluator.release(bestMeasured());
+  }
+
+  /// Measured candidates other than the default, best first, at most `finalists`.
+  std::vector<size_t> bestMeasured() const {
+    std::vector<size_t> measured;
+    for (const CandidateResult &candidate : result.candidates)
+      if (candidate.status == CandidateResult::Status::Measured && candidate.index != 0)
+        measured.push_back(candidate.index);
+    llvm::stable_sort(measured,
+                      [&](size_t a, size_t b) { return resultOf(a)->relativeTime() < resultOf(b)->relativeTime(); });
+    if (measured.size() > options.finalists)
+      measured.resize(options.finalists);
+    return measured;
   }
 
   std::optional<size_t> nextCandidate() {
@@ -334,6 +421,11 @@ private:
       if (std::optional<size_t> neighbour = randomNeighbour(currentIndex))
         return neighbour;
       return randomUnevaluated();
+    case SearchStrategy::Model:
+      for (size_t index : modelOrder)
+        if (!evaluated.contains(index))
+          return index;
+      return std::nullopt;
     }
     return std::nullopt;
   }
@@ -370,36 +462,23 @@ private:
     return neighbours[std::uniform_int_distribution<size_t>(0, neighbours.size() - 1)(generator)];
   }
 
-  /// Times the default and the best few again, round-robin, and picks the winner (Tuner.h says how).
+  /// Scores the default and the best few again, round-robin, and picks the winner (Tuner.h says how).
   llvm::Expected<TuningResult> finish() {
     std::vector<size_t> finalists{0};
-    std::vector<size_t> measured;
-    for (const CandidateResult &candidate : result.candidates)
-      if (candidate.status == CandidateResult::Status::Measured && candidate.index != 0 &&
-          contenders.count(candidate.index))
-        measured.push_back(candidate.index);
-    llvm::sort(measured, [&](size_t a, size_t b) { return resultOf(a)->relativeTime() < resultOf(b)->relativeTime(); });
-    for (size_t i = 0; i < measured.size() && i < options.finalists; ++i)
-      finalists.push_back(measured[i]);
-
-    std::vector<TimingStats> finalTiming(finalists.size());
-    if (finalists.size() > 1) {
+    llvm::append_range(finalists, bestMeasured());
+    std::vector<TimingStats> finalTiming;
+    if (finalists.size() > 1 && options.objective.noisy) {
       if (observer) {
         std::vector<const CandidateResult *> described;
         for (size_t index : finalists)
           described.push_back(resultOf(index));
         observer->finalRound(described);
       }
-      std::vector<Contender *> group;
-      for (size_t index : finalists)
-        group.push_back(&contenders[index]);
-      std::vector<std::vector<double>> times = timeCalls(group);
-      for (size_t i = 0; i < finalists.size(); ++i)
-        finalTiming[i] = TimingStats::of(times[i]);
+      finalTiming = evaluator.rescore(finalists);
     } else {
-      finalTiming[0] = resultOf(0)->timing;
+      for (size_t index : finalists)
+        finalTiming.push_back(resultOf(index)->timing);
     }
-
     std::vector<std::string> configs;
     for (size_t index : finalists)
       configs.push_back(resultOf(index)->config);
@@ -414,36 +493,26 @@ private:
     return std::move(result);
   }
 
-  const RuntimeOptions &runtimeOptions;
   const TuningSpace &space;
   const TunerOptions &options;
   TuningObserver *observer;
-  std::string entry;
-  llvm::ArrayRef<TensorRef> inputs;
+  CandidateEvaluator &evaluator;
+  bool timeLimited;
   std::mt19937_64 generator;
   Clock::time_point start;
 
-  std::shared_ptr<Program> program;
-  /// The default's outputs in f64: what every candidate's outputs are compared with.
-  std::vector<HostTensor> expected;
-  /// Live contenders by candidate index: the default and the few best so far.
-  std::map<size_t, Contender> contenders;
-  /// The first candidate measured for each object-code hash.
-  llvm::DenseMap<uint64_t, size_t> codeOwners;
   llvm::DenseSet<size_t> evaluated;
-  double lastCompileMs = 0;
-  uint64_t lastCodeHash = 0;
-
   std::optional<size_t> bestIndex;
   double bestRelative = 0;
   size_t currentIndex = 0;
   /// Anneal: how much slower (relative to the default) a move may be and still be taken with probability 1/e.
   double temperature = 0.05;
+  /// Model: each candidate's predicted cost, and the candidates by it.
+  std::vector<double> predictions;
+  std::vector<size_t> modelOrder;
 
   TuningResult result;
 };
-
-char Search::RunFailure::ID = 0;
 
 } // namespace
 
@@ -452,8 +521,19 @@ llvm::Expected<TuningResult> tune(const RuntimeOptions &runtimeOptions, llvm::St
                                   const TuningSpace &space, const TunerOptions &options, TuningObserver *observer) {
   if (space.candidates().empty())
     return llvm::createStringError("the tuning space is empty");
-  Search search(runtimeOptions, space, options, observer, entry, inputs);
-  return search.run(source, sourceName);
+  std::unique_ptr<CandidateEvaluator> evaluator =
+      makeMeasuringEvaluator(runtimeOptions, source, sourceName, entry, inputs, space, options);
+  Search search(space, options, observer, *evaluator, /*timeLimited=*/true);
+  return search.run();
+}
+
+llvm::Expected<TuningResult> replayTuning(const TuningSpace &space, llvm::ArrayRef<CandidateResult> recorded,
+                                          const TunerOptions &options, TuningObserver *observer) {
+  if (space.candidates().empty())
+    return llvm::createStringError("the tuning space is empty");
+  ReplayEvaluator evaluator(space, recorded, space.target());
+  Search search(space, options, observer, evaluator, /*timeLimited=*/false);
+  return search.run();
 }
 
 } // namespace la

@@ -45,22 +45,6 @@ std::string keyText(const TuningKey &key, bool withBucket) {
   return text;
 }
 
-llvm::Expected<TimingStats> timingFromJSON(const llvm::json::Object *object, llvm::StringRef field) {
-  if (!object)
-    return makeError("'" + field + "' is not an object");
-  TimingStats stats;
-  std::optional<double> median = object->getNumber("median_ms"), spread = object->getNumber("relative_spread"),
-                        min = object->getNumber("min_ms");
-  std::optional<int64_t> runs = object->getInteger("runs");
-  if (!median || !spread || !min || !runs || *runs < 0)
-    return makeError("'" + field + "' lacks median_ms, relative_spread, min_ms or runs");
-  stats.medianMs = *median;
-  stats.relativeSpread = *spread;
-  stats.minMs = *min;
-  stats.runs = unsigned(*runs);
-  return stats;
-}
-
 } // namespace
 
 std::string TuningKey::family() const { return keyText(*this, /*withBucket=*/false); }
@@ -112,20 +96,35 @@ TimingStats TimingStats::of(std::vector<double> times) {
   return stats;
 }
 
+llvm::Expected<TimingStats> TimingStats::fromJSON(const llvm::json::Object *object, llvm::StringRef field) {
+  if (!object)
+    return makeError("'" + field + "' is not an object");
+  TimingStats stats;
+  std::optional<double> median = object->getNumber("median_ms"), spread = object->getNumber("relative_spread"),
+                        min = object->getNumber("min_ms");
+  std::optional<int64_t> runs = object->getInteger("runs");
+  if (!median || !spread || !min || !runs || *runs < 0)
+    return makeError("'" + field + "' lacks median_ms, relative_spread, min_ms or runs");
+  stats.medianMs = *median;
+  stats.relativeSpread = *spread;
+  stats.minMs = *min;
+  stats.runs = unsigned(*runs);
+  return stats;
+}
+
 llvm::json::Value TimingStats::toJSON() const {
   return llvm::json::Object{
       {"median_ms", medianMs}, {"relative_spread", relativeSpread}, {"min_ms", minMs}, {"runs", runs}};
 }
 
 llvm::json::Value TuningRecord::toJSON() const {
-  return llvm::json::Object{{"key",
-                             llvm::json::Object{{"kernel", key.kernel},
-                                                {"entry", key.entry},
-                                                {"arguments", toArray(key.arguments)},
-                                                {"sequence_bucket", key.sequenceBucket},
-                                                {"threads", key.threads},
-                                                {"target", key.target},
-                                                {"compiler", key.compiler}}},
+  return llvm::json::Object{{"key", llvm::json::Object{{"kernel", key.kernel},
+                                                       {"entry", key.entry},
+                                                       {"arguments", toArray(key.arguments)},
+                                                       {"sequence_bucket", key.sequenceBucket},
+                                                       {"threads", key.threads},
+                                                       {"target", key.target},
+                                                       {"compiler", key.compiler}}},
                             {"config", config},
                             {"best", best.toJSON()},
                             {"baseline", baseline.toJSON()},
@@ -142,10 +141,8 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const llvm::json::Value &val
     return makeError("no 'key' object");
   TuningRecord record;
   std::optional<llvm::StringRef> kernel = keyObject->getString("kernel"), entry = keyObject->getString("entry"),
-                                 target = keyObject->getString("target"),
-                                 compiler = keyObject->getString("compiler");
-  std::optional<int64_t> bucket = keyObject->getInteger("sequence_bucket"),
-                         threads = keyObject->getInteger("threads");
+                                 target = keyObject->getString("target"), compiler = keyObject->getString("compiler");
+  std::optional<int64_t> bucket = keyObject->getInteger("sequence_bucket"), threads = keyObject->getInteger("threads");
   const llvm::json::Array *arguments = keyObject->getArray("arguments");
   if (!kernel || !entry || !target || !compiler || !bucket || !threads || *threads < 1 || !arguments)
     return makeError("the key lacks kernel, entry, arguments, sequence_bucket, threads, target or compiler");
@@ -168,10 +165,10 @@ llvm::Expected<TuningRecord> TuningRecord::fromJSON(const llvm::json::Value &val
     return makeError("config '" + *config + "': " + llvm::toString(parsed.takeError()));
   record.config = config->str();
   record.status = status->str();
-  auto best = timingFromJSON(object->getObject("best"), "best");
+  auto best = TimingStats::fromJSON(object->getObject("best"), "best");
   if (!best)
     return best.takeError();
-  auto baseline = timingFromJSON(object->getObject("baseline"), "baseline");
+  auto baseline = TimingStats::fromJSON(object->getObject("baseline"), "baseline");
   if (!baseline)
     return baseline.takeError();
   record.best = *best;

@@ -3,16 +3,22 @@
 // What the tuner does with candidates beyond timing them: a candidate whose outputs disagree with the
 // default's is rejected (TF32 contractions, about 1e-3 relative error, against the f32 tolerance of 1e-4), a
 // candidate that compiles to the default's code is not timed again, the caller's tensors are never written,
-// and the winner among configurations within noise is the same whatever order they were timed in.
+// the winner among configurations within noise is the same whatever order they were timed in, a candidate
+// that crashes is recorded and the search goes on, a deterministic objective (the emulator's global bytes)
+// is scored once, and a search replays from a trace without running anything.
 //
 //===----------------------------------------------------------------------===//
 
 #include "la/runtime/Tuner.h"
+#include "la/runtime/CostModel.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 using namespace la;
@@ -107,6 +113,238 @@ TEST(Tuner, RejectsCandidatesThatDisagreeAndTimesEqualCodeOnce) {
   // The rejected candidate cannot win; the default and `off` are the same code, so the default wins.
   EXPECT_EQ(result->bestConfig, byDefault.config);
   EXPECT_EQ(std::memcmp(before.data(), q.data(), q.numBytes()), 0);
+}
+
+/// q, k, v of [1, 2, n, 16], deterministic.
+std::vector<HostTensor> smallInputs(int64_t n) {
+  std::vector<HostTensor> tensors;
+  for (int which = 0; which < 3; ++which) {
+    HostTensor &tensor = tensors.emplace_back(TensorSpec{DType::F32, {1, 2, n, 16}});
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      tensor.set(i, std::sin(0.37 * double(i) + double(which)));
+  }
+  return tensors;
+}
+
+std::vector<TensorRef> refsOf(std::vector<HostTensor> &tensors) {
+  std::vector<TensorRef> refs;
+  for (HostTensor &tensor : tensors)
+    refs.push_back(tensor.ref());
+  return refs;
+}
+
+/// Every CPU tunable but the ones named pinned at its default.
+std::vector<std::string> pinAllBut(std::initializer_list<llvm::StringRef> free) {
+  std::vector<std::string> pinned;
+  for (const mlir::la::OptionInfo *option : mlir::la::getOptionsOf(mlir::la::PipelineTarget::CPU))
+    if (option->domain.isTunable() && !llvm::is_contained(free, option->name))
+      pinned.push_back(option->name.str());
+  return pinned;
+}
+
+std::string readKernels(llvm::StringRef name) {
+  auto source = llvm::MemoryBuffer::getFile((LA_KERNELS_DIR "/" + name).str());
+  EXPECT_TRUE(bool(source));
+  return source ? (*source)->getBuffer().str() : "";
+}
+
+TEST(Tuner, ACandidateThatCrashesIsRecordedAndTheSearchGoesOn) {
+  std::string source = readKernels("linear_attention.mlir");
+  RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 1;
+  // chunk-size 8, 16 and 32 at N=32.
+  auto space = mlir::la::TuningSpace::build(options.compile, mlir::la::PipelineTarget::CPU, {{"N", 32}},
+                                            pinAllBut({"chunk-size"}));
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  ASSERT_EQ(space->candidates().size(), 3u);
+  std::vector<HostTensor> inputs = smallInputs(32);
+  TunerOptions tuning;
+  tuning.strategy = SearchStrategy::Exhaustive;
+  tuning.measureMs = 1;
+  tuning.minRuns = 2;
+  // The caller's check runs in the child beside the first call: here it kills the process for one
+  // configuration, as a miscompiled kernel would.
+  tuning.check = [](llvm::ArrayRef<TensorRef>, llvm::StringRef config) -> std::optional<std::string> {
+    if (config.starts_with("chunk-size=8,"))
+      std::abort();
+    return std::nullopt;
+  };
+  auto result =
+      tune(options, source, "linear_attention.mlir", "linear_attention_causal", refsOf(inputs), *space, tuning);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  ASSERT_EQ(result->candidates.size(), 3u);
+  unsigned crashed = 0;
+  for (const CandidateResult &candidate : result->candidates) {
+    if (llvm::StringRef(candidate.config).starts_with("chunk-size=8,")) {
+      EXPECT_EQ(candidate.status, CandidateResult::Status::Crashed);
+      EXPECT_NE(candidate.message.find("signal"), std::string::npos) << candidate.message;
+      ++crashed;
+    } else {
+      EXPECT_TRUE(candidate.ok()) << candidate.message;
+    }
+  }
+  EXPECT_EQ(crashed, 1u);
+  EXPECT_FALSE(llvm::StringRef(result->bestConfig).starts_with("chunk-size=8,"));
+}
+
+TEST(Tuner, ADeterministicObjectiveIsScoredOnce) {
+  std::string source = readKernels("linear_attention.mlir");
+  RuntimeOptions options;
+  options.target = RuntimeTarget::CUDAEmulator;
+  options.compile.target = mlir::la::PipelineTarget::CUDA;
+  options.cacheDir = "none";
+  options.numThreads = 1;
+  auto space = mlir::la::TuningSpace::build(options.compile, mlir::la::PipelineTarget::CUDA, {{"N", 32}},
+                                            {"chunk-size", "warps-per-block", "min-blocks-per-sm"});
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  std::vector<HostTensor> inputs = smallInputs(32);
+  TunerOptions tuning;
+  tuning.strategy = SearchStrategy::Exhaustive;
+  tuning.objective = TuningObjective::globalBytes();
+  tuning.isolate = false;
+  auto result =
+      tune(options, source, "linear_attention.mlir", "linear_attention_causal", refsOf(inputs), *space, tuning);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  const CandidateResult &byDefault = result->candidates.front();
+  EXPECT_EQ(byDefault.timing.runs, 1u);
+  EXPECT_EQ(byDefault.timing.relativeSpread, 0);
+  // Bytes, not milliseconds: at least q, k and v read once (3 × 2 × 32 × 16 × 4 bytes).
+  EXPECT_GE(byDefault.timing.medianMs, 3.0 * 2 * 32 * 16 * 4);
+  EXPECT_EQ(std::floor(byDefault.timing.medianMs), byDefault.timing.medianMs);
+  EXPECT_EQ(result->best.medianMs, result->baseline.medianMs); // only `off`, the same code, could compete
+}
+
+/// A trace of the CPU space at N=32 over chunk-size and max-rows, with made-up figures: `relative(config)`.
+std::vector<CandidateResult> syntheticTrace(const mlir::la::TuningSpace &space,
+                                            const std::function<double(const mlir::la::PipelineConfig &)> &relative) {
+  std::vector<CandidateResult> trace;
+  for (auto [index, config] : llvm::enumerate(space.candidates())) {
+    CandidateResult candidate;
+    candidate.index = index;
+    candidate.config = config.str(mlir::la::PipelineTarget::CPU);
+    candidate.baseline = TimingStats::of({1.0, 1.0, 1.0});
+    candidate.timing = TimingStats::of({relative(config), relative(config), relative(config)});
+    trace.push_back(candidate);
+  }
+  return trace;
+}
+
+TEST(Tuner, ReplayRunsAStrategyAgainstATrace) {
+  mlir::la::PipelineConfig base;
+  auto space = mlir::la::TuningSpace::build(base, mlir::la::PipelineTarget::CPU, {{"N", 32}},
+                                            pinAllBut({"chunk-size", "max-rows"}));
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  size_t size = space->candidates().size();
+  ASSERT_GT(size, 4u);
+  // The best: chunk-size=32 with max-rows=4, half the default's time.
+  auto relative = [](const mlir::la::PipelineConfig &config) {
+    return config.chunkSize == 32 && config.maxRows == 4 ? 0.5 : 1.0 + 0.01 * double(config.maxRows);
+  };
+  std::vector<CandidateResult> trace = syntheticTrace(*space, relative);
+  // Round trip through the trace's JSON, as `lac tune --replay` reads it.
+  for (CandidateResult &candidate : trace)
+    candidate = cantFail(CandidateResult::fromJSON(candidate.toJSON()));
+
+  TunerOptions exhaustive;
+  exhaustive.strategy = SearchStrategy::Exhaustive;
+  auto all = replayTuning(*space, trace, exhaustive);
+  ASSERT_TRUE(bool(all)) << llvm::toString(all.takeError());
+  EXPECT_EQ(all->candidates.size(), size);
+  EXPECT_TRUE(llvm::StringRef(all->bestConfig).starts_with("chunk-size=32,"));
+  EXPECT_NE(all->bestConfig.find("max-rows=4,"), std::string::npos);
+  EXPECT_NEAR(all->best.medianMs / all->baseline.medianMs, 0.5, 1e-9);
+
+  // A model that knows the answer finds it at the second evaluation (after the default).
+  TunerOptions model;
+  model.strategy = SearchStrategy::Model;
+  model.budget = 2;
+  model.predict = relative;
+  auto ranked = replayTuning(*space, trace, model);
+  ASSERT_TRUE(bool(ranked)) << llvm::toString(ranked.takeError());
+  ASSERT_EQ(ranked->candidates.size(), 2u);
+  EXPECT_EQ(ranked->candidates[1].predicted, std::optional<double>(0.5));
+  EXPECT_EQ(ranked->bestConfig, all->bestConfig);
+
+  // Without the best in the trace, it is unrecorded, never the winner.
+  std::vector<CandidateResult> partial;
+  for (const CandidateResult &candidate : trace)
+    if (relative(cantFail(mlir::la::PipelineConfig::parse(candidate.config))) != 0.5)
+      partial.push_back(candidate);
+  auto missing = replayTuning(*space, partial, model);
+  ASSERT_TRUE(bool(missing));
+  EXPECT_EQ(missing->candidates[1].status, CandidateResult::Status::Unrecorded);
+  EXPECT_EQ(missing->bestConfig, missing->candidates[0].config);
+
+  // Without the default, there is nothing to compare with.
+  std::vector<CandidateResult> noDefault(trace.begin() + 1, trace.end());
+  auto refused = replayTuning(*space, noDefault, exhaustive);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(llvm::toString(refused.takeError()).find("no measurement of the default"), std::string::npos);
+}
+
+TEST(Tuner, TuneOnMissTunesOnceAndLaterRuntimesLookItUp) {
+  llvm::SmallString<128> directory;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("la-tune-on-miss", directory));
+  std::string source = readKernels("linear_attention.mlir");
+  std::vector<HostTensor> inputs = smallInputs(32);
+  auto callWith = [&](TuningMode mode) {
+    RuntimeOptions options;
+    options.cacheDir = directory.str().str() + "/cache";
+    options.numThreads = 1;
+    options.tuning = mode;
+    options.tuningDatabase = directory.str().str() + "/tuning.jsonl";
+    options.onMiss.budget = 3;
+    options.onMiss.measureMs = 2;
+    auto runtime = cantFail(Runtime::create(options));
+    auto program = cantFail(runtime->loadSource(source, "linear_attention.mlir"));
+    CallStats stats;
+    auto outputs = runtime->run(*program, "linear_attention_causal", refsOf(inputs), &stats);
+    EXPECT_TRUE(bool(outputs)) << (outputs ? "" : llvm::toString(outputs.takeError()));
+    return stats;
+  };
+  CallStats tuned = callWith(TuningMode::TuneOnMiss);
+  EXPECT_TRUE(tuned.tuned);
+  auto database = cantFail(TuningDatabase::open(directory.str().str() + "/tuning.jsonl"));
+  auto records = cantFail(database->records());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records.front().config, tuned.config);
+  EXPECT_EQ(records.front().provenance.getString("tool"), std::optional<llvm::StringRef>("tune-on-miss"));
+  EXPECT_EQ(records.front().provenance.getInteger("evaluated"), std::optional<int64_t>(3));
+  // A second process (here: runtime) finds the record and does not tune again.
+  CallStats looked = callWith(TuningMode::TuneOnMiss);
+  EXPECT_TRUE(looked.tuned);
+  EXPECT_EQ(looked.config, tuned.config);
+  EXPECT_EQ(cantFail(database->records()).size(), 1u);
+  llvm::sys::fs::remove_directories(directory);
+}
+
+TEST(CostModel, RanksRegisterBlocksByTheirLoadsPerFMA) {
+  std::string source = readKernels("linear_attention.mlir");
+  TensorSpec spec{DType::F32, {1, 1, 1024, 64}};
+  CompileOptions base;
+  auto model = CostModel::forCPU(source, "linear_attention.mlir", "linear_attention", {spec, spec, spec}, base);
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  mlir::la::PipelineConfig wide = base, narrow = base;
+  wide.maxRows = 8;
+  narrow.maxRows = 2;
+  double wideCost = (*model)->predict(wide), narrowCost = (*model)->predict(narrow);
+  EXPECT_TRUE(std::isfinite(wideCost));
+  // kᵀv and q(kᵀv) over D=64 (4 registers a row): max-rows=2 loads 2 + 4 values for 8 FMAs a step; max-rows=8
+  // gets the 6 rows the 24-register budget allows, 6 + 4 loads for 24 FMAs.
+  EXPECT_LT(wideCost, narrowCost);
+  // Options the model cannot see leave the prediction, but for the tie-break toward the default.
+  mlir::la::PipelineConfig prefetch = base;
+  prefetch.prefetchTileBytes = 16384;
+  EXPECT_GT((*model)->predict(prefetch), (*model)->predict(base));
+  EXPECT_NEAR((*model)->predict(prefetch) / (*model)->predict(base), 1, 1e-6);
+}
+
+TEST(CostModel, RankCorrelation) {
+  EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3, 4}, {10, 20, 30, 40}), 1);
+  EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3, 4}, {4, 3, 2, 1}), -1);
+  EXPECT_DOUBLE_EQ(rankCorrelation({1, 1, 1}, {1, 2, 3}), 0);
+  EXPECT_NEAR(rankCorrelation({1, 2, 3, 4, 5}, {2, 1, 4, 3, 5}), 0.8, 1e-12);
 }
 
 } // namespace

@@ -84,10 +84,10 @@ TEST_F(TuningDatabaseTest, LookupTakesTheExactKeyElseTheNearestBucketOfTheFamily
       return std::nullopt;
     return chunkOf(*record);
   };
-  EXPECT_EQ(lookup(keyFor(1000)), 32);   // same bucket
-  EXPECT_EQ(lookup(keyFor(2048)), 32);   // 2× from 1024, 8× from 16384
-  EXPECT_EQ(lookup(keyFor(8192)), 64);   // 8× from 1024, 2× from 16384
-  EXPECT_EQ(lookup(keyFor(4096)), 64);   // 4× from both: the larger bucket
+  EXPECT_EQ(lookup(keyFor(1000)), 32); // same bucket
+  EXPECT_EQ(lookup(keyFor(2048)), 32); // 2× from 1024, 8× from 16384
+  EXPECT_EQ(lookup(keyFor(8192)), 64); // 8× from 1024, 2× from 16384
+  EXPECT_EQ(lookup(keyFor(4096)), 64); // 4× from both: the larger bucket
   EXPECT_EQ(lookup(keyFor(65536)), 64);
   EXPECT_EQ(lookup(keyFor(1024, "flow_attention")), std::nullopt);
   EXPECT_EQ(lookup(keyFor(1024, "linear_attention_causal", 1)), std::nullopt);
@@ -113,9 +113,9 @@ TEST_F(TuningDatabaseTest, DamagedLinesAreSkippedAndTheOthersStillServe) {
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Append);
     ASSERT_FALSE(ec);
-    os << "{\"key\":{\"kernel\":\"0123\n";                                // a torn write
-    os << "[1, 2, 3]\n";                                                  // not an object
-    os << "{\"key\":{},\"config\":\"chunk-size=8\"}\n";                  // no key fields
+    os << "{\"key\":{\"kernel\":\"0123\n";                                                        // a torn write
+    os << "[1, 2, 3]\n";                                                                          // not an object
+    os << "{\"key\":{},\"config\":\"chunk-size=8\"}\n";                                           // no key fields
     os << "{\"key\":" << keyFor(1024).str() << ",\"config\":\"bogus=1\",\"status\":\"tuned\"}\n"; // a bad config
   }
   ASSERT_FALSE(database->store(recordFor(keyFor(8192), 64, 1.0)));
@@ -180,10 +180,16 @@ TEST_F(TuningDatabaseTest, ConcurrentWriterProcessesLoseNoRecordAndTearNoLine) {
   EXPECT_EQ(records->size(), size_t(kWriters * kRecordsEach));
 }
 
-TEST_F(TuningDatabaseTest, RedisLocationsAreNotSupportedYetAndSaySo) {
-  auto database = TuningDatabase::open("redis://127.0.0.1:6379");
-  ASSERT_FALSE(database);
-  EXPECT_NE(llvm::toString(database.takeError()).find("no Redis backend"), std::string::npos);
+TEST_F(TuningDatabaseTest, AMalformedRedisAddressIsAnErrorAndAServerThatIsDownFallsBackToTheLocalFile) {
+  auto malformed = TuningDatabase::open("redis://:6379", directory);
+  ASSERT_FALSE(malformed);
+  EXPECT_NE(llvm::toString(malformed.takeError()).find("is not a Redis address"), std::string::npos);
+  // Port 1 on loopback: nothing listens there.
+  auto down = TuningDatabase::open("redis://127.0.0.1:1", directory);
+  ASSERT_TRUE(bool(down)) << llvm::toString(down.takeError());
+  EXPECT_EQ((*down)->describe(), (directory + "/tuning.jsonl").str());
+  ASSERT_FALSE((*down)->store(recordFor(keyFor(1024), 32, 1.0)));
+  EXPECT_TRUE(llvm::sys::fs::exists(directory + "/tuning.jsonl"));
 }
 
 } // namespace

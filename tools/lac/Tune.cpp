@@ -13,6 +13,7 @@
 #include "Tune.h"
 
 #include "la/runtime/Compiler.h"
+#include "la/runtime/CostModel.h"
 #include "la/runtime/Tuner.h"
 #include "la/runtime/TuningDatabase.h"
 
@@ -26,10 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <ctime>
 #include <thread>
-
-#include <unistd.h>
 
 namespace cl = llvm::cl;
 
@@ -56,12 +54,13 @@ namespace {
 
 cl::opt<std::string> strategyName("strategy",
                                   cl::desc("Search strategy: exhaustive (every candidate), random (seeded draws "
-                                           "without replacement) or anneal (seeded simulated annealing over "
-                                           "one-step neighbours)"),
+                                           "without replacement), anneal (seeded simulated annealing over "
+                                           "one-step neighbours) or model (in the order the analytic cost "
+                                           "model predicts)"),
                                   cl::init("anneal"), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
 cl::opt<unsigned> budget("budget",
-                         cl::desc("Candidates to evaluate, the default included (default: all for exhaustive, 32 "
-                                  "otherwise)"),
+                         cl::desc("Candidates to evaluate, the default included (default: all for exhaustive, a "
+                                  "quarter of the space up to 32 for model, 32 otherwise)"),
                          cl::init(0), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
 cl::opt<double> timeLimit("time", cl::desc("Stop the search after this many seconds (0: no limit)"), cl::init(0),
                           cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
@@ -88,6 +87,16 @@ cl::opt<std::string> bucketName("bucket",
                                          "or exact"),
                                 cl::init("pow2"), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
 
+cl::opt<std::string> replayPath("replay",
+                                cl::desc("Replay the search against the candidates a trace (--log) recorded, "
+                                         "usually of an exhaustive search: nothing is compiled, run or stored; "
+                                         "prints how close the strategy came and after how many evaluations"),
+                                cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
+cl::opt<bool> isolate("isolate",
+                      cl::desc("Compile and first run each candidate in a child process, so that one that "
+                               "crashes is recorded and skipped (default: on)"),
+                      cl::init(true), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
+
 /// How long a lease lasts without renewal; a tuner renews it after every candidate, so only one that died
 /// (or a candidate that ran this long) lets it run out.
 constexpr double kLeaseSeconds = 600;
@@ -102,20 +111,6 @@ std::string differences(llvm::StringRef config, llvm::StringRef base) {
     if (!llvm::is_contained(baseItems, item))
       changed.push_back(item.str());
   return changed.empty() ? "default" : llvm::join(changed, " ");
-}
-
-std::string isoDate() {
-  std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
-std::string hostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0)
-    return "";
-  return name;
 }
 
 /// Progress on stderr and the trace file.
@@ -138,8 +133,9 @@ public:
       outcome = llvm::formatv("{0:f3}x the default's time", result.relativeTime());
       break;
     case la::CandidateResult::Status::SameCode:
-      outcome = "same code as " + (*result.sameAs == 0 ? std::string("the default")
-                                                         : differences(configs.lookup(*result.sameAs), defaultConfig));
+      outcome = !result.sameAs        ? std::string("same code as an earlier candidate")
+                : *result.sameAs == 0 ? std::string("same code as the default")
+                                      : "same code as " + differences(configs.lookup(*result.sameAs), defaultConfig);
       break;
     default:
       outcome = (la::candidateStatusName(result.status) + ": " + firstLine(result.message)).str();
@@ -172,6 +168,67 @@ int fail(const llvm::Twine &message) {
 
 int fail(llvm::Error err) { return fail(llvm::toString(std::move(err))); }
 
+/// `lac tune --replay TRACE`: the strategy against the trace's figures; how close it came to the best the
+/// trace holds, after how many evaluations, and (with a cost model) how well the model ranks the trace.
+int runReplay(const TuneRequest &request, const mlir::la::TuningSpace &space, const la::TunerOptions &options,
+              la::CostModel *model, llvm::raw_ostream *trace) {
+  auto recorded = la::readTuningTrace(replayPath);
+  if (!recorded)
+    return fail("--replay: " + llvm::toString(recorded.takeError()));
+  auto result = la::replayTuning(space, *recorded, options);
+  if (!result)
+    return fail("--replay " + replayPath + ": " + llvm::toString(result.takeError()));
+  // The replayed search in the order it went, each candidate with what the model predicted of it.
+  if (trace)
+    for (const la::CandidateResult &candidate : result->candidates)
+      *trace << candidate.toJSON() << "\n";
+  // The trace's best: the least time relative to the default among what it measured.
+  double traceBest = 1;
+  for (const la::CandidateResult &candidate : *recorded)
+    if (candidate.ok())
+      traceBest = std::min(traceBest, candidate.relativeTime());
+  // After how many evaluations the search's best so far came within 3% of the trace's best.
+  double bestSoFar = std::numeric_limits<double>::infinity();
+  int64_t within3 = -1;
+  for (auto [i, candidate] : llvm::enumerate(result->candidates)) {
+    if (candidate.ok())
+      bestSoFar = std::min(bestSoFar, candidate.relativeTime());
+    if (within3 < 0 && bestSoFar <= traceBest * 1.03)
+      within3 = int64_t(i + 1);
+  }
+  double found = result->baseline.medianMs > 0 ? result->best.medianMs / result->baseline.medianMs : 1;
+  llvm::json::Object report{{"file", request.file},
+                            {"entry", request.entry},
+                            {"strategy", la::searchStrategyName(options.strategy)},
+                            {"best_config", result->bestConfig},
+                            {"best_relative", found},
+                            {"trace_best_relative", traceBest},
+                            {"gap", found / traceBest - 1},
+                            {"evaluated", int64_t(result->candidates.size())},
+                            {"evaluations_to_within_3pct", within3},
+                            {"space_size", int64_t(result->spaceSize)},
+                            {"recorded", int64_t(recorded->size())}};
+  if (model) {
+    // Over the distinct code the trace timed (a candidate with the same code adds no information).
+    std::vector<double> predicted, measured;
+    for (const la::CandidateResult &candidate : *recorded) {
+      if (candidate.status != la::CandidateResult::Status::Measured)
+        continue;
+      auto config = mlir::la::PipelineConfig::parse(candidate.config);
+      if (!config) {
+        llvm::consumeError(config.takeError());
+        continue;
+      }
+      predicted.push_back(model->predict(*config));
+      measured.push_back(candidate.relativeTime());
+    }
+    report["model_rank_correlation"] = la::rankCorrelation(predicted, measured);
+    report["model_points"] = int64_t(predicted.size());
+  }
+  llvm::outs() << llvm::json::Value(std::move(report)) << "\n";
+  return 0;
+}
+
 } // namespace
 
 int runTune(TuneRequest &request) {
@@ -184,8 +241,8 @@ int runTune(TuneRequest &request) {
   if (request.runtime.target == la::RuntimeTarget::CUDAEmulator)
     return fail("--target cuda-emu: the emulator's time says nothing about a GPU's; tune with --target cuda on a "
                 "machine with one (without one, --target cuda prunes the space and stops)");
-  mlir::la::PipelineTarget target = request.runtime.target == la::RuntimeTarget::CPU ? mlir::la::PipelineTarget::CPU
-                                                                                     : mlir::la::PipelineTarget::CUDA;
+  mlir::la::PipelineTarget target =
+      request.runtime.target == la::RuntimeTarget::CPU ? mlir::la::PipelineTarget::CPU : mlir::la::PipelineTarget::CUDA;
   request.runtime.compile.target = target;
 
   std::vector<la::TensorSpec> argumentSpecs;
@@ -217,8 +274,34 @@ int runTune(TuneRequest &request) {
                                 "(tunables: {6}); {7} pruned{8}\n",
                                 request.file, request.entry, mlir::la::getTargetName(target),
                                 space->candidates().size(), tunableNames.size(), space->unprunedSize(),
-                                tunableNames.empty() ? "none" : llvm::join(tunableNames, ", "),
-                                space->pruned().size(), trace ? " (reasons in --log)" : "");
+                                tunableNames.empty() ? "none" : llvm::join(tunableNames, ", "), space->pruned().size(),
+                                trace ? " (reasons in --log)" : "");
+
+  la::TunerOptions options;
+  options.strategy = *strategy;
+  options.budget = budget;
+  options.timeLimitSeconds = timeLimit;
+  options.seed = request.seed;
+  options.measureMs = measureMs;
+  options.isolate = isolate;
+  auto source = llvm::MemoryBuffer::getFile(request.file, /*IsText=*/true);
+  if (!source)
+    return fail(request.file + ": cannot read the file: " + source.getError().message());
+  std::unique_ptr<la::CostModel> model;
+  if (*strategy == la::SearchStrategy::Model || !replayPath.empty()) {
+    auto built = la::CostModel::forCPU((*source)->getBuffer(), request.file, request.entry, argumentSpecs,
+                                       request.runtime.compile);
+    if (built) {
+      model = std::move(*built);
+      options.predict = [&model](const mlir::la::PipelineConfig &config) { return model->predict(config); };
+    } else if (*strategy == la::SearchStrategy::Model) {
+      return fail("--strategy model: " + llvm::toString(built.takeError()));
+    } else {
+      llvm::consumeError(built.takeError());
+    }
+  }
+  if (!replayPath.empty())
+    return runReplay(request, *space, options, model.get(), trace.get());
 
   if (request.runtime.target == la::RuntimeTarget::CUDA) {
     // Measuring needs a device; without one the static part above is all there is.
@@ -230,10 +313,6 @@ int runTune(TuneRequest &request) {
   auto database = la::TuningDatabase::open(databasePath, request.runtime.cacheDir);
   if (!database)
     return fail("--db: " + llvm::toString(database.takeError()));
-  auto source = llvm::MemoryBuffer::getFile(request.file, /*IsText=*/true);
-  if (!source)
-    return fail(request.file + ": cannot read the file: " + source.getError().message());
-
   // The record's key: the runtime that looks it up resolves the same program hash and thread count.
   auto runtime = la::Runtime::create(request.runtime);
   if (!runtime)
@@ -241,13 +320,12 @@ int runTune(TuneRequest &request) {
   auto program = (*runtime)->loadSource((*source)->getBuffer(), request.file);
   if (!program)
     return fail(program.takeError());
-  la::TuningKey key = la::makeTuningKey((*program)->contentHash(), request.entry, argumentSpecs,
-                                        (*runtime)->options().numThreads,
-                                        la::getTargetFingerprint(target, request.runtime.compile),
-                                        la::getCompilerVersion(), buckets);
+  la::TuningKey key =
+      la::makeTuningKey((*program)->contentHash(), request.entry, argumentSpecs, (*runtime)->options().numThreads,
+                        la::getTargetFingerprint(target, request.runtime.compile), la::getCompilerVersion(), buckets);
 
   // One tuner per key at a time: wait for another's lease, then take its record rather than tune again.
-  std::string owner = llvm::formatv("{0} pid {1} since {2}", hostName(), getpid(), isoDate()).str();
+  std::string owner = la::describeThisProcess();
   auto attempt = (*database)->lease(key, owner, kLeaseSeconds);
   if (!attempt)
     return fail(attempt.takeError());
@@ -283,12 +361,6 @@ int runTune(TuneRequest &request) {
     }
   }
 
-  la::TunerOptions options;
-  options.strategy = *strategy;
-  options.budget = budget;
-  options.timeLimitSeconds = timeLimit;
-  options.seed = request.seed;
-  options.measureMs = measureMs;
   std::string defaultConfig = space->candidates().front().str(target);
   Progress progress(defaultConfig, trace.get(), attempt->lease.get());
   auto result = la::tune(request.runtime, (*source)->getBuffer(), request.file, request.entry, inputRefs, *space,
@@ -296,22 +368,8 @@ int runTune(TuneRequest &request) {
   if (!result)
     return fail(request.file + ": entry '" + request.entry + "': " + llvm::toString(result.takeError()));
 
-  la::TuningRecord record;
-  record.key = key;
-  record.config = result->bestConfig;
-  record.best = result->best;
-  record.baseline = result->baseline;
-  record.status = result->complete ? "tuned" : "partial";
-  record.provenance = llvm::json::Object{{"tool", "lac tune"},
-                                         {"file", request.file},
-                                         {"strategy", la::searchStrategyName(*strategy)},
-                                         {"seed", int64_t(request.seed)},
-                                         {"budget", int64_t(budget)},
-                                         {"evaluated", int64_t(result->candidates.size())},
-                                         {"space_size", int64_t(result->spaceSize)},
-                                         {"tuning_s", result->tuningSeconds},
-                                         {"date", isoDate()},
-                                         {"host", hostName()}};
+  la::TuningRecord record =
+      la::makeTuningRecord(key, *result, options, llvm::json::Object{{"tool", "lac tune"}, {"file", request.file}});
   if (llvm::Error err = (*database)->store(record))
     return fail(std::move(err));
 
@@ -366,8 +424,7 @@ int runTuneDb() {
       return fail(tuneDbFile + ": " + ec.message());
     for (const la::TuningRecord &record : *records)
       out << record.toJSON() << "\n";
-    llvm::errs() << "lac tune-db: exported " << records->size() << " records from " << (*database)->describe()
-                 << "\n";
+    llvm::errs() << "lac tune-db: exported " << records->size() << " records from " << (*database)->describe() << "\n";
     return 0;
   }
   if (tuneDbAction != "import")

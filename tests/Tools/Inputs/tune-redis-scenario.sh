@@ -23,10 +23,11 @@ for _ in $(seq 400); do
   [ -n "$(redis-cli -p "$port" --scan --pattern 'la:tuning:lease:*')" ] && break
   sleep 0.05
 done
-tune --entry linear_attention_causal --random 1,2,48,16 --bucket exact --db "$LA_TEST_REDIS" --cache-dir "$tmp/a" --json 2> "$tmp/second.err"
+tune --entry linear_attention_causal --random 1,2,48,16 --bucket exact --db "$LA_TEST_REDIS" --cache-dir "$tmp/a" --json > "$tmp/second.json" 2> "$tmp/second.err"
 wait
 cat "$tmp/second.err"
 echo "leases left: $(redis-cli -p "$port" --scan --pattern 'la:tuning:lease:*' | wc -l)"
+cat "$tmp/second.json"
 
 echo "== export to a file, import into another, use it"
 "$lac" tune-db export --db "$LA_TEST_REDIS" "$tmp/export.jsonl"

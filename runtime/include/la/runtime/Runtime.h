@@ -56,8 +56,22 @@ llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name);
 
 /// Whether kernels take their configuration from a tuning database.
 enum class TuningMode {
-  Off,   ///< always `RuntimeOptions::compile`
-  Lookup ///< the database's record for the kernel's key where there is one
+  Off,       ///< always `RuntimeOptions::compile`
+  Lookup,    ///< the database's record for the kernel's key where there is one
+  TuneOnMiss ///< that record; without one, tune the kernel at once (RuntimeOptions::onMiss), store and use it
+};
+/// Parses "off", "lookup" or "tune-on-miss"; the error lists the choices.
+llvm::Expected<TuningMode> parseTuningMode(llvm::StringRef name);
+
+/// How much a kernel compiled under TuningMode::TuneOnMiss may be tuned before its first call.
+struct OnMissTuning {
+  /// Candidates evaluated by annealing, the default included.
+  unsigned budget = 12;
+  /// Wall-clock limit of the search, in seconds: the first call of a new shape waits this long at most
+  /// (plus the final timing round).
+  double seconds = 20;
+  /// Milliseconds of calls timed per candidate.
+  double measureMs = 50;
 };
 
 struct RuntimeOptions {
@@ -80,9 +94,14 @@ struct RuntimeOptions {
   /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
   /// With Lookup, a kernel compiled for new shapes takes the configuration of the database's record for its
   /// key (the exact key, else the nearest sequence bucket), except for the options in `pinnedOptions`, which
-  /// keep their value from `compile`; without a record it compiles with `compile`. Nothing is ever tuned
-  /// here: `lac tune` and la/runtime/Tuner.h do that.
+  /// keep their value from `compile`; without a record it compiles with `compile`.
+  /// With TuneOnMiss, a kernel without a record is tuned then and there (la/runtime/Tuner.h, on seeded
+  /// random inputs of the call's shapes: the caller's tensors are not touched), within `onMiss`; the record
+  /// is stored, so other processes and later runs find it. Where another process holds the key's lease (it
+  /// is tuning the same kernel) this one does not wait: it compiles with `compile`. The cuda-emu target
+  /// only looks up (the emulator's time says nothing about a GPU's).
   TuningMode tuning = TuningMode::Off;
+  OnMissTuning onMiss;
   /// A file path, or empty for `<cache dir>/tuning.jsonl`.
   std::string tuningDatabase;
   /// Registry names of options set on purpose (`lac run --chunk-size=32`): a record does not override them.

@@ -81,6 +81,8 @@ struct TimingStats {
 
   static TimingStats of(std::vector<double> times);
   llvm::json::Value toJSON() const;
+  /// Parses `object` (the value of `field`, for the message); the error names the field.
+  static llvm::Expected<TimingStats> fromJSON(const llvm::json::Object *object, llvm::StringRef field);
 };
 
 /// One tuned configuration.
