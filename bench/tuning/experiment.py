@@ -14,8 +14,10 @@
 #    OUT/best-so-far.png (best time found against evaluations, per strategy), OUT/heatmap.png (vector-tile ×
 #    max-rows, the best over the other tunables) and OUT/predicted-vs-measured.png.
 #
-# `--plots-only` redraws the figures from OUT/model.json and the traces without running anything. Timing
-# needs the machine to itself: run nothing else meanwhile (a build doubles the figures).
+# `--plots-only` redraws the figures from OUT/model.json and the traces without running anything;
+# `--replay-only` keeps the traces and replays them again (nothing is timed: after a change to the cost
+# model). The exhaustive searches need the machine to themselves: run nothing else meanwhile (a build
+# doubles the figures).
 #
 # ===----------------------------------------------------------------------------------------------=== #
 import argparse
@@ -76,14 +78,23 @@ def measure(args):
     shapes = QUICK_SHAPES if args.quick else SHAPES
     kernels = QUICK_KERNELS if args.quick else KERNELS
     results = []
+    previous = []
+    if args.replay_only:
+        with open(os.path.join(args.out, "model.json")) as f:
+            previous = json.load(f)
     for file, entry in kernels:
         for n, d in shapes:
             name = "%s-N%d-D%d" % (entry, n, d)
             trace = os.path.join(args.out, "traces", name + ".jsonl")
             base = tune_base(args, file, entry, n, d)
-            print("experiment.py: exhaustive search of %s" % name, file=sys.stderr)
-            exhaustive = run_json(base + ["--strategy", "exhaustive", "--measure-ms", str(args.measure_ms),
-                                          "--db", os.path.join(args.out, "db.jsonl"), "--log", trace, "--json"])
+            if args.replay_only:
+                # The traces of an earlier run: only the replays (and so the model's figures) are new.
+                exhaustive = next(row["exhaustive"] for row in previous if row["kernel"] == entry
+                                  and row["N"] == n and row["D"] == d)
+            else:
+                print("experiment.py: exhaustive search of %s" % name, file=sys.stderr)
+                exhaustive = run_json(base + ["--strategy", "exhaustive", "--measure-ms", str(args.measure_ms),
+                                              "--db", os.path.join(args.out, "db.jsonl"), "--log", trace, "--json"])
             space = exhaustive["space_size"]
             budget = max(2, int(space * args.budget_share))
             row = {"kernel": entry, "N": n, "D": d, "space_size": space, "budget": budget,
@@ -216,7 +227,9 @@ def main():
     parser.add_argument("--budget-share", type=float, default=0.25)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="one kernel at a tiny shape and space (the test)")
-    parser.add_argument("--plots-only", action="store_true")
+    parser.add_argument("--plots-only", action="store_true", help="redraw from OUT/model.json and the traces")
+    parser.add_argument("--replay-only", action="store_true",
+                        help="keep OUT's exhaustive traces, replay them again (after a change to the model)")
     args = parser.parse_args()
     if args.plots_only:
         with open(os.path.join(args.out, "model.json")) as f:

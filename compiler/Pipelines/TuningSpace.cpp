@@ -66,7 +66,7 @@ std::optional<std::string> checkTuningConstraints(const PipelineConfig &config, 
 
 llvm::Expected<TuningSpace> TuningSpace::build(const PipelineConfig &base, PipelineTarget target,
                                                const llvm::StringMap<int64_t> &sizes,
-                                               llvm::ArrayRef<std::string> pinned) {
+                                               llvm::ArrayRef<std::string> pinned, const Constraint &constraint) {
   TuningSpace space;
   space.spaceTarget = target;
   for (const OptionInfo *option : getOptionsOf(target)) {
@@ -91,8 +91,46 @@ llvm::Expected<TuningSpace> TuningSpace::build(const PipelineConfig &base, Pipel
     space.domainValues.emplace_back(values->begin(), values->end());
   }
 
+  if (llvm::Error err = space.enumerate(base, constraint))
+    return std::move(err);
+  return space;
+}
+
+llvm::Expected<TuningSpace>
+TuningSpace::fromValues(const PipelineConfig &base, PipelineTarget target,
+                        llvm::ArrayRef<std::pair<std::string, std::vector<std::string>>> values,
+                        const Constraint &constraint) {
+  TuningSpace space;
+  space.spaceTarget = target;
+  llvm::SmallVector<const OptionInfo *> options = getOptionsOf(target);
+  for (const auto &[name, choices] : values) {
+    auto option = llvm::find_if(options, [&](const OptionInfo *o) { return o->name == name; });
+    if (option == options.end())
+      return llvm::createStringError(
+          llvm::formatv("the {0} target has no option '{1}'", getTargetName(target), name).str());
+    if (llvm::is_contained(space.tunableOptions, *option))
+      return llvm::createStringError(llvm::formatv("option '{0}' is listed twice", name).str());
+    if (choices.empty())
+      return llvm::createStringError(llvm::formatv("option '{0}' has no values", name).str());
+    std::vector<std::string> canonical;
+    for (const std::string &choice : choices) {
+      PipelineConfig probe = base;
+      if (llvm::Error err = probe.set(name, choice))
+        return std::move(err);
+      canonical.push_back(probe.get(name));
+    }
+    space.tunableOptions.push_back(*option);
+    space.domainValues.push_back(std::move(canonical));
+  }
+  if (llvm::Error err = space.enumerate(base, constraint))
+    return std::move(err);
+  return space;
+}
+
+llvm::Error TuningSpace::enumerate(const PipelineConfig &base, const Constraint &constraint) {
+  PipelineTarget target = spaceTarget;
   uint64_t size = 1;
-  for (const auto &values : space.domainValues) {
+  for (const auto &values : domainValues) {
     size *= values.size();
     if (size > kMaxSpaceSize)
       return llvm::createStringError(llvm::formatv("the tuning space of the {0} target has more than {1} "
@@ -100,39 +138,42 @@ llvm::Expected<TuningSpace> TuningSpace::build(const PipelineConfig &base, Pipel
                                                    getTargetName(target), kMaxSpaceSize)
                                          .str());
   }
-  space.productSize = size;
+  productSize = size;
 
   // The base first, whether or not its values lie in the domains: it is what every candidate is measured
   // against.
-  space.configs.push_back(base);
+  configs.push_back(base);
   std::vector<unsigned> baseCoordinates;
-  for (auto [option, values] : llvm::zip(space.tunableOptions, space.domainValues)) {
+  for (auto [option, values] : llvm::zip(tunableOptions, domainValues)) {
     auto it = llvm::find(values, base.get(option->name));
     baseCoordinates.push_back(it == values.end() ? ~0u : unsigned(it - values.begin()));
   }
-  space.coords.push_back(baseCoordinates);
-  space.indexOf[baseCoordinates] = 0;
+  coords.push_back(baseCoordinates);
+  indexOf[baseCoordinates] = 0;
 
-  std::vector<unsigned> point(space.tunableOptions.size(), 0);
+  std::vector<unsigned> point(tunableOptions.size(), 0);
   for (uint64_t index = 0; index < size; ++index) {
     for (int64_t t = int64_t(point.size()) - 1, rest = int64_t(index); t >= 0; --t) {
-      point[t] = unsigned(rest % space.domainValues[t].size());
-      rest /= int64_t(space.domainValues[t].size());
+      point[t] = unsigned(rest % domainValues[t].size());
+      rest /= int64_t(domainValues[t].size());
     }
     if (point == baseCoordinates)
       continue;
     PipelineConfig config = base;
-    for (auto [t, option] : llvm::enumerate(space.tunableOptions))
-      cantFail(config.set(option->name, space.domainValues[t][point[t]]));
-    if (std::optional<std::string> reason = checkTuningConstraints(config, base, target)) {
-      space.prunedConfigs.push_back({config.str(target), std::move(*reason)});
+    for (auto [t, option] : llvm::enumerate(tunableOptions))
+      cantFail(config.set(option->name, domainValues[t][point[t]]));
+    std::optional<std::string> reason = checkTuningConstraints(config, base, target);
+    if (!reason && constraint)
+      reason = constraint(config);
+    if (reason) {
+      prunedConfigs.push_back({config.str(target), std::move(*reason)});
       continue;
     }
-    space.indexOf[point] = space.configs.size();
-    space.configs.push_back(std::move(config));
-    space.coords.push_back(point);
+    indexOf[point] = configs.size();
+    configs.push_back(std::move(config));
+    coords.push_back(point);
   }
-  return space;
+  return llvm::Error::success();
 }
 
 std::optional<size_t> TuningSpace::find(llvm::ArrayRef<unsigned> point) const {

@@ -14,7 +14,9 @@
 
 #include "Pipelines/PipelineConfig.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,13 +31,25 @@ struct PrunedConfig {
 
 class TuningSpace {
 public:
+  /// A caller's own constraint: why `config` is not worth compiling, or nothing. Applied after the target's.
+  using Constraint = std::function<std::optional<std::string>(const PipelineConfig &config)>;
+
   /// The space around `base` for `target`: every tunable option of the target takes the values of its
   /// domain for `sizes` (problem sizes by name: "N", "D", ...); the options named in `pinned` keep their
   /// value from `base`, as do the fixed ones. `base` itself is the first candidate: the default a tuner
   /// measures every candidate against. Errors name an option whose domain needs a size not given.
   static llvm::Expected<TuningSpace> build(const PipelineConfig &base, PipelineTarget target,
                                            const llvm::StringMap<int64_t> &sizes,
-                                           llvm::ArrayRef<std::string> pinned = {});
+                                           llvm::ArrayRef<std::string> pinned = {},
+                                           const Constraint &constraint = nullptr);
+  /// A space of the caller's choosing (a Triton-style config list, as a product): each named option of
+  /// `target` takes the values listed, in that order, every other option keeps its value from `base`, and
+  /// `base` is again the first candidate. The target's constraints and `constraint` prune it as in `build`.
+  /// Errors name an option the target does not have, one listed twice or with no values, or a value that
+  /// does not parse.
+  static llvm::Expected<TuningSpace> fromValues(const PipelineConfig &base, PipelineTarget target,
+                                                llvm::ArrayRef<std::pair<std::string, std::vector<std::string>>> values,
+                                                const Constraint &constraint = nullptr);
 
   /// The target whose options the space varies.
   PipelineTarget target() const { return spaceTarget; }
@@ -56,6 +70,9 @@ public:
   std::optional<size_t> find(llvm::ArrayRef<unsigned> point) const;
 
 private:
+  /// The product of `domainValues` around `base`, pruned: fills configs, coords, indexOf, productSize.
+  llvm::Error enumerate(const PipelineConfig &base, const Constraint &constraint);
+
   PipelineTarget spaceTarget = PipelineTarget::CPU;
   std::vector<const OptionInfo *> tunableOptions;
   std::vector<std::vector<std::string>> domainValues;

@@ -226,6 +226,10 @@ size_t pickWinner(llvm::ArrayRef<TimingStats> timings, llvm::ArrayRef<std::strin
     double noise = std::max({kMinNoise, timings[i].relativeSpread, timings[fastest].relativeSpread});
     if (timings[i].medianMs > timings[fastest].medianMs * (1 + noise))
       continue;
+    // A configuration no faster than the default never displaces it, however wide its own spread (a wide
+    // spread would otherwise bring a slow configuration within noise of the fastest).
+    if (i != 0 && timings[i].medianMs >= timings[0].medianMs)
+      continue;
     if (i == 0 || (winner != 0 && configs[i] < configs[winner]))
       winner = i;
   }

@@ -52,6 +52,13 @@ TEST(PickWinner, WithinNoiseOfEachOtherTheLeastTextWinsInAnyOrder) {
   EXPECT_EQ(pickWinner(swapped, {"default", "chunk-size=32", "chunk-size=8"}), 1u);
 }
 
+TEST(PickWinner, ANoisyConfigurationSlowerThanTheDefaultNeverWins) {
+  // "a" spreads by 50%, which brings it within noise of the fastest, "b"; the default does not come within
+  // noise of "b", but "a" is slower than the default and must not win on its text.
+  std::vector<TimingStats> timings{timing(1.0), timing(1.2, 0.5), timing(0.9)};
+  EXPECT_EQ(pickWinner(timings, {"default", "a", "b"}), 2u);
+}
+
 /// Records what the observer is told.
 struct Recorder : TuningObserver {
   void candidateDone(const CandidateResult &result, size_t evaluated, size_t planned, double,

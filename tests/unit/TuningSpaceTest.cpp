@@ -72,9 +72,8 @@ TEST(TuningSpace, RowsBeyondTheRegisterBudgetArePrunedAsDuplicates) {
     EXPECT_FALSE(config.vectorTile == 64 && config.maxRows == 16) << config.str();
   EXPECT_TRUE(hasPruned(space, "vector-tile=64,max-rows=16", "gives the register blocks of max-rows=8"));
   // vector-tile=16 takes one register a row: every max-rows stays.
-  bool sixteenRowsOfOneRegister = llvm::any_of(space.candidates(), [](const PipelineConfig &config) {
-    return config.vectorTile == 16 && config.maxRows == 16;
-  });
+  bool sixteenRowsOfOneRegister = llvm::any_of(
+      space.candidates(), [](const PipelineConfig &config) { return config.vectorTile == 16 && config.maxRows == 16; });
   EXPECT_TRUE(sixteenRowsOfOneRegister);
 }
 
@@ -113,6 +112,45 @@ TEST(TuningSpace, ADomainThatNeedsAMissingSizeIsAnError) {
   auto space = TuningSpace::build(PipelineConfig(), PipelineTarget::CPU, {});
   ASSERT_FALSE(space);
   EXPECT_NE(llvm::toString(space.takeError()).find("'N'"), std::string::npos);
+}
+
+TEST(TuningSpace, ACallersValuesMakeASpaceThatTheConstraintsStillPrune) {
+  PipelineConfig base;
+  // Values in the caller's order and spelling; 16 rows of 64 lanes exceed the register budget.
+  auto space =
+      TuningSpace::fromValues(base, PipelineTarget::CPU, {{"max-rows", {"16", "4", "8"}}, {"chunk-size", {"32", "16"}}},
+                              [](const PipelineConfig &config) -> std::optional<std::string> {
+                                if (config.chunkSize == 32 && config.maxRows == 4)
+                                  return std::string("the caller rules it out");
+                                return std::nullopt;
+                              });
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  ASSERT_EQ(space->tunables().size(), 2u);
+  EXPECT_EQ(space->tunables()[0]->name, "max-rows");
+  EXPECT_EQ(space->values()[0], (std::vector<std::string>{"16", "4", "8"}));
+  EXPECT_EQ(space->candidates().front(), base);
+  EXPECT_TRUE(hasPruned(*space, "max-rows=16", "gives the register blocks of max-rows=8"));
+  EXPECT_TRUE(hasPruned(*space, "chunk-size=32,", "the caller rules it out"));
+  // 3 × 2 = 6: the base (max-rows=8, chunk-size=16), two with max-rows=16 pruned by the target, one by the
+  // caller; left: the base, max-rows=4 chunk-size=16 and max-rows=8 chunk-size=32.
+  EXPECT_EQ(space->candidates().size(), 3u);
+  EXPECT_EQ(space->unprunedSize(), 6u);
+}
+
+TEST(TuningSpace, ACallersValuesAreChecked) {
+  PipelineConfig base;
+  auto unknown = TuningSpace::fromValues(base, PipelineTarget::CPU, {{"warps-per-block", {"4"}}});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(llvm::toString(unknown.takeError()), "the cpu target has no option 'warps-per-block'");
+  auto twice = TuningSpace::fromValues(base, PipelineTarget::CPU, {{"max-rows", {"4"}}, {"max-rows", {"8"}}});
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(llvm::toString(twice.takeError()), "option 'max-rows' is listed twice");
+  auto empty = TuningSpace::fromValues(base, PipelineTarget::CPU, {{"max-rows", {}}});
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(llvm::toString(empty.takeError()), "option 'max-rows' has no values");
+  auto bad = TuningSpace::fromValues(base, PipelineTarget::CPU, {{"max-rows", {"four"}}});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("max-rows"), std::string::npos);
 }
 
 } // namespace

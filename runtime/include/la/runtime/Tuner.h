@@ -154,7 +154,8 @@ public:
 
 /// The winner of the final round: `timings[i]` of configuration `configs[i]`, the default first. The fastest
 /// median wins, except that among the configurations within noise of it (the larger relative spread of the
-/// two, at least 1%) the default is preferred, then the least canonical text.
+/// two, at least 1%) the default is preferred, then the least canonical text of those faster than the
+/// default.
 size_t pickWinner(llvm::ArrayRef<TimingStats> timings, llvm::ArrayRef<std::string> configs);
 
 /// Searches `space` (built around the runtime's configuration, which is its default) for `entry` of
