@@ -26,6 +26,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plotting import pyplot  # noqa: E402
+
 KERNELS = [
     ("linear_attention.mlir", "linear_attention"),
     ("linear_attention.mlir", "linear_attention_causal"),
@@ -136,12 +139,8 @@ def table(results):
 
 
 def plots(args, results):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("experiment.py: no matplotlib; the plots are skipped (pip install matplotlib)", file=sys.stderr)
+    plt = pyplot("experiment.py")
+    if plt is None:
         return
     replays = os.path.join(args.out, "replays")
     # Best so far against evaluations: one panel per kernel × shape, a line per strategy run.

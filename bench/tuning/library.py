@@ -21,6 +21,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plotting import pyplot  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
 from model_report import entries  # noqa: E402  (the library's entries and their argument shapes)
 
@@ -89,12 +92,8 @@ def table(rows, default_config):
 
 
 def plot(args, rows):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("library.py: no matplotlib; the plot is skipped (pip install matplotlib)", file=sys.stderr)
+    plt = pyplot("library.py")
+    if plt is None:
         return
     measured = [row for row in rows if "speedup" in row]
     shapes = sorted({(row["N"], row["D"], row["threads"]) for row in measured})

@@ -71,57 +71,6 @@ struct Recorder : TuningObserver {
   bool finished = false;
 };
 
-TEST(Tuner, RejectsCandidatesThatDisagreeAndTimesEqualCodeOnce) {
-  auto source = llvm::MemoryBuffer::getFile(LA_KERNELS_DIR "/linear_attention.mlir");
-  ASSERT_TRUE(bool(source));
-  RuntimeOptions options;
-  options.target = RuntimeTarget::CUDAEmulator;
-  options.compile.target = mlir::la::PipelineTarget::CUDA;
-  options.cacheDir = "none";
-  options.numThreads = 1;
-  // Only tensor-cores varies: auto (f32 contractions on FMA), tf32 and off (FMA: the code of auto).
-  auto space = mlir::la::TuningSpace::build(options.compile, mlir::la::PipelineTarget::CUDA, {{"N", 32}},
-                                            {"chunk-size", "warps-per-block", "min-blocks-per-sm"});
-  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
-  ASSERT_EQ(space->candidates().size(), 3u);
-
-  HostTensor q(TensorSpec{DType::F32, {1, 2, 32, 16}}), k(q.spec()), v(q.spec());
-  for (HostTensor *tensor : {&q, &k, &v})
-    for (int64_t i = 0; i < tensor->numElements(); ++i)
-      tensor->set(i, std::sin(0.37 * double(i) + double(tensor == &k) + 2.0 * double(tensor == &v)));
-  HostTensor before(q.spec());
-  std::memcpy(before.data(), q.data(), q.numBytes());
-
-  TunerOptions tuning;
-  tuning.strategy = SearchStrategy::Exhaustive;
-  tuning.measureMs = 1;
-  tuning.minRuns = 2;
-  Recorder recorder;
-  auto result = tune(options, (*source)->getBuffer(), "linear_attention.mlir", "linear_attention_causal",
-                     {q.ref(), k.ref(), v.ref()}, *space, tuning, &recorder);
-  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
-  EXPECT_TRUE(recorder.finished);
-  ASSERT_EQ(result->candidates.size(), 3u);
-  ASSERT_EQ(recorder.seen.size(), 3u);
-
-  const CandidateResult &byDefault = result->candidates[0];
-  EXPECT_EQ(byDefault.status, CandidateResult::Status::Measured);
-  EXPECT_NE(byDefault.config.find("tensor-cores=auto"), std::string::npos);
-  for (const CandidateResult &candidate : llvm::drop_begin(result->candidates)) {
-    if (candidate.config.find("tensor-cores=tf32") != std::string::npos) {
-      EXPECT_EQ(candidate.status, CandidateResult::Status::Mismatch) << candidate.message;
-      EXPECT_NE(candidate.message.find("rel RMS"), std::string::npos) << candidate.message;
-    } else {
-      EXPECT_NE(candidate.config.find("tensor-cores=off"), std::string::npos);
-      EXPECT_EQ(candidate.status, CandidateResult::Status::SameCode);
-      EXPECT_EQ(candidate.sameAs, std::optional<size_t>(0));
-    }
-  }
-  // The rejected candidate cannot win; the default and `off` are the same code, so the default wins.
-  EXPECT_EQ(result->bestConfig, byDefault.config);
-  EXPECT_EQ(std::memcmp(before.data(), q.data(), q.numBytes()), 0);
-}
-
 /// q, k, v of [1, 2, n, 16], deterministic.
 std::vector<HostTensor> smallInputs(int64_t n) {
   std::vector<HostTensor> tensors;
@@ -153,6 +102,62 @@ std::string readKernels(llvm::StringRef name) {
   auto source = llvm::MemoryBuffer::getFile((LA_KERNELS_DIR "/" + name).str());
   EXPECT_TRUE(bool(source));
   return source ? (*source)->getBuffer().str() : "";
+}
+
+/// The cuda-emu runtime of the tests below, and its space in which only tensor-cores varies: auto (f32
+/// contractions on FMA), tf32 and off (FMA: the code of auto).
+RuntimeOptions emulatorOptions() {
+  RuntimeOptions options;
+  options.target = RuntimeTarget::CUDAEmulator;
+  options.compile.target = mlir::la::PipelineTarget::CUDA;
+  options.cacheDir = "none";
+  options.numThreads = 1;
+  return options;
+}
+
+mlir::la::TuningSpace tensorCoreSpace(const RuntimeOptions &options) {
+  return cantFail(mlir::la::TuningSpace::build(options.compile, mlir::la::PipelineTarget::CUDA, {{"N", 32}},
+                                               {"chunk-size", "warps-per-block", "min-blocks-per-sm"}));
+}
+
+TEST(Tuner, RejectsCandidatesThatDisagreeAndTimesEqualCodeOnce) {
+  std::string source = readKernels("linear_attention.mlir");
+  RuntimeOptions options = emulatorOptions();
+  mlir::la::TuningSpace space = tensorCoreSpace(options);
+  ASSERT_EQ(space.candidates().size(), 3u);
+  std::vector<HostTensor> inputs = smallInputs(32);
+  HostTensor &q = inputs[0];
+  HostTensor before(q.spec());
+  std::memcpy(before.data(), q.data(), q.numBytes());
+
+  TunerOptions tuning;
+  tuning.strategy = SearchStrategy::Exhaustive;
+  tuning.measureMs = 1;
+  tuning.minRuns = 2;
+  Recorder recorder;
+  auto result = tune(options, source, "linear_attention.mlir", "linear_attention_causal", refsOf(inputs), space, tuning,
+                     &recorder);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  EXPECT_TRUE(recorder.finished);
+  ASSERT_EQ(result->candidates.size(), 3u);
+  ASSERT_EQ(recorder.seen.size(), 3u);
+
+  const CandidateResult &byDefault = result->candidates[0];
+  EXPECT_EQ(byDefault.status, CandidateResult::Status::Measured);
+  EXPECT_NE(byDefault.config.find("tensor-cores=auto"), std::string::npos);
+  for (const CandidateResult &candidate : llvm::drop_begin(result->candidates)) {
+    if (candidate.config.find("tensor-cores=tf32") != std::string::npos) {
+      EXPECT_EQ(candidate.status, CandidateResult::Status::Mismatch) << candidate.message;
+      EXPECT_NE(candidate.message.find("rel RMS"), std::string::npos) << candidate.message;
+    } else {
+      EXPECT_NE(candidate.config.find("tensor-cores=off"), std::string::npos);
+      EXPECT_EQ(candidate.status, CandidateResult::Status::SameCode);
+      EXPECT_EQ(candidate.sameAs, std::optional<size_t>(0));
+    }
+  }
+  // The rejected candidate cannot win; the default and `off` are the same code, so the default wins.
+  EXPECT_EQ(result->bestConfig, byDefault.config);
+  EXPECT_EQ(std::memcmp(before.data(), q.data(), q.numBytes()), 0);
 }
 
 TEST(Tuner, ACandidateThatCrashesIsRecordedAndTheSearchGoesOn) {
@@ -197,21 +202,15 @@ TEST(Tuner, ACandidateThatCrashesIsRecordedAndTheSearchGoesOn) {
 
 TEST(Tuner, ADeterministicObjectiveIsScoredOnce) {
   std::string source = readKernels("linear_attention.mlir");
-  RuntimeOptions options;
-  options.target = RuntimeTarget::CUDAEmulator;
-  options.compile.target = mlir::la::PipelineTarget::CUDA;
-  options.cacheDir = "none";
-  options.numThreads = 1;
-  auto space = mlir::la::TuningSpace::build(options.compile, mlir::la::PipelineTarget::CUDA, {{"N", 32}},
-                                            {"chunk-size", "warps-per-block", "min-blocks-per-sm"});
-  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  RuntimeOptions options = emulatorOptions();
+  mlir::la::TuningSpace space = tensorCoreSpace(options);
   std::vector<HostTensor> inputs = smallInputs(32);
   TunerOptions tuning;
   tuning.strategy = SearchStrategy::Exhaustive;
   tuning.objective = TuningObjective::globalBytes();
   tuning.isolate = false;
   auto result =
-      tune(options, source, "linear_attention.mlir", "linear_attention_causal", refsOf(inputs), *space, tuning);
+      tune(options, source, "linear_attention.mlir", "linear_attention_causal", refsOf(inputs), space, tuning);
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
   const CandidateResult &byDefault = result->candidates.front();
   EXPECT_EQ(byDefault.timing.runs, 1u);
