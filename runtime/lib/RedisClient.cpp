@@ -64,8 +64,7 @@ RedisClient::~RedisClient() {
 llvm::Error RedisClient::reconnect() {
   if (context)
     redisFree(context);
-  timeval timeout{static_cast<time_t>(timeoutSeconds),
-                  static_cast<suseconds_t>(std::fmod(timeoutSeconds, 1.0) * 1e6)};
+  timeval timeout{static_cast<time_t>(timeoutSeconds), static_cast<suseconds_t>(std::fmod(timeoutSeconds, 1.0) * 1e6)};
   context = redisConnectWithTimeout(host.c_str(), port, timeout);
   if (!context)
     return makeError(address + ": cannot allocate a connection");

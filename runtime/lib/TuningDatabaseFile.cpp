@@ -125,8 +125,8 @@ public:
     if (llvm::Error err = createParent(lockPath))
       return std::move(err);
     int fd;
-    if (std::error_code ec = llvm::sys::fs::openFileForReadWrite(lockPath, fd, llvm::sys::fs::CD_OpenAlways,
-                                                                 llvm::sys::fs::OF_None))
+    if (std::error_code ec =
+            llvm::sys::fs::openFileForReadWrite(lockPath, fd, llvm::sys::fs::CD_OpenAlways, llvm::sys::fs::OF_None))
       return makeError("tuning database " + path + ": cannot open the lease " + lockPath + ": " + ec.message());
     LeaseAttempt attempt;
     if (llvm::sys::fs::tryLockFile(fd)) {

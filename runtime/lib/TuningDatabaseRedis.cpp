@@ -102,8 +102,8 @@ public:
     llvm::raw_string_ostream os(json);
     os << record.toJSON();
     std::string bucket = std::to_string(record.key.sequenceBucket);
-    auto reply = client->command(
-        {"EVAL", kStoreScript, "2", familyKey(record.key), (kPrefix + "families").str(), bucket, json});
+    auto reply =
+        client->command({"EVAL", kStoreScript, "2", familyKey(record.key), (kPrefix + "families").str(), bucket, json});
     if (!reply)
       return useFallback(reply.takeError()).store(record);
     return llvm::Error::success();

@@ -50,13 +50,15 @@ static cl::OptionCategory commonCategory("lac options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required, cl::sub(compileCommand),
                                       cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
-                                      cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+                                      cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
+                                      cl::cat(commonCategory));
 static cl::list<std::string> shapes("shape",
                                     cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
                                              "for every argument (a lower-rank argument takes the leading "
                                              "sizes); with `run --random`, overrides the sizes --random gives "
                                              "that argument"),
-                                    cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+                                    cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
+                                    cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
@@ -69,8 +71,8 @@ static cl::opt<std::string> targetName("target",
                                                 "batch×head slice; --arch picks sm_80 or sm_90). run: cpu, cuda "
                                                 "(a GPU through the CUDA driver, libcuda.so.1 or $LA_CUDA_DRIVER), "
                                                 "or cuda-emu (the CUDA kernels on the GPU emulator)"),
-                                       cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
-                                       cl::cat(commonCategory));
+                                       cl::init("cpu"), cl::sub(compileCommand), cl::sub(runCommand),
+                                       cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<int> cudaDevice("cuda-device",
                                cl::desc("run --target cuda: the ordinal of the device to run on, as the driver "
                                         "numbers them after CUDA_VISIBLE_DEVICES"),
@@ -86,23 +88,25 @@ static cl::opt<std::string> randomDims("random",
                                        cl::desc("Seeded uniform(-1,1) inputs; B,H,N,D fill each argument's "
                                                 "dimensions in order"),
                                        cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random (and of tune's search)"), cl::init(0), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random (and of tune's search)"), cl::init(0),
+                              cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
 static cl::opt<std::string> elementDType("dtype",
                                          cl::desc("Element type the f32 arguments are specialised to: f32, f16 or "
                                                   "bf16 (half types compute in f32, results come back in that "
                                                   "type). run: the type of the --random inputs"),
-                                         cl::init("f32"), cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
-                                         cl::cat(commonCategory));
+                                         cl::init("f32"), cl::sub(compileCommand), cl::sub(runCommand),
+                                         cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<std::string> u2As("u2-as",
                                  cl::desc("Read '<u2' .npy inputs as bf16 or f16 bit patterns (NumPy has no bf16: "
                                           "save bf16 arrays with .view(np.uint16))"),
-                                 cl::init(""), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+                                 cl::init(""), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
+                                 cl::cat(commonCategory));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up run"), cl::init(0),
                                 cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"), cl::init(0),
                                  cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
-static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
-                          cl::cat(commonCategory));
+static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
+                          cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<bool> check("check",
                            cl::desc("Also run the entry's fp64 reference and report each output's max and "
                                     "relative-RMS error and its first NaN/Inf; exit 1 if an output is off"),
@@ -351,14 +355,15 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry,
     for (auto [i, declared] : llvm::enumerate(declaredSpecs)) {
       if (declared.shape.size() > dims->size())
         return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
-                    llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
+                         llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
       la::TensorSpec spec = declared;
       if (spec.dtype == la::DType::F32)
         spec.dtype = *dtype;
       for (size_t d = 0; d < spec.shape.size(); ++d)
         spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
       if (llvm::Error err = checkAllocatable(spec))
-        return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " + llvm::toString(std::move(err)));
+        return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " +
+                         llvm::toString(std::move(err)));
       la::HostTensor tensor(spec);
       for (int64_t e = 0; e < tensor.numElements(); ++e)
         tensor.set(e, uniform(generator));
@@ -369,7 +374,7 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry,
       return makeError("--shape sets the sizes of --random inputs; .npy inputs carry their own shapes");
     if (inputs.size() != signature.arguments.size())
       return makeError("'" + entry + "' takes " + llvm::Twine(signature.arguments.size()) + " arguments but " +
-                  llvm::Twine(inputs.size()) + " --input files were given (or use --random B,H,N,D)");
+                       llvm::Twine(inputs.size()) + " --input files were given (or use --random B,H,N,D)");
     for (auto [i, path] : llvm::enumerate(inputs)) {
       std::optional<la::DType> reinterpret;
       if (signature.arguments[i].dtype == la::DType::BF16)
@@ -446,8 +451,8 @@ int runTune() {
   auto madeInputs = makeInputs(selected->first, selected->second);
   if (!madeInputs)
     return fail(madeInputs.takeError());
-  lac::TuneRequest request{*options, pipelineFlags().given(), inputFile, selected->first, std::move(*madeInputs),
-                           seed, json};
+  lac::TuneRequest request{*options, pipelineFlags().given(), inputFile, selected->first, std::move(*madeInputs), seed,
+                           json};
   return lac::runTune(request);
 }
 
