@@ -75,16 +75,6 @@ llvm::Expected<RuntimeTarget> parseRuntimeTarget(llvm::StringRef name) {
                                      .str());
 }
 
-llvm::Expected<TuningMode> parseTuningMode(llvm::StringRef name) {
-  if (name == "off")
-    return TuningMode::Off;
-  if (name == "lookup")
-    return TuningMode::Lookup;
-  if (name == "tune-on-miss")
-    return TuningMode::TuneOnMiss;
-  return llvm::createStringError("'" + name.str() + "' is not a tuning mode (choose off, lookup or tune-on-miss)");
-}
-
 Program::~Program() = default;
 Runtime::~Runtime() = default;
 
@@ -488,11 +478,8 @@ private:
     }
     if (!attempt->lease)
       return std::nullopt;
-    llvm::StringMap<int64_t> sizes;
-    if (std::optional<int64_t> length = sequenceLength(inputs))
-      sizes["N"] = *length;
     const CompileOptions &own = runtimeOptions.compile;
-    auto space = mlir::la::TuningSpace::build(own, own.target, sizes, runtimeOptions.pinnedOptions);
+    auto space = mlir::la::TuningSpace::build(own, own.target, tuningSizes(inputs), runtimeOptions.pinnedOptions);
     if (!space) {
       reportTuningProblem(space.takeError());
       return std::nullopt;

@@ -4,7 +4,7 @@
 
 #include "CandidateEvaluator.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Debug.h"
@@ -362,22 +362,20 @@ private:
   }
 
   const CandidateResult *resultOf(size_t index) const {
-    for (const CandidateResult &candidate : result.candidates)
-      if (candidate.index == index)
-        return &candidate;
-    return nullptr;
+    auto found = positionOf.find(index);
+    return found == positionOf.end() ? nullptr : &result.candidates[found->second];
   }
 
   void record(CandidateResult candidate, size_t planned) {
     if (!predictions.empty())
       candidate.predicted = predictions[candidate.index];
     LLVM_DEBUG(llvm::dbgs() << "la-tuner: " << candidate.toJSON() << "\n");
-    evaluated.insert(candidate.index);
     bool better = candidate.ok() && (!bestIndex || candidate.relativeTime() < bestRelative);
     if (better) {
       bestIndex = candidate.index;
       bestRelative = candidate.relativeTime();
     }
+    positionOf[candidate.index] = result.candidates.size();
     result.candidates.push_back(std::move(candidate));
     const CandidateResult &stored = result.candidates.back();
     if (observer) {
@@ -416,7 +414,7 @@ private:
     switch (options.strategy) {
     case SearchStrategy::Exhaustive:
       for (size_t index = 1; index < count; ++index)
-        if (!evaluated.contains(index))
+        if (!positionOf.contains(index))
           return index;
       return std::nullopt;
     case SearchStrategy::Random:
@@ -427,7 +425,7 @@ private:
       return randomUnevaluated();
     case SearchStrategy::Model:
       for (size_t index : modelOrder)
-        if (!evaluated.contains(index))
+        if (!positionOf.contains(index))
           return index;
       return std::nullopt;
     }
@@ -437,7 +435,7 @@ private:
   std::optional<size_t> randomUnevaluated() {
     std::vector<size_t> left;
     for (size_t index = 1; index < space.candidates().size(); ++index)
-      if (!evaluated.contains(index))
+      if (!positionOf.contains(index))
         left.push_back(index);
     if (left.empty())
       return std::nullopt;
@@ -457,7 +455,7 @@ private:
           continue;
         std::vector<unsigned> moved = point;
         moved[t] = value;
-        if (std::optional<size_t> found = space.find(moved); found && !evaluated.contains(*found))
+        if (std::optional<size_t> found = space.find(moved); found && !positionOf.contains(*found))
           neighbours.push_back(*found);
       }
     }
@@ -505,7 +503,8 @@ private:
   std::mt19937_64 generator;
   Clock::time_point start;
 
-  llvm::DenseSet<size_t> evaluated;
+  /// Where each candidate evaluated (by space index) sits in `result.candidates`.
+  llvm::DenseMap<size_t, size_t> positionOf;
   std::optional<size_t> bestIndex;
   double bestRelative = 0;
   size_t currentIndex = 0;

@@ -57,6 +57,13 @@ std::optional<int64_t> sequenceLength(llvm::ArrayRef<TensorSpec> arguments) {
   return shape[shape.size() - 2];
 }
 
+llvm::StringMap<int64_t> tuningSizes(llvm::ArrayRef<TensorSpec> arguments) {
+  llvm::StringMap<int64_t> sizes;
+  if (std::optional<int64_t> length = sequenceLength(arguments))
+    sizes["N"] = *length;
+  return sizes;
+}
+
 TuningKey makeTuningKey(llvm::StringRef kernelHash, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
                         unsigned threads, llvm::StringRef target, llvm::StringRef compiler, SequenceBuckets buckets) {
   TuningKey key;

@@ -22,7 +22,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -271,10 +270,8 @@ int runTune(TuneRequest &request) {
     argumentSpecs.push_back(tensor.spec());
     inputRefs.push_back(tensor.ref());
   }
-  llvm::StringMap<int64_t> sizes;
-  if (std::optional<int64_t> length = la::sequenceLength(argumentSpecs))
-    sizes["N"] = *length;
-  auto space = mlir::la::TuningSpace::build(request.runtime.compile, target, sizes, request.pinned);
+  auto space =
+      mlir::la::TuningSpace::build(request.runtime.compile, target, la::tuningSizes(argumentSpecs), request.pinned);
   if (!space)
     return fail(request.file + ": entry '" + request.entry + "': " + llvm::toString(space.takeError()));
 

@@ -60,8 +60,6 @@ enum class TuningMode {
   Lookup,    ///< the database's record for the kernel's key where there is one
   TuneOnMiss ///< that record; without one, tune the kernel at once (RuntimeOptions::onMiss), store and use it
 };
-/// Parses "off", "lookup" or "tune-on-miss"; the error lists the choices.
-llvm::Expected<TuningMode> parseTuningMode(llvm::StringRef name);
 
 /// How much a kernel compiled under TuningMode::TuneOnMiss may be tuned before its first call.
 struct OnMissTuning {

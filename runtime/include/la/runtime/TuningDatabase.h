@@ -23,6 +23,7 @@
 
 #include "Pipelines/PipelineConfig.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -65,6 +66,10 @@ enum class SequenceBuckets {
 /// The sequence length of a call: dimension rank−2 of argument #0 (the N of [B, H, N, D] or [B, N, D]), or
 /// nothing for an argument of rank < 2.
 std::optional<int64_t> sequenceLength(llvm::ArrayRef<TensorSpec> arguments);
+
+/// The problem sizes a tuning space of a call is cut to (TuningSpace::build): "N", the sequence length,
+/// where the call has one.
+llvm::StringMap<int64_t> tuningSizes(llvm::ArrayRef<TensorSpec> arguments);
 
 /// The key of a call; `target` and `compiler` come from getTargetFingerprint and getCompilerVersion.
 TuningKey makeTuningKey(llvm::StringRef kernelHash, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
