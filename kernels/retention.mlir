@@ -78,7 +78,7 @@ func.func @retention(%q: !x, %k: !x, %v: !x) -> !x {
 }
 
 // Simple GLA: q, k: [B,H,T,K], v: [B,H,T,V], g: [B,H,T] (log-gate ≤ 0) -> [B,H,T,V].
-func.func @simple_gla(%q: !x, %k: !x, %v: !x, %g: !g) -> !x {
+func.func @simple_gla(%q: !x, %k: !x, %v: !x, %g: !g {la.domain = #la.domain<max = 0.0>}) -> !x {
   %qs = func.call @scale_queries(%q) : (!x) -> !x
   %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
   %st = la.scan decay %kv, %g along 2 inclusive : !s, !g -> !s
@@ -87,7 +87,7 @@ func.func @simple_gla(%q: !x, %k: !x, %v: !x, %g: !g) -> !x {
 }
 
 // GLA: q, k: [B,H,T,K], v: [B,H,T,V], g: [B,H,T,K] (log-gate per key dimension, ≤ 0) -> [B,H,T,V].
-func.func @gla(%q: !x, %k: !x, %v: !x, %g: !x) -> !x {
+func.func @gla(%q: !x, %k: !x, %v: !x, %g: !x {la.domain = #la.domain<max = 0.0>}) -> !x {
   %qs = func.call @scale_queries(%q) : (!x) -> !x
   %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
   %st = la.scan decay %kv, %g along 2 inclusive : !s, !x -> !s
@@ -104,7 +104,8 @@ func.func @retention_with_state(%q: !x, %k: !x, %v: !x, %h0: !h) -> (!x, !h) {
   return %o, %final : !x, !h
 }
 
-func.func @simple_gla_with_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> (!x, !h) {
+func.func @simple_gla_with_state(%q: !x, %k: !x, %v: !x, %g: !g {la.domain = #la.domain<max = 0.0>}, %h0: !h)
+    -> (!x, !h) {
   %qs = func.call @scale_queries(%q) : (!x) -> !x
   %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
   %st = la.scan decay %kv, %g init(%h0 : !h) along 2 inclusive : !s, !g -> !s
@@ -113,7 +114,8 @@ func.func @simple_gla_with_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> (!x
   return %o, %final : !x, !h
 }
 
-func.func @gla_with_state(%q: !x, %k: !x, %v: !x, %g: !x, %h0: !h) -> (!x, !h) {
+func.func @gla_with_state(%q: !x, %k: !x, %v: !x, %g: !x {la.domain = #la.domain<max = 0.0>}, %h0: !h)
+    -> (!x, !h) {
   %qs = func.call @scale_queries(%q) : (!x) -> !x
   %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
   %st = la.scan decay %kv, %g init(%h0 : !h) along 2 inclusive : !s, !x -> !s

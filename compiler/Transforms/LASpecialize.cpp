@@ -131,6 +131,10 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
       }
     }
     func.setType(FunctionType::get(&getContext(), newTypes, func.getResultTypes()));
+    // Argument domains tell callers what to pass; the generated code does not read them, and the memref and
+    // LLVM arguments that lowering makes of these tensors are no place for them.
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, DomainAttr::kName);
     return success();
   }
 

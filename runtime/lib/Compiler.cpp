@@ -11,6 +11,7 @@
 #include "ParsedProgram.h"
 
 #include "Analysis/BatchSlicing.h"
+#include "LA/IR/LAOps.h"
 #include "Pipelines/Pipelines.h"
 #include "Target/CPU/CPUTarget.h"
 #include "Target/CUDA/CUDATarget.h"
@@ -167,6 +168,10 @@ std::string toMLIRTypeString(const TensorSpec &spec) {
   return text + dtypeName(spec.dtype).str() + ">";
 }
 
+std::string ValueDomain::describe(llvm::StringRef name) const {
+  return mlir::la::DomainAttr::describeInterval(min, max, name);
+}
+
 llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, llvm::StringRef bufferName) {
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
@@ -198,6 +203,12 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
         !toSignature(func.getResultTypes(), info.signature.results))
       return llvm::createStringError("%s: entry '%s' has an argument or result that is not a f16/bf16/f32/f64 tensor",
                                      bufferName.str().c_str(), info.name.c_str());
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto domain = func.getArgAttrOfType<mlir::la::DomainAttr>(i, mlir::la::DomainAttr::kName);
+      info.signature.argumentDomains.push_back(
+          domain ? std::optional<ValueDomain>(ValueDomain{domain.getLowerBound(), domain.getUpperBound()})
+                 : std::nullopt);
+    }
     entries.push_back(std::move(info));
   }
   // Slicing is decided on the inlined, simplified program, which is what gets compiled.

@@ -114,19 +114,63 @@ llvm::json::Value OutputCheck::toJSON() const {
   return object;
 }
 
+std::optional<DomainViolation> checkDomain(unsigned argument, const TensorRef &input, const ValueDomain &domain) {
+  DomainViolation violation;
+  int64_t n = input.spec.numElements();
+  for (int64_t i = 0; i < n; ++i) {
+    double value = elementAt(input, i);
+    if (domain.contains(value))
+      continue;
+    if (violation.count++ == 0) {
+      violation.firstIndex = multiIndex(input.spec.shape, i);
+      violation.firstValue = value;
+    }
+  }
+  if (violation.count == 0)
+    return std::nullopt;
+  violation.argument = argument;
+  violation.spec = input.spec;
+  violation.domain = domain;
+  return violation;
+}
+
+std::string DomainViolation::str() const {
+  return llvm::formatv("argument #{0} {1}: {2} value(s) outside its domain {3}, the first {4:g} at {5}", argument,
+                       spec.str(), count, domain.describe("x"), firstValue, indexText(firstIndex))
+      .str();
+}
+
+llvm::json::Value DomainViolation::toJSON() const {
+  return llvm::json::Object{{"argument", static_cast<int64_t>(argument)},
+                            {"input", spec.str()},
+                            {"domain", domain.describe("x")},
+                            {"outside", count},
+                            {"first_index", llvm::json::Array(firstIndex)},
+                            {"first_value", firstValue}};
+}
+
 bool NumericsReport::passed() const {
-  return llvm::all_of(outputs, [](const OutputCheck &check) { return check.passed(); });
+  return inputs.empty() && llvm::all_of(outputs, [](const OutputCheck &check) { return check.passed(); });
 }
 
 std::string NumericsReport::str() const {
-  return llvm::join(llvm::map_range(outputs, [](const OutputCheck &check) { return check.str(); }), "\n");
+  std::vector<std::string> lines;
+  for (const DomainViolation &violation : inputs)
+    lines.push_back(violation.str());
+  if (!inputs.empty())
+    lines.push_back("the kernel is not defined for these inputs, so the outputs below say nothing about it:");
+  for (const OutputCheck &check : outputs)
+    lines.push_back(check.str());
+  return llvm::join(lines, "\n");
 }
 
 llvm::json::Value NumericsReport::toJSON() const {
-  llvm::json::Array array;
+  llvm::json::Array inputArray, outputArray;
+  for (const DomainViolation &violation : inputs)
+    inputArray.push_back(violation.toJSON());
   for (const OutputCheck &check : outputs)
-    array.push_back(check.toJSON());
-  return llvm::json::Object{{"passed", passed()}, {"outputs", std::move(array)}};
+    outputArray.push_back(check.toJSON());
+  return llvm::json::Object{{"passed", passed()}, {"inputs", std::move(inputArray)}, {"outputs", std::move(outputArray)}};
 }
 
 } // namespace la

@@ -346,6 +346,12 @@ public:
       return makeError(program.name() + ": entry '" + entry + "' has " + llvm::Twine(references->size()) +
                        " results but " + llvm::Twine(outputs.size()) + " outputs were given to check");
     NumericsReport report;
+    // Inputs outside their declared domains first, so that a failure is not blamed on the kernel.
+    if (const EntryInfo *info = static_cast<const ProgramImpl &>(program).lookup(entry))
+      for (auto [i, domain] : llvm::enumerate(info->signature.argumentDomains))
+        if (domain && i < inputs.size())
+          if (std::optional<DomainViolation> violation = checkDomain(i, inputs[i], *domain))
+            report.inputs.push_back(std::move(*violation));
     for (auto [i, output] : llvm::enumerate(outputs)) {
       HostTensor &expected = (*references)[i];
       if (output.spec.shape != expected.spec().shape)

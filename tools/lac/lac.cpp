@@ -7,6 +7,7 @@
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json] [--tuning-db PATH]
 //   lac tune FILE ... (Tune.cpp)
+//   lac signature FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]
 //
 // Both take every compiler option as a flag (--chunk-size=32, --group-sweeps, --fuse=false, --target-cpu=...),
 // generated from the option registry (compiler/Pipelines/PipelineOptions.def).
@@ -44,21 +45,23 @@ namespace cl = llvm::cl;
 
 static cl::SubCommand compileCommand("compile", "Compile an entry and print a stage of the lowering");
 static cl::SubCommand runCommand("run", "Run an entry on .npy inputs (or random ones) and time it");
+static cl::SubCommand signatureCommand("signature",
+                                       "Print an entry's arguments and results: names, shapes, dtypes and domains");
 // `lac tune` (Tune.cpp) shares run's options for inputs, shapes, threads and the target.
 
 static cl::OptionCategory commonCategory("lac options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<kernel.mlir>"), cl::Required, cl::sub(compileCommand),
-                                      cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
+                                      cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand));
 static cl::opt<std::string> entryName("entry", cl::desc("Function to compile (default: the first public one)"),
                                       cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
-                                      cl::cat(commonCategory));
+                                      cl::sub(signatureCommand), cl::cat(commonCategory));
 static cl::list<std::string> shapes("shape",
                                     cl::desc("Argument shape: ARG=BxHxNxD (ARG an index or %name), or BxHxNxD "
                                              "for every argument (a lower-rank argument takes the leading "
                                              "sizes); with `run --random`, overrides the sizes --random gives "
                                              "that argument"),
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
-                                    cl::cat(commonCategory));
+                                    cl::sub(signatureCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
@@ -85,7 +88,7 @@ static cl::list<std::string> inputs("input", cl::desc("A .npy file per argument,
 static cl::list<std::string> outputs("output", cl::desc("A .npy file per result, in result order"), cl::sub(runCommand),
                                      cl::cat(commonCategory));
 static cl::opt<std::string> randomDims("random",
-                                       cl::desc("Seeded uniform(-1,1) inputs; B,H,N,D fill each argument's "
+                                       cl::desc("Seeded uniform(-1,1) inputs (cut to an argument's declared domain); B,H,N,D fill each argument's "
                                                 "dimensions in order"),
                                        cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random (and of tune's search)"), cl::init(0),
@@ -95,7 +98,8 @@ static cl::opt<std::string> elementDType("dtype",
                                                   "bf16 (half types compute in f32, results come back in that "
                                                   "type). run: the type of the --random inputs"),
                                          cl::init("f32"), cl::sub(compileCommand), cl::sub(runCommand),
-                                         cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+                                         cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand),
+                                         cl::cat(commonCategory));
 static cl::opt<std::string> u2As("u2-as",
                                  cl::desc("Read '<u2' .npy inputs as bf16 or f16 bit patterns (NumPy has no bf16: "
                                           "save bf16 arrays with .view(np.uint16))"),
@@ -106,7 +110,7 @@ static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up
 static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"), cl::init(0),
                                  cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
-                          cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+                          cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand), cl::cat(commonCategory));
 static cl::opt<bool> check("check",
                            cl::desc("Also run the entry's fp64 reference and report each output's max and "
                                     "relative-RMS error and its first NaN/Inf; exit 1 if an output is off"),
@@ -132,6 +136,11 @@ int fail(const llvm::Twine &message) {
 }
 
 int fail(llvm::Error err) { return fail(llvm::toString(std::move(err))); }
+
+int failNumerics(const la::NumericsReport &report) {
+  return fail(report.inputs.empty() ? "numerics check failed"
+                                    : "numerics check failed: an input lies outside its argument's domain");
+}
 
 /// The `%names` of `entry`'s arguments, read from the source text (MLIR does not keep SSA names).
 std::vector<std::string> argumentNames(llvm::StringRef source, llvm::StringRef entry) {
@@ -325,6 +334,24 @@ int runCompile() {
   return 0;
 }
 
+/// Where `--random` draws an argument's values: uniform(-1, 1), cut to the argument's declared domain (a
+/// log-gate ≤ 0 draws from (-1, 0]); a domain that misses [-1, 1] gives the width-2 interval at its bound.
+std::pair<double, double> samplingInterval(const std::optional<la::ValueDomain> &domain) {
+  double low = -1.0, high = 1.0;
+  if (!domain)
+    return {low, high};
+  if (domain->min)
+    low = std::max(low, *domain->min);
+  if (domain->max)
+    high = std::min(high, *domain->max);
+  if (low <= high)
+    return {low, high};
+  if (domain->min && domain->max)
+    return {*domain->min, *domain->max};
+  return domain->min ? std::make_pair(*domain->min, *domain->min + 2.0)
+                     : std::make_pair(*domain->max - 2.0, *domain->max);
+}
+
 /// The inputs of `run` and `tune`: `--random` tensors (seeded, `--shape` and `--dtype` applied) or `--input`
 /// files, checked against `entry`'s signature.
 llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry, const la::EntrySignature &signature) {
@@ -351,8 +378,10 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry,
     if (!dtype)
       return dtype.takeError();
     std::mt19937_64 generator(seed);
-    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     for (auto [i, declared] : llvm::enumerate(declaredSpecs)) {
+      auto [low, high] = samplingInterval(i < signature.argumentDomains.size() ? signature.argumentDomains[i]
+                                                                                : std::nullopt);
+      std::uniform_real_distribution<double> uniform(low, high);
       if (declared.shape.size() > dims->size())
         return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
                          llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
@@ -590,7 +619,7 @@ int runRun() {
       object["gpu"] = std::move(gpu);
     }
     llvm::outs() << llvm::json::Value(std::move(object)) << "\n";
-    return report && !report->passed() ? fail("numerics check failed") : 0;
+    return report && !report->passed() ? failNumerics(*report) : 0;
   }
   llvm::outs() << entry << ": " << (*results).size() << " result(s)";
   for (const la::HostTensor &tensor : *results)
@@ -615,15 +644,102 @@ int runRun() {
                                   kernelTimes.size(), medianOf(kernelTimes));
   if (report) {
     llvm::outs() << "check against the fp64 reference:\n";
-    for (const la::OutputCheck &output : report->outputs)
-      llvm::outs() << "  " << output.str() << "\n";
+    llvm::SmallVector<llvm::StringRef> lines;
+    std::string text = report->str();
+    llvm::StringRef(text).split(lines, '\n');
+    for (llvm::StringRef line : lines)
+      llvm::outs() << "  " << line << "\n";
     if (!report->passed())
-      return fail("numerics check failed");
+      return failNumerics(*report);
   }
   return 0;
 }
 
 } // namespace
+
+/// `lac signature`: each argument's index, `%name`, shape (`--shape` applied; -1 where still dynamic), dtype
+/// and declared domain, then each result's. With every argument shape known, the result shapes are the
+/// compiled kernel's (they may depend on the inputs'); otherwise the declared ones.
+int runSignature() {
+  auto source = readSource(inputFile);
+  if (!source)
+    return fail(source.takeError());
+  auto entries = la::inspectProgram(*source, inputFile);
+  if (!entries)
+    return fail(entries.takeError());
+  const la::EntryInfo *info = findEntry(*entries, entryName);
+  if (!info)
+    return fail(inputFile + ": no entry named '" + entryName + "' (entries: " + listEntries(*entries) + ")");
+  auto arguments = resolveShapes(*info, *source);
+  if (!arguments)
+    return fail(arguments.takeError());
+  auto dtype = parseElementDType();
+  if (!dtype)
+    return fail(dtype.takeError());
+  for (la::TensorSpec &spec : *arguments)
+    if (spec.dtype == la::DType::F32)
+      spec.dtype = *dtype;
+  std::vector<la::TensorSpec> results(info->signature.results.begin(), info->signature.results.end());
+  bool allStatic = llvm::all_of(*arguments, [](const la::TensorSpec &spec) { return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; }); });
+  if (allStatic) {
+    la::RuntimeOptions options;
+    options.cacheDir = "none";
+    auto runtime = la::Runtime::create(options);
+    if (!runtime)
+      return fail(runtime.takeError());
+    auto program = (*runtime)->loadSource(*source, inputFile);
+    if (!program)
+      return fail(program.takeError());
+    auto specs = (*runtime)->resultSpecs(**program, info->name, *arguments);
+    if (!specs)
+      return fail(specs.takeError());
+    results.assign(specs->begin(), specs->end());
+  }
+  std::vector<std::string> names = argumentNames(*source, info->name);
+  // json::Value keeps a StringRef without copying it: every string here is an owned std::string.
+  auto describe = [&](size_t index, const la::TensorSpec &spec, const std::string &name,
+                      const std::optional<la::ValueDomain> &domain) {
+    llvm::json::Object object{{"index", static_cast<int64_t>(index)},
+                              {"name", name},
+                              {"shape", llvm::json::Array(spec.shape)},
+                              {"dtype", la::dtypeName(spec.dtype).str()}};
+    if (domain)
+      object["domain"] = domain->describe(name);
+    return object;
+  };
+  llvm::json::Array argumentArray, resultArray;
+  for (auto [i, spec] : llvm::enumerate(*arguments))
+    argumentArray.push_back(describe(i, spec, i < names.size() ? names[i] : "arg" + std::to_string(i),
+                                     i < info->signature.argumentDomains.size() ? info->signature.argumentDomains[i]
+                                                                                : std::nullopt));
+  for (auto [i, spec] : llvm::enumerate(results))
+    resultArray.push_back(describe(i, spec, "result" + std::to_string(i), std::nullopt));
+  if (json) {
+    llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(llvm::json::Object{
+                                               {"entry", std::string(info->name)},
+                                               {"arguments", std::move(argumentArray)},
+                                               {"results", std::move(resultArray)}}));
+    return 0;
+  }
+  auto print = [](llvm::StringRef title, const llvm::json::Array &array) {
+    llvm::outs() << title << ":\n";
+    for (const llvm::json::Value &value : array) {
+      const llvm::json::Object &object = *value.getAsObject();
+      std::vector<std::string> dims;
+      for (const llvm::json::Value &size : *object.getArray("shape"))
+        dims.push_back(*size.getAsInteger() < 0 ? "?" : std::to_string(*size.getAsInteger()));
+      llvm::outs() << llvm::formatv("  #{0} {1}: {2}[{3}]", *object.getInteger("index"), *object.getString("name"),
+                                    *object.getString("dtype"), llvm::join(dims, "x"));
+      if (std::optional<llvm::StringRef> domain = object.getString("domain"))
+        llvm::outs() << "  (" << *domain << ")";
+      llvm::outs() << "\n";
+    }
+  };
+  llvm::outs() << info->name << "\n";
+  print("arguments", argumentArray);
+  print("results", resultArray);
+  return 0;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -638,6 +754,7 @@ int main(int argc, char **argv) {
                               "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
                               "[--json]\n"
                               "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"
+                              "  lac signature FILE [--entry E] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]\n"
                               "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
                               "[--out I=PATH.npy] [--seed N] [--json]\n");
   if (compileCommand)
@@ -646,9 +763,12 @@ int main(int argc, char **argv) {
     return runRun();
   if (lac::tuneSubcommand())
     return runTune();
+  if (signatureCommand)
+    return runSignature();
   if (lac::tuneDbSubcommand())
     return lac::runTuneDb();
   if (lac::gpuRunSelected())
     return lac::runGpuRun();
-  return fail("choose a subcommand: lac compile ..., lac run ..., lac tune ... or lac gpu-run ... (see lac --help)");
+  return fail("choose a subcommand: lac compile ..., lac run ..., lac tune ..., lac signature ... or lac gpu-run ... "
+              "(see lac --help)");
 }

@@ -190,6 +190,46 @@ def LA_MaskAttr : LA_Attr<"Mask", "mask"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Argument domains.
+//===----------------------------------------------------------------------===//
+
+def LA_DomainAttr : LA_Attr<"Domain", "domain"> {
+  let summary = "The interval of values an entry argument may hold";
+  let description = [{
+    Declares the values a kernel's mathematics is defined for, on a function argument:
+    `%g: !g {la.domain = #la.domain<max = 0.0>}` says a log-gate is at most 0 (SPEC §5). Either bound may be
+    left out; both are inclusive. The kernel does not clamp: the domain tells callers and tools what to
+    feed it. `lac signature` shows it, `lac run --random` samples inside it, and the numerics guard
+    (`lac run --check`) names an input that lies outside it before it blames the kernel for the outputs.
+  }];
+  // f64 FloatAttrs (a double parameter would have no hash); a null attribute is an absent bound.
+  let parameters = (ins OptionalParameter<"::mlir::FloatAttr">:$min, OptionalParameter<"::mlir::FloatAttr">:$max);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The argument attribute that holds one.
+    static constexpr ::llvm::StringLiteral kName = "la.domain";
+    std::optional<double> getLowerBound() const {
+      return getMin() ? std::optional<double>(getMin().getValueAsDouble()) : std::nullopt;
+    }
+    std::optional<double> getUpperBound() const {
+      return getMax() ? std::optional<double>(getMax().getValueAsDouble()) : std::nullopt;
+    }
+    bool contains(double value) const {
+      return (!getMin() || value >= getMin().getValueAsDouble()) && (!getMax() || value <= getMax().getValueAsDouble());
+    }
+    /// `name ≤ 0`, `0 ≤ name ≤ 1`: the domain as a message states it.
+    std::string describe(::llvm::StringRef name) const {
+      return describeInterval(getLowerBound(), getUpperBound(), name);
+    }
+    static std::string describeInterval(std::optional<double> min, std::optional<double> max,
+                                        ::llvm::StringRef name);
+    /// The shortest text of `value` that reads back exactly, always with a decimal point or exponent.
+    static std::string formatBound(double value);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Register tiling: the lowering config of a contraction (compiler/Transforms/RegisterBlockConfig.h).
 //===----------------------------------------------------------------------===//
 

@@ -7,6 +7,11 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::la;
@@ -42,6 +47,21 @@ void LADialect::initialize() {
 LogicalResult LADialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
   if (attribute.getName() == RegisterBlockAttr::kName && !isa<RegisterBlockAttr>(attribute.getValue()))
     return op->emitOpError() << "'" << RegisterBlockAttr::kName << "' must be a #la.register_block";
+  return success();
+}
+
+LogicalResult LADialect::verifyRegionArgAttribute(Operation *op, unsigned regionIndex, unsigned argIndex,
+                                                  NamedAttribute attribute) {
+  if (attribute.getName() != DomainAttr::kName)
+    return success();
+  if (!isa<DomainAttr>(attribute.getValue()))
+    return op->emitOpError() << "argument #" << argIndex << ": '" << DomainAttr::kName
+                             << "' must be a #la.domain, not " << attribute.getValue();
+  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !isa<FloatType>(shaped.getElementType()))
+    return op->emitOpError() << "argument #" << argIndex << ": '" << DomainAttr::kName
+                             << "' describes floating-point values, but the argument is " << type;
   return success();
 }
 
@@ -182,5 +202,83 @@ Attribute MaskAttr::parse(AsmParser &parser, Type) {
 void MaskAttr::print(AsmPrinter &printer) const {
   printer << "<";
   printBody(printer);
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// DomainAttr: `<min = a, max = b>`, either bound optional
+//===----------------------------------------------------------------------===//
+
+LogicalResult DomainAttr::verify(function_ref<InFlightDiagnostic()> emitError, FloatAttr min, FloatAttr max) {
+  if (!min && !max)
+    return emitError() << "#la.domain needs a min or a max bound";
+  for (FloatAttr bound : {min, max})
+    if (bound && std::isnan(bound.getValueAsDouble()))
+      return emitError() << "#la.domain bound is NaN";
+  if (min && max && min.getValueAsDouble() > max.getValueAsDouble())
+    return emitError() << "#la.domain is empty: min " << formatBound(min.getValueAsDouble()) << " > max "
+                       << formatBound(max.getValueAsDouble());
+  return success();
+}
+
+Attribute DomainAttr::parse(AsmParser &parser, Type) {
+  FloatAttr bounds[2];
+  const char *names[2] = {"min", "max"};
+  if (parser.parseLess())
+    return {};
+  // `min = a`, `max = b` or both, in that order.
+  for (unsigned i = 0; i < 2; ++i) {
+    if (i == 1 && bounds[0] && failed(parser.parseOptionalComma()))
+      break;
+    if (failed(parser.parseOptionalKeyword(names[i]))) {
+      if (i == 1 && bounds[0]) {
+        parser.emitError(parser.getCurrentLocation(), "expected `max = <number>` after the comma");
+        return {};
+      }
+      continue;
+    }
+    double value;
+    if (parser.parseEqual() || parser.parseFloat(value))
+      return {};
+    bounds[i] = FloatAttr::get(Float64Type::get(parser.getContext()), value);
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(), bounds[0],
+                    bounds[1]);
+}
+
+std::string DomainAttr::formatBound(double value) {
+  // The shortest text that reads back as the same double, with a `.0` so that it stays a float literal.
+  std::string text;
+  for (int precision = 1; precision <= 17; ++precision) {
+    text = llvm::formatv("{0}", llvm::format("%.*g", precision, value)).str();
+    if (std::strtod(text.c_str(), nullptr) == value)
+      break;
+  }
+  if (llvm::StringRef(text).find_first_of(".eEn") == llvm::StringRef::npos)
+    text += ".0";
+  return text;
+}
+
+std::string DomainAttr::describeInterval(std::optional<double> min, std::optional<double> max,
+                                         llvm::StringRef name) {
+  std::string text;
+  if (min)
+    text += formatBound(*min) + " ≤ ";
+  text += name.str();
+  if (max)
+    text += " ≤ " + formatBound(*max);
+  return text;
+}
+
+void DomainAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  if (auto min = getLowerBound())
+    printer << "min = " << formatBound(*min);
+  if (getMin() && getMax())
+    printer << ", ";
+  if (auto max = getUpperBound())
+    printer << "max = " << formatBound(*max);
   printer << ">";
 }

@@ -34,6 +34,8 @@ def LA_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   // `la.register_block` on an op must hold a #la.register_block (the register-tiling steps read it).
   let hasOperationAttrVerify = 1;
+  // `la.domain` on a function argument must hold a #la.domain and sit on a floating-point tensor.
+  let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -58,14 +58,36 @@ struct OutputCheck {
   llvm::json::Value toJSON() const;
 };
 
-/// Every output of one call against the fp64 reference.
+/// An input with values outside its argument's declared domain (`#la.domain`), where the kernel's
+/// mathematics is not defined: outputs that are off may be the input's fault, not the kernel's.
+struct DomainViolation {
+  /// Argument number in the entry's signature.
+  unsigned argument = 0;
+  TensorSpec spec;
+  ValueDomain domain;
+  /// Elements outside the domain (NaN included), and the first one (row-major order) with its value.
+  int64_t count = 0;
+  llvm::SmallVector<int64_t, 4> firstIndex;
+  double firstValue = 0;
+
+  /// "argument #3 f32[2x8x64]: 512 values outside its domain x ≤ 0.0, the first 0.53 at [0, 0, 0]".
+  std::string str() const;
+  llvm::json::Value toJSON() const;
+};
+
+/// The elements of `input` outside `domain`; none when every element lies inside.
+std::optional<DomainViolation> checkDomain(unsigned argument, const TensorRef &input, const ValueDomain &domain);
+
+/// Every output of one call against the fp64 reference, after the inputs against their declared domains.
 struct NumericsReport {
+  std::vector<DomainViolation> inputs;
   std::vector<OutputCheck> outputs;
 
+  /// No input outside its domain and every output within tolerance.
   bool passed() const;
-  /// One line per output.
+  /// One line per input outside its domain, then one per output.
   std::string str() const;
-  /// {"passed": bool, "outputs": [...]}.
+  /// {"passed": bool, "inputs": [...], "outputs": [...]}.
   llvm::json::Value toJSON() const;
 };
 

@@ -166,6 +166,8 @@ public:
 struct EntrySignature {
   llvm::SmallVector<TensorSpec> arguments;
   llvm::SmallVector<TensorSpec> results;
+  /// One per argument: its declared domain, or none.
+  llvm::SmallVector<std::optional<ValueDomain>> argumentDomains;
 };
 
 class Runtime {

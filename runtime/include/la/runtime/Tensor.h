@@ -29,6 +29,16 @@ std::optional<DType> parseDType(llvm::StringRef name);
 /// Bytes per element.
 size_t dtypeSize(DType dtype);
 
+/// The values an entry argument may hold, as its `#la.domain` declares them: either bound may be absent,
+/// both are inclusive (a log-gate: max 0).
+struct ValueDomain {
+  std::optional<double> min, max;
+
+  bool contains(double value) const { return (!min || value >= *min) && (!max || value <= *max); }
+  /// "g ≤ 0.0", "0.0 ≤ x ≤ 1.0".
+  std::string describe(llvm::StringRef name) const;
+};
+
 /// Element type and shape of a tensor, without data.
 struct TensorSpec {
   DType dtype = DType::F32;
