@@ -26,27 +26,6 @@ func.func private @scale_queries(%q: !x) -> !x {
   return %qs : !x
 }
 
-// The state after the last position of a state sequence [B,H,T,K,V]. The compiler never builds the sequence:
-// it recognises this slice of a decay scan as the state its chunk loop ends with.
-func.func private @final_state(%st: !s) -> !h {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
-  %c4 = arith.constant 4 : index
-  %b = tensor.dim %st, %c0 : !s
-  %h = tensor.dim %st, %c1 : !s
-  %t = tensor.dim %st, %c2 : !s
-  %kd = tensor.dim %st, %c3 : !s
-  %vd = tensor.dim %st, %c4 : !s
-  %last = arith.subi %t, %c1 : index
-  // Not a rank-reducing slice: which unit dimension it drops would be ambiguous once B or H is 1.
-  %slice = tensor.extract_slice %st[0, 0, %last, 0, 0] [%b, %h, 1, %kd, %vd] [1, 1, 1, 1, 1]
-      : !s to tensor<?x?x1x?x?xf32>
-  %final = tensor.collapse_shape %slice [[0], [1], [2, 3], [4]] : tensor<?x?x1x?x?xf32> into !h
-  return %final : !h
-}
-
 // The log-gates of retention, log γ_h with γ_h = 1 - 2^{-5-h}, shaped like q's [B, H, T].
 func.func private @retention_gates(%q: !x) -> !g {
   %c0 = arith.constant 0 : index
@@ -97,29 +76,12 @@ func.func @gla(%q: !x, %k: !x, %v: !x, %g: !x {la.domain = #la.domain<max = 0.0>
 
 // The same three kernels continuing from a state: h0 [B,H,K,V] is the state before the first position and the
 // second result is the state after the last one, so a long sequence can be processed in pieces (running two
-// halves with the state passed between them equals one run).
-func.func @retention_with_state(%q: !x, %k: !x, %v: !x, %h0: !h) -> (!x, !h) {
-  %g = func.call @retention_gates(%q) : (!x) -> !g
-  %o, %final = func.call @simple_gla_with_state(%q, %k, %v, %g, %h0) : (!x, !x, !x, !g, !h) -> (!x, !h)
-  return %o, %final : !x, !h
-}
-
-func.func @simple_gla_with_state(%q: !x, %k: !x, %v: !x, %g: !g {la.domain = #la.domain<max = 0.0>}, %h0: !h)
-    -> (!x, !h) {
-  %qs = func.call @scale_queries(%q) : (!x) -> !x
-  %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
-  %st = la.scan decay %kv, %g init(%h0 : !h) along 2 inclusive : !s, !g -> !s
-  %o = la.contract "bhtk,bhtkv->bhtv" %qs, %st : !x, !s -> !x
-  %final = func.call @final_state(%st) : (!s) -> !h
-  return %o, %final : !x, !h
-}
-
-func.func @gla_with_state(%q: !x, %k: !x, %v: !x, %g: !x {la.domain = #la.domain<max = 0.0>}, %h0: !h)
-    -> (!x, !h) {
-  %qs = func.call @scale_queries(%q) : (!x) -> !x
-  %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
-  %st = la.scan decay %kv, %g init(%h0 : !h) along 2 inclusive : !s, !x -> !s
-  %o = la.contract "bhtk,bhtkv->bhtv" %qs, %st : !x, !s -> !x
-  %final = func.call @final_state(%st) : (!s) -> !h
-  return %o, %final : !x, !h
-}
+// halves with the state passed between them equals one run). The compiler derives each from its kernel above
+// (la-derive-state-variants, SPEC §8): the decay scan starts from h0, and its last position is returned.
+// Declarations are private in MLIR's syntax; the derived functions are public entries.
+func.func private @retention_with_state(%q: !x, %k: !x, %v: !x, %h0: !h) -> (!x, !h)
+    attributes {la.resume_of = @retention}
+func.func private @simple_gla_with_state(%q: !x, %k: !x, %v: !x, %g: !g {la.domain = #la.domain<max = 0.0>}, %h0: !h)
+    -> (!x, !h) attributes {la.resume_of = @simple_gla}
+func.func private @gla_with_state(%q: !x, %k: !x, %v: !x, %g: !x {la.domain = #la.domain<max = 0.0>}, %h0: !h)
+    -> (!x, !h) attributes {la.resume_of = @gla}

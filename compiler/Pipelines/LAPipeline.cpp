@@ -25,6 +25,8 @@ void addSpecialization(OpPassManager &pm, const Specialization &specialization) 
 
 void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config,
                                  const Specialization &specialization) {
+  // Declared prefill/resume variants get their bodies before anything picks the entry.
+  pm.addPass(createLADeriveStateVariants());
   addSpecialization(pm, specialization);
   pm.addPass(createInlinerPass());
   if (specialization.slicedDims > 0) {

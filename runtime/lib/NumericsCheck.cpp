@@ -170,7 +170,8 @@ llvm::json::Value NumericsReport::toJSON() const {
     inputArray.push_back(violation.toJSON());
   for (const OutputCheck &check : outputs)
     outputArray.push_back(check.toJSON());
-  return llvm::json::Object{{"passed", passed()}, {"inputs", std::move(inputArray)}, {"outputs", std::move(outputArray)}};
+  return llvm::json::Object{
+      {"passed", passed()}, {"inputs", std::move(inputArray)}, {"outputs", std::move(outputArray)}};
 }
 
 } // namespace la

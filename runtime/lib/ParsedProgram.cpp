@@ -3,10 +3,12 @@
 #include "ParsedProgram.h"
 
 #include "LA/IR/LADialect.h"
+#include "Transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
@@ -36,6 +38,12 @@ llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef sour
   parsed->module = parseSourceFile<ModuleOp>(parsed->diagnostics.sourceMgr, parsed->context.get());
   if (!parsed->module)
     return parsed->diagnostics.error((name + ": cannot parse the program").str());
+  // Declared prefill/resume variants (la.prefill_of, la.resume_of) are entries like any other from here on:
+  // signatures, slicing and the reference all see their bodies.
+  PassManager pm(parsed->context.get());
+  pm.addPass(mlir::la::createLADeriveStateVariants());
+  if (failed(pm.run(*parsed->module)))
+    return parsed->diagnostics.error((name + ": cannot derive a state-passing variant").str());
   return std::move(parsed);
 }
 

@@ -283,3 +283,19 @@ uint16_t la::floatToBFloat16(float value) {
 }
 
 float la::bfloat16ToFloat(uint16_t bits) { return floatFromBits(static_cast<uint32_t>(bits) << 16); }
+
+std::pair<double, double> la::samplingInterval(const std::optional<ValueDomain> &domain) {
+  double low = -1.0, high = 1.0;
+  if (!domain)
+    return {low, high};
+  if (domain->min)
+    low = std::max(low, *domain->min);
+  if (domain->max)
+    high = std::min(high, *domain->max);
+  if (low <= high)
+    return {low, high};
+  if (domain->min && domain->max)
+    return {*domain->min, *domain->max};
+  return domain->min ? std::make_pair(*domain->min, *domain->min + 2.0)
+                     : std::make_pair(*domain->max - 2.0, *domain->max);
+}

@@ -5,8 +5,6 @@
 // RUN: FileCheck %s < %t.custom
 // RUN: la-opt %kernels/retention.mlir -inline -canonicalize -cse | FileCheck %s --check-prefix=SIMPLIFIED
 
-// CHECK-LABEL: func.func private @final_state(
-// CHECK: tensor.extract_slice
 // CHECK-LABEL: func.func private @retention_gates(
 // CHECK: la.index 1 : f32
 // CHECK-LABEL: func.func @retention(
@@ -14,11 +12,21 @@
 // CHECK: la.scan decay
 // CHECK-LABEL: func.func @gla(
 // CHECK: la.scan decay
-// CHECK-LABEL: func.func @retention_with_state(
-// CHECK-LABEL: func.func @simple_gla_with_state(
-// CHECK: la.scan decay {{.*}} init(
-// CHECK-LABEL: func.func @gla_with_state(
-// CHECK: la.scan decay {{.*}} init(
+// The state-passing forms are declarations the compiler derives (la-derive-state-variants).
+// CHECK: func.func private @retention_with_state({{.*}}) -> (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) attributes {la.resume_of = @retention}
+// CHECK: func.func private @simple_gla_with_state({{.*}} attributes {la.resume_of = @simple_gla}
+// CHECK: func.func private @gla_with_state({{.*}} attributes {la.resume_of = @gla}
+
+// RUN: la-opt %kernels/retention.mlir -la-derive-state-variants | FileCheck %s --check-prefix=DERIVED
+// DERIVED-LABEL: func.func @retention_with_state(
+// DERIVED-NOT: call
+// DERIVED: la.scan decay {{.*}} init(
+// DERIVED: tensor.extract_slice
+// DERIVED: return
+// DERIVED-LABEL: func.func @simple_gla_with_state(
+// DERIVED: la.scan decay {{.*}} init(
+// DERIVED-LABEL: func.func @gla_with_state(
+// DERIVED: la.scan decay {{.*}} init(
 
 // SIMPLIFIED-LABEL: func.func @retention(
 // SIMPLIFIED-NOT: call

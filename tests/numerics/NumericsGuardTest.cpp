@@ -87,14 +87,16 @@ std::vector<la::HostTensor> inputsFor(la::Runtime &runtime, const la::Program &p
   EXPECT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
   std::vector<la::HostTensor> inputs;
   uint32_t state = 12345;
-  for (const la::TensorSpec &declared : signature->arguments) {
+  for (auto [a, declared] : llvm::enumerate(signature->arguments)) {
     la::TensorSpec spec = declared;
     for (auto [d, size] : llvm::enumerate(spec.shape))
       size = size >= 0 ? size : shape[d];
+    // Uniform inside the argument's declared domain (gla's log-gates ≤ 0).
+    auto [low, high] = la::samplingInterval(signature->argumentDomains[a]);
     la::HostTensor tensor(spec);
     for (int64_t i = 0; i < tensor.numElements(); ++i) {
       state = state * 1664525u + 1013904223u;
-      tensor.set(i, (state >> 8) * (2.0 / 16777216.0) - 1.0);
+      tensor.set(i, low + (state >> 8) * ((high - low) / 16777216.0));
     }
     inputs.push_back(std::move(tensor));
   }

@@ -62,6 +62,12 @@ static cl::list<std::string> shapes("shape",
                                              "that argument"),
                                     cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
                                     cl::sub(signatureCommand), cl::cat(commonCategory));
+static cl::opt<std::string> variantName(
+    "variant",
+    cl::desc("A state-passing variant of a causal entry (SPEC §8): prefill (the entry's inputs → its outputs, then "
+             "the state after the last position) or resume (the inputs, then that state → the outputs, then the new "
+             "state); `lac signature --variant` lists the state arguments"),
+    cl::sub(compileCommand), cl::sub(runCommand), cl::sub(signatureCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
@@ -87,10 +93,11 @@ static cl::list<std::string> inputs("input", cl::desc("A .npy file per argument,
                                     cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::list<std::string> outputs("output", cl::desc("A .npy file per result, in result order"), cl::sub(runCommand),
                                      cl::cat(commonCategory));
-static cl::opt<std::string> randomDims("random",
-                                       cl::desc("Seeded uniform(-1,1) inputs (cut to an argument's declared domain); B,H,N,D fill each argument's "
-                                                "dimensions in order"),
-                                       cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+static cl::opt<std::string> randomDims(
+    "random",
+    cl::desc("Seeded uniform(-1,1) inputs (cut to an argument's declared domain); B,H,N,D fill each argument's "
+             "dimensions in order"),
+    cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --random (and of tune's search)"), cl::init(0),
                               cl::sub(runCommand), cl::sub(lac::tuneSubcommand()));
 static cl::opt<std::string> elementDType("dtype",
@@ -142,31 +149,6 @@ int failNumerics(const la::NumericsReport &report) {
                                     : "numerics check failed: an input lies outside its argument's domain");
 }
 
-/// The `%names` of `entry`'s arguments, read from the source text (MLIR does not keep SSA names).
-std::vector<std::string> argumentNames(llvm::StringRef source, llvm::StringRef entry) {
-  std::vector<std::string> names;
-  size_t at = source.find(("func.func @" + entry + "(").str());
-  if (at == llvm::StringRef::npos)
-    return names;
-  llvm::StringRef rest = source.drop_front(at);
-  rest = rest.drop_front(rest.find('(') + 1);
-  int depth = 0;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    char c = rest[i];
-    if (c == '<' || c == '(')
-      ++depth;
-    else if (c == '>' || c == ')') {
-      if (depth == 0)
-        break;
-      --depth;
-    } else if (c == '%' && depth == 0) {
-      size_t end = rest.find(':', i);
-      names.push_back(rest.slice(i + 1, end).trim().str());
-    }
-  }
-  return names;
-}
-
 llvm::Expected<llvm::SmallVector<int64_t, 4>> parseDims(llvm::StringRef text, char separator) {
   llvm::SmallVector<int64_t, 4> dims;
   llvm::SmallVector<llvm::StringRef> parts;
@@ -189,10 +171,13 @@ llvm::Expected<la::DType> parseElementDType() {
   return *dtype;
 }
 
-/// Resolves `--shape` options against the signature into full argument specs.
-llvm::Expected<std::vector<la::TensorSpec>> resolveShapes(const la::EntryInfo &info, llvm::StringRef source) {
+/// Resolves `--shape` options against the signature into full argument specs. The bare form (`--shape
+/// BxHxNxD`) sizes the first `bareArguments` arguments: with `--variant resume` the entry's own, since the
+/// states' shapes follow from those (fillStateShapes).
+llvm::Expected<std::vector<la::TensorSpec>> resolveShapes(const la::EntryInfo &info, llvm::StringRef source,
+                                                          size_t bareArguments) {
   std::vector<la::TensorSpec> specs(info.signature.arguments.begin(), info.signature.arguments.end());
-  std::vector<std::string> names = argumentNames(source, info.name);
+  std::vector<std::string> names = la::entryArgumentNames(source, info.name);
   for (const std::string &option : shapes) {
     auto [lhs, rhs] = llvm::StringRef(option).split('=');
     llvm::StringRef dimsText = rhs.empty() ? lhs : rhs;
@@ -201,7 +186,7 @@ llvm::Expected<std::vector<la::TensorSpec>> resolveShapes(const la::EntryInfo &i
       return llvm::createStringError("--shape %s: %s", option.c_str(), llvm::toString(dims.takeError()).c_str());
     std::vector<size_t> targets;
     if (rhs.empty()) {
-      for (size_t i = 0; i < specs.size(); ++i)
+      for (size_t i = 0; i < std::min(specs.size(), bareArguments); ++i)
         targets.push_back(i);
     } else {
       llvm::StringRef arg = lhs.ltrim('%');
@@ -238,6 +223,92 @@ llvm::Expected<std::string> readSource(llvm::StringRef path) {
     return llvm::createStringError(buffer.getError(), "%s: cannot read the file: %s", path.str().c_str(),
                                    buffer.getError().message().c_str());
   return (*buffer)->getBuffer().str();
+}
+
+/// The entry to compile or run: `--entry`, or with `--variant V` the derived entry `<entry>.V`.
+std::string selectedEntryName() { return variantName.empty() ? std::string(entryName) : entryName + "." + variantName; }
+
+/// The program text: the file, and with `--variant` the variant's declaration appended (la/runtime/Compiler.h,
+/// declareStateVariant), so that it is an entry like the others.
+llvm::Expected<std::string> programSource() {
+  static std::optional<std::string> cached;
+  if (cached)
+    return *cached;
+  auto source = readSource(inputFile);
+  if (!source)
+    return source.takeError();
+  if (!variantName.empty()) {
+    if (entryName.empty())
+      return llvm::createStringError("--variant " + variantName + " needs --entry: the causal entry to derive it from");
+    // Resume's state shapes are those prefill ends with (stateSpecs), so resume brings prefill along.
+    llvm::SmallVector<llvm::StringRef, 2> variants{variantName};
+    if (variantName == "resume")
+      variants.insert(variants.begin(), "prefill");
+    for (llvm::StringRef variant : variants) {
+      auto declaration = la::declareStateVariant(*source, inputFile, entryName, variant);
+      if (!declaration)
+        return llvm::createStringError("--variant " + variantName + ": " + llvm::toString(declaration.takeError()));
+      *source += *declaration;
+    }
+  }
+  cached = *source;
+  return *cached;
+}
+
+/// How many leading arguments of the selected entry are the `--entry`'s own: all of them, except with
+/// `--variant resume`, whose states follow.
+size_t ownArgumentCount(const std::vector<la::EntryInfo> &entries, const la::EntryInfo &selected) {
+  if (variantName != "resume")
+    return selected.signature.arguments.size();
+  for (const la::EntryInfo &info : entries)
+    if (info.name == entryName)
+      return info.signature.arguments.size();
+  return selected.signature.arguments.size();
+}
+
+/// With `--variant resume`, gives each state argument that `--shape` left open the shape of the state prefill
+/// ends with for the entry's own arguments (`ownCount` of them, which must be shaped by then).
+llvm::Error fillStateShapes(la::Runtime &runtime, const la::Program &program, size_t ownCount,
+                            std::vector<la::TensorSpec> &specs) {
+  auto isOpen = [](const la::TensorSpec &spec) {
+    return llvm::any_of(spec.shape, [](int64_t size) { return size < 0; });
+  };
+  if (variantName != "resume" || std::none_of(specs.begin() + ownCount, specs.end(), isOpen))
+    return llvm::Error::success();
+  for (size_t i = 0; i < ownCount; ++i)
+    if (isOpen(specs[i]))
+      return llvm::createStringError(llvm::formatv("--variant resume: the states' shapes follow from the entry's "
+                                                   "own arguments, but argument #{0} is {1}; pass --shape",
+                                                   i, la::toMLIRTypeString(specs[i]))
+                                         .str());
+  llvm::SmallVector<la::TensorSpec> own(specs.begin(), specs.begin() + ownCount);
+  auto prefill = runtime.resultSpecs(program, entryName + ".prefill", own);
+  if (!prefill)
+    return prefill.takeError();
+  auto ownSignature = runtime.signature(program, entryName);
+  if (!ownSignature)
+    return ownSignature.takeError();
+  size_t firstState = ownSignature->results.size();
+  for (size_t i = ownCount; i < specs.size(); ++i)
+    if (isOpen(specs[i]) && firstState + (i - ownCount) < prefill->size())
+      specs[i].shape = (*prefill)[firstState + (i - ownCount)].shape;
+  return llvm::Error::success();
+}
+
+/// fillStateShapes for `compile` and `signature`, which have no runtime of their own: one for the CPU with
+/// no disk cache compiles prefill to learn the shapes.
+llvm::Error fillStateShapes(llvm::StringRef source, size_t ownCount, std::vector<la::TensorSpec> &specs) {
+  if (variantName != "resume")
+    return llvm::Error::success();
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  auto runtime = la::Runtime::create(options);
+  if (!runtime)
+    return runtime.takeError();
+  auto program = (*runtime)->loadSource(source, inputFile);
+  if (!program)
+    return program.takeError();
+  return fillStateShapes(**runtime, **program, ownCount, specs);
 }
 
 const la::EntryInfo *findEntry(const std::vector<la::EntryInfo> &entries, llvm::StringRef name) {
@@ -292,18 +363,21 @@ int runCompile() {
   if (owner != mlir::la::PipelineTarget::Common && owner != options->target && !printPipeline)
     return fail("--emit=" + emit + " is a stage of the " + mlir::la::getTargetName(owner) + " target, not of the " +
                 mlir::la::getTargetName(options->target) + " target " + choices);
-  auto source = readSource(inputFile);
+  auto source = programSource();
   if (!source)
     return fail(source.takeError());
   auto entries = la::inspectProgram(*source, inputFile);
   if (!entries)
     return fail(entries.takeError());
-  const la::EntryInfo *info = findEntry(*entries, entryName);
+  const la::EntryInfo *info = findEntry(*entries, selectedEntryName());
   if (!info)
     return fail(inputFile + ": no entry named '" + entryName + "' (entries: " + listEntries(*entries) + ")");
-  auto specs = resolveShapes(*info, *source);
+  size_t ownCount = ownArgumentCount(*entries, *info);
+  auto specs = resolveShapes(*info, *source, ownCount);
   if (!specs)
     return fail(specs.takeError());
+  if (llvm::Error err = fillStateShapes(*source, ownCount, *specs))
+    return fail(std::move(err));
   auto dtype = parseElementDType();
   if (!dtype)
     return fail(dtype.takeError());
@@ -334,27 +408,10 @@ int runCompile() {
   return 0;
 }
 
-/// Where `--random` draws an argument's values: uniform(-1, 1), cut to the argument's declared domain (a
-/// log-gate ≤ 0 draws from (-1, 0]); a domain that misses [-1, 1] gives the width-2 interval at its bound.
-std::pair<double, double> samplingInterval(const std::optional<la::ValueDomain> &domain) {
-  double low = -1.0, high = 1.0;
-  if (!domain)
-    return {low, high};
-  if (domain->min)
-    low = std::max(low, *domain->min);
-  if (domain->max)
-    high = std::min(high, *domain->max);
-  if (low <= high)
-    return {low, high};
-  if (domain->min && domain->max)
-    return {*domain->min, *domain->max};
-  return domain->min ? std::make_pair(*domain->min, *domain->min + 2.0)
-                     : std::make_pair(*domain->max - 2.0, *domain->max);
-}
-
 /// The inputs of `run` and `tune`: `--random` tensors (seeded, `--shape` and `--dtype` applied) or `--input`
 /// files, checked against `entry`'s signature.
-llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry, const la::EntrySignature &signature) {
+llvm::Expected<std::vector<la::HostTensor>> makeInputs(la::Runtime &runtime, const la::Program &program,
+                                                       const std::string &entry, const la::EntrySignature &signature) {
   auto makeError = [](const llvm::Twine &message) { return llvm::createStringError(message.str()); };
   std::vector<la::HostTensor> inputTensors;
   if (!randomDims.empty()) {
@@ -364,12 +421,19 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry,
     if (!dims)
       return makeError("--random: " + llvm::toString(dims.takeError()));
     std::vector<la::TensorSpec> declaredSpecs(signature.arguments.begin(), signature.arguments.end());
+    size_t ownCount = declaredSpecs.size();
+    if (variantName == "resume") {
+      auto own = runtime.signature(program, entryName);
+      if (!own)
+        return own.takeError();
+      ownCount = own->arguments.size();
+    }
     if (!shapes.empty()) {
       // Argument names (`--shape %w=..`) come from the source text.
-      auto source = readSource(inputFile);
+      auto source = programSource();
       if (!source)
         return source.takeError();
-      auto shaped = resolveShapes(la::EntryInfo{entry, signature, 0}, *source);
+      auto shaped = resolveShapes(la::EntryInfo{entry, signature, 0}, *source, ownCount);
       if (!shaped)
         return shaped.takeError();
       declaredSpecs = std::move(*shaped);
@@ -377,19 +441,28 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(const std::string &entry,
     auto dtype = parseElementDType();
     if (!dtype)
       return dtype.takeError();
-    std::mt19937_64 generator(seed);
+    // --random sizes the entry's own arguments; resume's states take the shapes prefill ends with.
+    std::vector<la::TensorSpec> specs;
     for (auto [i, declared] : llvm::enumerate(declaredSpecs)) {
-      auto [low, high] = samplingInterval(i < signature.argumentDomains.size() ? signature.argumentDomains[i]
-                                                                                : std::nullopt);
-      std::uniform_real_distribution<double> uniform(low, high);
       if (declared.shape.size() > dims->size())
         return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + " has rank " +
                          llvm::Twine(declared.shape.size()) + ", give at least that many sizes");
       la::TensorSpec spec = declared;
+      if (i < ownCount)
+        for (size_t d = 0; d < spec.shape.size(); ++d)
+          spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
+      specs.push_back(spec);
+    }
+    if (llvm::Error err = fillStateShapes(runtime, program, ownCount, specs))
+      return std::move(err);
+    std::mt19937_64 generator(seed);
+    for (auto [i, shaped] : llvm::enumerate(specs)) {
+      auto [low, high] =
+          la::samplingInterval(i < signature.argumentDomains.size() ? signature.argumentDomains[i] : std::nullopt);
+      std::uniform_real_distribution<double> uniform(low, high);
+      la::TensorSpec spec = shaped;
       if (spec.dtype == la::DType::F32)
         spec.dtype = *dtype;
-      for (size_t d = 0; d < spec.shape.size(); ++d)
-        spec.shape[d] = declared.shape[d] >= 0 ? declared.shape[d] : (*dims)[d];
       if (llvm::Error err = checkAllocatable(spec))
         return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " +
                          llvm::toString(std::move(err)));
@@ -446,7 +519,7 @@ llvm::Expected<la::RuntimeOptions> makeRuntimeOptions() {
 /// The entry to run (`--entry`, else the program's first) and its signature.
 llvm::Expected<std::pair<std::string, la::EntrySignature>> selectEntry(la::Runtime &runtime,
                                                                        const la::Program &program) {
-  std::string entry = entryName;
+  std::string entry = selectedEntryName();
   if (entry.empty()) {
     llvm::SmallVector<std::string> names = program.entries();
     if (names.empty())
@@ -477,7 +550,7 @@ int runTune() {
   auto selected = selectEntry(**runtime, **program);
   if (!selected)
     return fail(selected.takeError());
-  auto madeInputs = makeInputs(selected->first, selected->second);
+  auto madeInputs = makeInputs(**runtime, **program, selected->first, selected->second);
   if (!madeInputs)
     return fail(madeInputs.takeError());
   lac::TuneRequest request{*options, pipelineFlags().given(), inputFile, selected->first, std::move(*madeInputs), seed,
@@ -501,7 +574,10 @@ int runRun() {
   auto runtime = la::Runtime::create(options);
   if (!runtime)
     return fail(runtime.takeError());
-  auto program = (*runtime)->loadFile(inputFile);
+  auto source = programSource();
+  if (!source)
+    return fail(source.takeError());
+  auto program = (*runtime)->loadSource(*source, inputFile);
   if (!program)
     return fail(program.takeError());
   auto selected = selectEntry(**runtime, **program);
@@ -510,7 +586,7 @@ int runRun() {
   const std::string &entry = selected->first;
   const la::EntrySignature *signature = &selected->second;
 
-  auto madeInputs = makeInputs(entry, *signature);
+  auto madeInputs = makeInputs(**runtime, **program, entry, *signature);
   if (!madeInputs)
     return fail(madeInputs.takeError());
   std::vector<la::HostTensor> inputTensors = std::move(*madeInputs);
@@ -661,18 +737,25 @@ int runRun() {
 /// and declared domain, then each result's. With every argument shape known, the result shapes are the
 /// compiled kernel's (they may depend on the inputs'); otherwise the declared ones.
 int runSignature() {
-  auto source = readSource(inputFile);
+  auto source = programSource();
   if (!source)
     return fail(source.takeError());
   auto entries = la::inspectProgram(*source, inputFile);
   if (!entries)
     return fail(entries.takeError());
-  const la::EntryInfo *info = findEntry(*entries, entryName);
+  const la::EntryInfo *info = findEntry(*entries, selectedEntryName());
   if (!info)
     return fail(inputFile + ": no entry named '" + entryName + "' (entries: " + listEntries(*entries) + ")");
-  auto arguments = resolveShapes(*info, *source);
+  size_t ownCount = ownArgumentCount(*entries, *info);
+  auto arguments = resolveShapes(*info, *source, ownCount);
   if (!arguments)
     return fail(arguments.takeError());
+  bool ownStatic = std::all_of(arguments->begin(), arguments->begin() + ownCount, [](const la::TensorSpec &spec) {
+    return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
+  });
+  if (ownStatic)
+    if (llvm::Error err = fillStateShapes(*source, ownCount, *arguments))
+      return fail(std::move(err));
   auto dtype = parseElementDType();
   if (!dtype)
     return fail(dtype.takeError());
@@ -680,7 +763,9 @@ int runSignature() {
     if (spec.dtype == la::DType::F32)
       spec.dtype = *dtype;
   std::vector<la::TensorSpec> results(info->signature.results.begin(), info->signature.results.end());
-  bool allStatic = llvm::all_of(*arguments, [](const la::TensorSpec &spec) { return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; }); });
+  bool allStatic = llvm::all_of(*arguments, [](const la::TensorSpec &spec) {
+    return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
+  });
   if (allStatic) {
     la::RuntimeOptions options;
     options.cacheDir = "none";
@@ -695,7 +780,7 @@ int runSignature() {
       return fail(specs.takeError());
     results.assign(specs->begin(), specs->end());
   }
-  std::vector<std::string> names = argumentNames(*source, info->name);
+  std::vector<std::string> names = la::entryArgumentNames(*source, info->name);
   // json::Value keeps a StringRef without copying it: every string here is an owned std::string.
   auto describe = [&](size_t index, const la::TensorSpec &spec, const std::string &name,
                       const std::optional<la::ValueDomain> &domain) {
@@ -709,16 +794,15 @@ int runSignature() {
   };
   llvm::json::Array argumentArray, resultArray;
   for (auto [i, spec] : llvm::enumerate(*arguments))
-    argumentArray.push_back(describe(i, spec, i < names.size() ? names[i] : "arg" + std::to_string(i),
-                                     i < info->signature.argumentDomains.size() ? info->signature.argumentDomains[i]
-                                                                                : std::nullopt));
+    argumentArray.push_back(
+        describe(i, spec, i < names.size() ? names[i] : "arg" + std::to_string(i),
+                 i < info->signature.argumentDomains.size() ? info->signature.argumentDomains[i] : std::nullopt));
   for (auto [i, spec] : llvm::enumerate(results))
     resultArray.push_back(describe(i, spec, "result" + std::to_string(i), std::nullopt));
   if (json) {
-    llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(llvm::json::Object{
-                                               {"entry", std::string(info->name)},
-                                               {"arguments", std::move(argumentArray)},
-                                               {"results", std::move(resultArray)}}));
+    llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(llvm::json::Object{{"entry", std::string(info->name)},
+                                                                                {"arguments", std::move(argumentArray)},
+                                                                                {"results", std::move(resultArray)}}));
     return 0;
   }
   auto print = [](llvm::StringRef title, const llvm::json::Array &array) {

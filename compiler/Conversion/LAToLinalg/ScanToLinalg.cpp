@@ -115,6 +115,11 @@ PositionSlice getPositionSlice(OpBuilder &b, Location loc, Value tensor, int64_t
 /// The rank-reduced slice of `tensor` at `position` along `dim` (the state's shape).
 Value slicePosition(OpBuilder &b, Location loc, Value tensor, int64_t dim, Value position) {
   auto type = cast<RankedTensorType>(tensor.getType());
+  // A scan of one position (a decode step): the whole tensor, its unit dimension folded away explicitly. As a
+  // rank-reducing slice at the constant position 0, the canonicaliser re-infers which unit dimension to drop
+  // and picked the wrong one for [1, H, 1, D].
+  if (type.getDimSize(dim) == 1)
+    return tensor::CollapseShapeOp::create(b, loc, tensor, getUnitDimReassociation(type.getRank(), dim));
   PositionSlice slice = getPositionSlice(b, loc, tensor, dim, position);
   SmallVector<int64_t> sliceShape = llvm::to_vector(type.getShape());
   sliceShape.erase(sliceShape.begin() + dim);
@@ -124,6 +129,9 @@ Value slicePosition(OpBuilder &b, Location loc, Value tensor, int64_t dim, Value
 
 /// `row` (the state's shape) inserted into `dest` at `position` along `dim`.
 Value insertPosition(OpBuilder &b, Location loc, Value row, Value dest, int64_t dim, Value position) {
+  auto destType = cast<RankedTensorType>(dest.getType());
+  if (destType.getDimSize(dim) == 1 && destType.hasStaticShape())
+    return tensor::ExpandShapeOp::create(b, loc, destType, row, getUnitDimReassociation(destType.getRank(), dim));
   PositionSlice slice = getPositionSlice(b, loc, dest, dim, position);
   return tensor::InsertSliceOp::create(b, loc, row, dest, slice.offsets, slice.sizes, slice.strides);
 }

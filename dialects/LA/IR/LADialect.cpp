@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
@@ -47,6 +48,13 @@ void LADialect::initialize() {
 LogicalResult LADialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
   if (attribute.getName() == RegisterBlockAttr::kName && !isa<RegisterBlockAttr>(attribute.getValue()))
     return op->emitOpError() << "'" << RegisterBlockAttr::kName << "' must be a #la.register_block";
+  if (attribute.getName() == kPrefillOfAttrName || attribute.getName() == kResumeOfAttrName) {
+    if (!isa<FlatSymbolRefAttr>(attribute.getValue()))
+      return op->emitOpError() << "'" << attribute.getName().getValue() << "' must name the source entry (@name), not "
+                               << attribute.getValue();
+    if (op->getNumRegions() != 1)
+      return op->emitOpError() << "'" << attribute.getName().getValue() << "' belongs on a func.func declaration";
+  }
   return success();
 }
 
@@ -55,9 +63,12 @@ LogicalResult LADialect::verifyRegionArgAttribute(Operation *op, unsigned region
   if (attribute.getName() != DomainAttr::kName)
     return success();
   if (!isa<DomainAttr>(attribute.getValue()))
-    return op->emitOpError() << "argument #" << argIndex << ": '" << DomainAttr::kName
-                             << "' must be a #la.domain, not " << attribute.getValue();
-  Type type = op->getRegion(regionIndex).getArgument(argIndex).getType();
+    return op->emitOpError() << "argument #" << argIndex << ": '" << DomainAttr::kName << "' must be a #la.domain, not "
+                             << attribute.getValue();
+  // A declaration has no entry block: the type comes from the function's signature.
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  Type type =
+      function ? function.getArgumentTypes()[argIndex] : op->getRegion(regionIndex).getArgument(argIndex).getType();
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !isa<FloatType>(shaped.getElementType()))
     return op->emitOpError() << "argument #" << argIndex << ": '" << DomainAttr::kName
@@ -244,8 +255,7 @@ Attribute DomainAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(), bounds[0],
-                    bounds[1]);
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); }, parser.getContext(), bounds[0], bounds[1]);
 }
 
 std::string DomainAttr::formatBound(double value) {
@@ -261,8 +271,7 @@ std::string DomainAttr::formatBound(double value) {
   return text;
 }
 
-std::string DomainAttr::describeInterval(std::optional<double> min, std::optional<double> max,
-                                         llvm::StringRef name) {
+std::string DomainAttr::describeInterval(std::optional<double> min, std::optional<double> max, llvm::StringRef name) {
   std::string text;
   if (min)
     text += formatBound(*min) + " ≤ ";

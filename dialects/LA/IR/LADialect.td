@@ -36,6 +36,12 @@ def LA_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   // `la.domain` on a function argument must hold a #la.domain and sit on a floating-point tensor.
   let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// On a body-less func.func: it is the prefill (resume) variant of the named causal entry, written by
+    /// la-derive-state-variants.
+    static constexpr ::llvm::StringLiteral kPrefillOfAttrName = "la.prefill_of";
+    static constexpr ::llvm::StringLiteral kResumeOfAttrName = "la.resume_of";
+  }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }

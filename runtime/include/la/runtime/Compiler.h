@@ -75,6 +75,19 @@ struct EntryInfo {
 /// `name:line:col` diagnostics.
 llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, llvm::StringRef bufferName);
 
+/// The `%names` of `entry`'s arguments as the source text writes them (MLIR does not keep SSA names); empty
+/// when the text does not declare `entry` itself.
+std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::StringRef entry);
+
+/// The declaration of a state-passing variant of the causal `entry` (SPEC §8), to append to `source`:
+///   func.func private @<entry>.<variant>(<entry's arguments>, <states>) -> (<entry's results>, <states>)
+///       attributes {la.<variant>_of = @<entry>}
+/// `variant` is "prefill" (no state arguments: the compiler's initial state) or "resume". The entry's own
+/// arguments keep their %names and domains; each state is named after the scan that carries it (`%s =
+/// la.scan ...` gives `%s`). Errors name the op that makes `entry` non-causal.
+llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
+                                                llvm::StringRef entry, llvm::StringRef variant);
+
 /// The arguments of one batch×head slice: the leading `slicedDims` dimensions of each set to 1.
 std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims);
 

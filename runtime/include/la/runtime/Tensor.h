@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace la {
@@ -38,6 +39,10 @@ struct ValueDomain {
   /// "g ≤ 0.0", "0.0 ≤ x ≤ 1.0".
   std::string describe(llvm::StringRef name) const;
 };
+
+/// Where random test inputs of an argument are drawn: [-1, 1], cut to its declared domain (a log-gate ≤ 0
+/// draws from [-1, 0]); a domain that misses [-1, 1] gives the width-2 interval at its bound.
+std::pair<double, double> samplingInterval(const std::optional<ValueDomain> &domain);
 
 /// Element type and shape of a tensor, without data.
 struct TensorSpec {

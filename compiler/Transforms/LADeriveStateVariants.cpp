@@ -1,0 +1,389 @@
+//===- LADeriveStateVariants.cpp - prefill and resume from a causal entry -===//
+//
+// A causal entry y = F(x) carries state from one position to the next: each prefix scan along the sequence
+// is a running value whose last position is everything later positions need (SPEC §8). The two variants
+// thread those values through the signature:
+//
+//   prefill(x)        = (y, s)     every scan starts from the compiler's initial state (zero), and s holds
+//                                  each scan at the last position;
+//   resume(x, s_in)   = (y, s)     every scan starts from its slice of s_in.
+//
+// A variant is declared in the kernel file as a body-less function naming its source,
+//
+//   func.func private @gla_with_state(%q: !x, %k: !x, %v: !x, %g: !x, %h0: !h) -> (!x, !h)
+//       attributes {la.resume_of = @gla}
+//
+// (private only because MLIR allows no public declaration), and this pass writes its body and makes it public: the
+// source's body with calls inlined, an `init` on every scan, and each final state sliced from its scan at the last
+// position. The chunking rewrites recognise that slice as the state their chunk loop ends with, so a variant runs at
+// its source's speed. The declaration keeps the argument names and domains the user wrote; its signature must be the
+// derived one, or the error prints the derived one.
+//
+// Causality is checked op by op along the sequence dimension (the dimension the scans run along, at the
+// same position in every operand, as in the library's [B, H, T, ...] layouts): an op that reads later
+// positions, or all earlier ones without a fixed-size state, is an error naming it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/Passes.h"
+#include "Transforms/StateVariants.h"
+
+#include "Conversion/LAToLinalg/LoweringUtils.h"
+
+#include "LA/IR/LAOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/Inliner.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/ScopeExit.h"
+
+namespace mlir::la {
+#define GEN_PASS_DEF_LADERIVESTATEVARIANTS
+#include "Transforms/Passes.h.inc"
+
+namespace {
+
+using Variant = StateVariant;
+
+/// Inlines every call in `func` (the scans may sit in helpers), innermost callees included.
+LogicalResult inlineCalls(func::FuncOp func, SymbolTable &symbols) {
+  InlinerInterface interface(func.getContext());
+  InlinerConfig config;
+  for (bool changed = true; changed;) {
+    changed = false;
+    SmallVector<func::CallOp> calls(func.getOps<func::CallOp>());
+    for (func::CallOp call : calls) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal())
+        return call.emitOpError() << "calls @" << call.getCallee()
+                                  << ", which has no body to derive a state-passing variant through";
+      if (failed(inlineCall(interface, config.getCloneCallback(), call,
+                            cast<CallableOpInterface>(callee.getOperation()), &callee.getBody())))
+        return call.emitOpError() << "cannot be inlined into the derived variant";
+      call.erase();
+      changed = true;
+    }
+  }
+  return success();
+}
+
+/// Whether `op`, reading tensors whose sequence dimension is `seq`, computes each position from that
+/// position and earlier ones only, with state of fixed size. Errors name the op and what it reads.
+LogicalResult checkCausal(Operation *op, int64_t seq) {
+  auto hasSeq = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() > seq;
+  };
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    if (scan.getDimAttr().getInt() != seq)
+      return success(); // a scan across features is pointwise along the sequence
+    if (scan.getKind() != ScanKind::inclusive || scan.getReverse() || scan.getWindow() || !scan.getCombiner() ||
+        (*scan.getCombiner() != Combiner::add && *scan.getCombiner() != Combiner::decay))
+      return op->emitOpError() << "is a scan along the sequence whose state is not its running value (only "
+                                  "inclusive, forward add and decay scans without a window carry state so far)";
+    if (!scan.getInit().empty())
+      return op->emitOpError() << "already starts from a given state; derive the variant from the entry "
+                                  "without one";
+    return success();
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    if (hasSeq(reduce.getInputs()[0].getType()) && llvm::is_contained(reduce.getDims(), seq))
+      return op->emitOpError() << "reduces along the sequence (dimension " << seq
+                               << "): each position would read later ones";
+    return success();
+  }
+  if (auto normalize = dyn_cast<NormalizeOp>(op)) {
+    if (hasSeq(normalize.getInput().getType()) && static_cast<int64_t>(normalize.getDim()) == seq)
+      return op->emitOpError() << "normalises along the sequence (dimension " << seq
+                               << "): each position would read later ones";
+    return success();
+  }
+  if (auto size = dyn_cast<SizeOp>(op)) {
+    if (static_cast<int64_t>(size.getDim()) == seq)
+      return op->emitOpError() << "reads the sequence length, which a piece of the sequence does not know";
+    return success();
+  }
+  if (auto contract = dyn_cast<ContractOp>(op)) {
+    SubscriptsAttr subscripts = contract.getSubscripts();
+    if (contract.getMaskAttr())
+      return op->emitOpError() << "pairs every position with the earlier ones (mask "
+                               << stringifyMaskKind(contract.getMaskAttr().getKind())
+                               << "): its state would grow with the sequence";
+    for (auto [i, input] : llvm::enumerate(contract.getInputs())) {
+      StringRef term = subscripts.getInput(i);
+      if (!hasSeq(input.getType()) || static_cast<int64_t>(term.size()) <= seq)
+        continue;
+      if (subscripts.getResultDim(term[seq]) < 0)
+        return op->emitOpError() << "sums input #" << i << " over the sequence (letter '" << term[seq]
+                                 << "'): each position would read later ones";
+    }
+    return success();
+  }
+  if (auto map = dyn_cast<MapOp>(op)) {
+    // A position along the sequence becomes a counter state (offsetPositions); it must be a float.
+    WalkResult walk = map.getBody().walk([&](IndexOp index) {
+      if (static_cast<int64_t>(index.getDim()) == seq && !isa<FloatType>(index.getType()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return op->emitOpError() << "reads the position along the sequence (la.index " << seq
+                               << ") as an index; a counter carried as state needs it as f32 or f64";
+    return success();
+  }
+  return success();
+}
+
+/// Whether `map` reads the absolute position along `seq`: such a map needs the positions before the piece.
+bool readsPosition(MapOp map, int64_t seq) {
+  return map.getBody()
+      .walk([&](IndexOp index) {
+        return static_cast<int64_t>(index.getDim()) == seq ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The counter state of a position-reading map: its result without the sequence dimension.
+RankedTensorType counterType(MapOp map, int64_t seq) {
+  auto type = cast<RankedTensorType>(map.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + seq);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// `map` with `offset` (the positions before this piece, shaped like counterType) added to every
+/// `la.index seq` it reads; returns the new map, which replaces `map`.
+MapOp offsetPositions(OpBuilder &builder, MapOp map, int64_t seq, Value offset) {
+  MLIRContext *context = map.getContext();
+  auto resultType = cast<RankedTensorType>(map.getType());
+  SmallVector<std::string> terms;
+  std::string resultTerm;
+  if (SubscriptsAttr subscripts = map.getSubscriptsAttr()) {
+    for (unsigned i = 0; i < subscripts.getNumInputs(); ++i)
+      terms.push_back(subscripts.getInput(i).str());
+    resultTerm = subscripts.getResult().str();
+  } else {
+    for (int64_t d = 0; d < resultType.getRank(); ++d)
+      resultTerm.push_back(static_cast<char>('a' + d));
+    terms.assign(map.getInputs().size(), resultTerm);
+  }
+  std::string offsetTerm = resultTerm;
+  offsetTerm.erase(seq, 1);
+  terms.push_back(offsetTerm);
+  SmallVector<Value> inputs(map.getInputs());
+  inputs.push_back(offset);
+  builder.setInsertionPoint(map);
+  auto shifted = MapOp::create(builder, map.getLoc(), resultType, inputs,
+                               SubscriptsAttr::getFromTerms(context, terms, resultTerm));
+  shifted.getBody().takeBody(map.getBody());
+  Block &block = shifted.getBody().front();
+  BlockArgument before = block.addArgument(resultType.getElementType(), map.getLoc());
+  shifted.getBody().walk([&](IndexOp index) {
+    if (static_cast<int64_t>(index.getDim()) != seq)
+      return;
+    builder.setInsertionPointAfter(index);
+    Value start = before;
+    if (start.getType() != index.getType())
+      start = arith::ExtFOp::create(builder, index.getLoc(), index.getType(), start);
+    auto absolute = arith::AddFOp::create(builder, index.getLoc(), index, start);
+    index.getResult().replaceAllUsesExcept(absolute, absolute);
+  });
+  map.getResult().replaceAllUsesWith(shifted.getResult());
+  map.erase();
+  return shifted;
+}
+
+/// How many positions `value` spans along `seq`, per slice of the other dimensions: Σ 1 along `seq`.
+Value countPositions(OpBuilder &builder, Location loc, Value value, int64_t seq, RankedTensorType type) {
+  auto valueType = cast<RankedTensorType>(value.getType());
+  auto ones = MapOp::create(builder, loc, valueType, ValueRange{value});
+  Block *block = builder.createBlock(&ones.getBody(), {}, {valueType.getElementType()}, {loc});
+  Value one = arith::ConstantOp::create(builder, loc, builder.getFloatAttr(valueType.getElementType(), 1.0));
+  YieldOp::create(builder, loc, ValueRange{one});
+  builder.setInsertionPointAfter(ones);
+  (void)block;
+  return ReduceOp::create(builder, loc, type, Combiner::add, ones.getResult(), ArrayRef<int64_t>{seq}).getResult(0);
+}
+
+/// `value[.., last position along seq, ..]` with `seq` dropped: the state a scan ends with.
+Value sliceLastPosition(OpBuilder &builder, Location loc, Value value, int64_t seq) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0)), sizes, strides(rank, builder.getIndexAttr(1));
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(tensor::getMixedSize(builder, loc, value, d));
+  Value length = tensor::DimOp::create(builder, loc, value, seq);
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  offsets[seq] = arith::SubIOp::create(builder, loc, length, one).getResult();
+  sizes[seq] = builder.getIndexAttr(1);
+  // Not a rank-reducing slice: which unit dimension it drops would be ambiguous once B or H is 1.
+  Value slice = tensor::ExtractSliceOp::create(builder, loc, value, offsets, sizes, strides);
+  return tensor::CollapseShapeOp::create(builder, loc, slice, getUnitDimReassociation(rank, seq));
+}
+
+/// The state type of a scan: its result without the sequence dimension.
+RankedTensorType stateType(ScanOp scan, int64_t seq) {
+  auto type = cast<RankedTensorType>(scan.getResult(0).getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + seq);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+std::string signatureText(FunctionType type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// Writes `declaration`'s body as `variant` of `source`, which must give the declared signature.
+LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant variant, SymbolTable &symbols) {
+  std::string name = (declaration.getSymName() + ".derived").str();
+  FailureOr<DerivedStateVariant> derived = deriveStateVariant(source, variant, name, symbols);
+  if (failed(derived))
+    return declaration.emitOpError() << "cannot be derived as the " << getStateVariantName(variant) << " variant of @"
+                                     << source.getSymName() << " (see the error above)";
+  func::FuncOp function = derived->function;
+  llvm::scope_exit eraseDerived([&] { function.erase(); });
+  if (function.getFunctionType() != declaration.getFunctionType())
+    return declaration.emitOpError() << "is declared " << signatureText(declaration.getFunctionType()) << " but the "
+                                     << getStateVariantName(variant) << " variant of @" << source.getSymName() << " is "
+                                     << signatureText(function.getFunctionType())
+                                     << " (its results, then one state per scan along the sequence, in program "
+                                        "order)";
+  declaration.getBody().takeBody(function.getBody());
+  // MLIR only lets a declaration be private; with its body it becomes the public entry it stands for. The
+  // reference to the source goes: as a symbol use it would keep the source alive in every compiled module.
+  declaration.setPublic();
+  declaration->removeAttr(variant == Variant::Prefill ? LADialect::kPrefillOfAttrName : LADialect::kResumeOfAttrName);
+  return success();
+}
+
+} // namespace
+
+StringRef getStateVariantName(StateVariant variant) { return variant == StateVariant::Prefill ? "prefill" : "resume"; }
+
+FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
+                                                  SymbolTable &symbols) {
+  OpBuilder builder(source.getContext());
+  builder.setInsertionPoint(source);
+  auto work = cast<func::FuncOp>(builder.clone(*source));
+  work.setSymName(name);
+  work.setPublic();
+  auto fail = [&]() -> FailureOr<DerivedStateVariant> {
+    work.erase();
+    return failure();
+  };
+  if (failed(inlineCalls(work, symbols)))
+    return fail();
+
+  std::optional<int64_t> seq;
+  work.walk([&](ScanOp scan) {
+    // The sequence is what the first scan runs along; a scan along another dimension is pointwise along it.
+    if (!seq)
+      seq = scan.getDimAttr().getInt();
+  });
+  if (!seq) {
+    // Without a scan the usual culprit is a masked contraction: name it rather than the function.
+    ContractOp masked;
+    work.walk([&](ContractOp contract) {
+      if (!masked && contract.getMaskAttr())
+        masked = contract;
+    });
+    if (masked)
+      (void)checkCausal(masked, /*seq=*/0);
+    else
+      source.emitOpError() << "has no scan along a sequence: it carries no state to pass on";
+    return fail();
+  }
+  for (Operation &op : work.getBody().front())
+    if (failed(checkCausal(&op, *seq)))
+      return fail();
+
+  // States, in program order: each scan along the sequence (its running value) and each map that reads the
+  // position along it (a counter of the positions before the piece). Resume takes them after the source's
+  // arguments; both variants return them after the source's results.
+  Block &body = work.getBody().front();
+  DerivedStateVariant derived;
+  SmallVector<Operation *> sources;
+  for (Operation &op : body) {
+    auto scan = dyn_cast<ScanOp>(op);
+    auto map = dyn_cast<MapOp>(op);
+    if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)))
+      sources.push_back(&op);
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<Value> states;
+  for (Operation *op : sources) {
+    derived.stateLocations.push_back(op->getLoc());
+    Location loc = op->getLoc();
+    if (auto scan = dyn_cast<ScanOp>(op)) {
+      if (variant == Variant::Resume)
+        scan.getInitMutable().append(ValueRange{body.addArgument(stateType(scan, *seq), loc)});
+      builder.setInsertionPoint(ret);
+      states.push_back(sliceLastPosition(builder, loc, scan.getResult(0), *seq));
+      continue;
+    }
+    auto map = cast<MapOp>(op);
+    RankedTensorType type = counterType(map, *seq);
+    Value before;
+    if (variant == Variant::Resume) {
+      before = body.addArgument(type, loc);
+      map = offsetPositions(builder, map, *seq, before);
+    }
+    builder.setInsertionPoint(ret);
+    Value counted = countPositions(builder, loc, map.getResult(), *seq, type);
+    states.push_back(before ? MapOp::create(builder, loc, type, MapFn::add, ValueRange{before, counted}).getResult()
+                            : counted);
+  }
+  // Read only now: a position-reading map the function returns has been replaced by its shifted form.
+  SmallVector<Value> results(ret.getOperands());
+  results.append(states);
+  builder.setInsertionPoint(ret);
+  func::ReturnOp::create(builder, ret.getLoc(), results);
+  ret.erase();
+  SmallVector<DictionaryAttr> argAttrs;
+  work.getAllArgAttrs(argAttrs);
+  argAttrs.resize(body.getNumArguments(), DictionaryAttr::get(work.getContext()));
+  work.setType(FunctionType::get(work.getContext(), body.getArgumentTypes(), ValueRange(results).getTypes()));
+  work.setAllArgAttrs(argAttrs);
+  work.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  derived.function = work;
+  return derived;
+}
+
+namespace {
+
+struct LADeriveStateVariantsPass : impl::LADeriveStateVariantsBase<LADeriveStateVariantsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<std::tuple<func::FuncOp, StringRef, Variant>> declarations;
+    for (auto func : module.getOps<func::FuncOp>())
+      for (auto [name, variant] : {std::pair{LADialect::kPrefillOfAttrName, Variant::Prefill},
+                                   std::pair{LADialect::kResumeOfAttrName, Variant::Resume}})
+        if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(name))
+          declarations.emplace_back(func, of.getValue(), variant);
+    for (auto [declaration, sourceName, variant] : declarations) {
+      if (!declaration.isExternal()) {
+        declaration.emitOpError() << "declares itself a state-passing variant of @" << sourceName
+                                  << " but has a body; the compiler writes it";
+        return signalPassFailure();
+      }
+      auto source = symbols.lookup<func::FuncOp>(sourceName);
+      if (!source || source.isExternal()) {
+        declaration.emitOpError() << "is a state-passing variant of @" << sourceName
+                                  << ", but the module has no function of that name with a body";
+        return signalPassFailure();
+      }
+      if (failed(derive(declaration, source, variant, symbols)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::la

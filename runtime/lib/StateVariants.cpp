@@ -1,0 +1,144 @@
+//===- StateVariants.cpp - declarations of prefill/resume variants --------===//
+//
+// `lac run --variant` and `lac signature --variant` run a variant the kernel file does not declare: the
+// declaration is derived here and appended to the source, so the variant is an entry like any other (its
+// cache key is the text's hash, its names and domains are the ones printed here).
+//
+//===----------------------------------------------------------------------===//
+
+#include "la/runtime/Compiler.h"
+
+#include "ParsedProgram.h"
+
+#include "LA/IR/LADialect.h"
+#include "Transforms/StateVariants.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace la {
+namespace {
+
+/// `s` when the op at `location` is written `%s = ...` in `source`; empty otherwise.
+std::string resultNameAt(llvm::StringRef source, mlir::Location location) {
+  auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(location);
+  if (!fileLoc)
+    return "";
+  llvm::SmallVector<llvm::StringRef> lines;
+  source.split(lines, '\n');
+  if (fileLoc.getLine() == 0 || fileLoc.getLine() > lines.size())
+    return "";
+  llvm::StringRef line = lines[fileLoc.getLine() - 1];
+  llvm::StringRef before = line.take_front(fileLoc.getColumn() > 0 ? fileLoc.getColumn() - 1 : 0).rtrim();
+  if (!before.consume_back("="))
+    return "";
+  before = before.rtrim();
+  size_t percent = before.rfind('%');
+  if (percent == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef name = before.drop_front(percent + 1);
+  bool plain = !name.empty() && llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return plain ? name.str() : "";
+}
+
+std::string printed(auto printable) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printable.print(os);
+  return text;
+}
+
+} // namespace
+
+std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::StringRef entry) {
+  std::vector<std::string> names;
+  // A derived variant is declared `func.func private @name(...)` (la-derive-state-variants).
+  size_t at = source.find(("func.func @" + entry + "(").str());
+  if (at == llvm::StringRef::npos)
+    at = source.find(("func.func private @" + entry + "(").str());
+  if (at == llvm::StringRef::npos)
+    return names;
+  llvm::StringRef rest = source.drop_front(at);
+  rest = rest.drop_front(rest.find('(') + 1);
+  int depth = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    char c = rest[i];
+    if (c == '<' || c == '(' || c == '{')
+      ++depth;
+    else if (c == '>' || c == ')' || c == '}') {
+      if (depth == 0)
+        break;
+      --depth;
+    } else if (c == '%' && depth == 0) {
+      size_t end = rest.find(':', i);
+      names.push_back(rest.slice(i + 1, end).trim().str());
+    }
+  }
+  return names;
+}
+
+llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
+                                                llvm::StringRef entry, llvm::StringRef variant) {
+  std::optional<mlir::la::StateVariant> kind;
+  if (variant == "prefill")
+    kind = mlir::la::StateVariant::Prefill;
+  else if (variant == "resume")
+    kind = mlir::la::StateVariant::Resume;
+  else
+    return llvm::createStringError("variant '" + variant.str() + "': expected prefill or resume");
+  auto parsed = parseProgram(source, bufferName);
+  if (!parsed)
+    return parsed.takeError();
+  mlir::ModuleOp module = *(*parsed)->module;
+  mlir::SymbolTable symbols(module);
+  auto function = symbols.lookup<mlir::func::FuncOp>(entry);
+  if (!function || function.isExternal())
+    return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
+                                   variant.str() + " variant of");
+  std::string name = (entry + "." + variant).str();
+  auto derived = mlir::la::deriveStateVariant(function, *kind, name, symbols);
+  if (mlir::failed(derived))
+    return (*parsed)->diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variant.str() +
+                                        " variant");
+  mlir::func::FuncOp derivedFunction = derived->function;
+  mlir::FunctionType type = derivedFunction.getFunctionType();
+
+  // Argument names: the entry's own, then one per state; a clash gets the state's number appended.
+  std::vector<std::string> names = entryArgumentNames(source, entry);
+  names.resize(function.getNumArguments());
+  llvm::StringSet<> taken;
+  for (auto [i, argName] : llvm::enumerate(names)) {
+    if (argName.empty())
+      argName = "arg" + std::to_string(i);
+    taken.insert(argName);
+  }
+  for (auto [i, location] : llvm::enumerate(derived->stateLocations)) {
+    std::string stateName = resultNameAt(source, location);
+    if (stateName.empty() || taken.contains(stateName))
+      stateName = (stateName.empty() ? "state" : stateName) + std::to_string(i);
+    taken.insert(stateName);
+    if (*kind == mlir::la::StateVariant::Resume)
+      names.push_back(stateName);
+  }
+
+  std::string text = "\n// The " + variant.str() + " variant of @" + entry.str() + " (lac --variant " + variant.str() +
+                     "; la-derive-state-variants writes its body).\n";
+  text += "func.func private @" + name + "(";
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    text += (i ? ", %" : "%") + names[i] + ": " + printed(type.getInput(i));
+    if (mlir::DictionaryAttr attrs = derivedFunction.getArgAttrDict(i); attrs && !attrs.empty())
+      text += " " + printed(attrs);
+  }
+  text += ") -> (";
+  for (unsigned i = 0; i < type.getNumResults(); ++i)
+    text += (i ? ", " : "") + printed(type.getResult(i));
+  text += ") attributes {" +
+          std::string(*kind == mlir::la::StateVariant::Prefill ? mlir::la::LADialect::kPrefillOfAttrName
+                                                               : mlir::la::LADialect::kResumeOfAttrName) +
+          " = @" + entry.str() + "}\n";
+  derivedFunction.erase();
+  return text;
+}
+
+} // namespace la

@@ -1,0 +1,175 @@
+// RUN: la-opt %s -split-input-file -la-derive-state-variants -verify-diagnostics | FileCheck %s
+
+// Causal linear attention: two scans along the sequence, so two states ([B,H,D,E] and [B,H,D]) after the
+// outputs; resume starts each scan from its state, prefill from zero. Calls are inlined first.
+
+!x = tensor<?x?x?x?xf32>
+!s = tensor<?x?x?x?x?xf32>
+func.func private @features(%x: !x) -> !x {
+  %f = la.map elu1 %x : !x -> !x
+  return %f : !x
+}
+func.func @causal(%q: !x, %k: !x, %v: !x) -> !x {
+  %qf = func.call @features(%q) : (!x) -> !x
+  %kf = func.call @features(%k) : (!x) -> !x
+  %kv = la.contract "bhnd,bhne->bhnde" %kf, %v : !x, !x -> !s
+  %s = la.scan add %kv along 2 inclusive : !s -> !s
+  %z = la.scan add %kf along 2 inclusive : !x -> !x
+  %num = la.contract "bhnd,bhnde->bhne" %qf, %s : !x, !s -> !x
+  %den = la.contract "bhnd,bhnd->bhn" %qf, %z : !x, !x -> tensor<?x?x?xf32>
+  %o = la.normalize sum %num by %den along 3 : !x, tensor<?x?x?xf32> -> !x
+  return %o : !x
+}
+func.func private @causal_prefill(%q: !x, %k: !x, %v: !x) -> (!x, !x, tensor<?x?x?xf32>)
+    attributes {la.prefill_of = @causal}
+func.func private @causal_resume(%q: !x, %k: !x, %v: !x, %s0: !x, %z0: tensor<?x?x?xf32>)
+    -> (!x, !x, tensor<?x?x?xf32>) attributes {la.resume_of = @causal}
+
+// CHECK-LABEL: func.func @causal_prefill(
+// CHECK-NOT: call
+// CHECK: %[[S:.*]] = la.scan add %{{.*}} along 2 inclusive : tensor<?x?x?x?x?xf32>
+// CHECK: %[[Z:.*]] = la.scan add %{{.*}} along 2 inclusive : tensor<?x?x?x?xf32>
+// CHECK: %[[SLAST:.*]] = tensor.extract_slice %[[S]]
+// CHECK: %[[SFINAL:.*]] = tensor.collapse_shape %[[SLAST]] {{\[}}[0], [1], [2, 3], [4]]
+// CHECK: %[[ZLAST:.*]] = tensor.extract_slice %[[Z]]
+// CHECK: %[[ZFINAL:.*]] = tensor.collapse_shape %[[ZLAST]] {{\[}}[0], [1], [2, 3]]
+// CHECK: return %{{.*}}, %[[SFINAL]], %[[ZFINAL]]
+// CHECK-LABEL: func.func @causal_resume(
+// CHECK-SAME: %[[S0:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[Z0:[a-z0-9]+]]: tensor<?x?x?xf32>)
+// CHECK-NOT: la.prefill_of
+// CHECK-NOT: la.resume_of
+// CHECK: la.scan add %{{.*}} init(%[[S0]] : tensor<?x?x?x?xf32>) along 2 inclusive
+// CHECK: la.scan add %{{.*}} init(%[[Z0]] : tensor<?x?x?xf32>) along 2 inclusive
+
+// -----
+
+// A declared signature that is not the derived one: the error prints the derived one.
+!x = tensor<?x?x?x?xf32>
+func.func @running(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  return %s : !x
+}
+// expected-error @+1 {{is declared (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> but the resume variant of @running is (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>) -> (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>)}}
+func.func private @running_resume(%x: !x) -> !x attributes {la.resume_of = @running}
+
+// -----
+
+// Non-causal sources: the op that reads later positions is named.
+!x = tensor<?x?x?x?xf32>
+func.func @pooled(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  // expected-error @+1 {{reduces along the sequence (dimension 2): each position would read later ones}}
+  %m = la.reduce add %x along [2] : !x -> tensor<?x?x?xf32>
+  %y = la.map add "bhnd,bhd->bhnd" %s, %m : !x, tensor<?x?x?xf32> -> !x
+  return %y : !x
+}
+// expected-error @+1 {{cannot be derived as the prefill variant of @pooled}}
+func.func private @pooled_prefill(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of = @pooled}
+
+// -----
+
+!x = tensor<?x?x?x?xf32>
+func.func @quadratic(%q: !x, %k: !x, %v: !x) -> !x {
+  %z = la.scan add %k along 2 inclusive : !x -> !x
+  // expected-error @+1 {{pairs every position with the earlier ones (mask tril): its state would grow with the sequence}}
+  %a = la.contract "bhnd,bhmd->bhnm" %q, %k mask tril(n, m) : !x, !x -> !x
+  %o = la.contract "bhnm,bhme->bhne" %a, %v : !x, !x -> !x
+  %y = la.map add %o, %z : !x, !x -> !x
+  return %y : !x
+}
+// expected-error @+1 {{cannot be derived as the resume variant of @quadratic}}
+func.func private @quadratic_resume(%q: !x, %k: !x, %v: !x, %z: tensor<?x?x?xf32>) -> (!x, tensor<?x?x?xf32>)
+    attributes {la.resume_of = @quadratic}
+
+// -----
+
+// A map that reads the position along the sequence (Flow's n_t = t + 1) gets a counter state, shaped like its
+// result without the sequence: resume adds the positions before the piece to la.index, and both variants
+// return how many positions have been processed.
+!x = tensor<?x?x?xf32>
+func.func @counted(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  %n = la.map "bhn->bhn" %s : !x -> !x {
+  ^bb0(%e: f32):
+    %t = la.index 2 : f32
+    %one = arith.constant 1.0 : f32
+    %nt = arith.addf %t, %one : f32
+    %r = arith.divf %e, %nt : f32
+    la.yield %r : f32
+  }
+  return %n : !x
+}
+func.func private @counted_prefill(%x: !x) -> (!x, tensor<?x?xf32>, tensor<?x?xf32>) attributes {la.prefill_of = @counted}
+func.func private @counted_resume(%x: !x, %s0: tensor<?x?xf32>, %n0: tensor<?x?xf32>)
+    -> (!x, tensor<?x?xf32>, tensor<?x?xf32>) attributes {la.resume_of = @counted}
+
+// CHECK-LABEL: func.func @counted_prefill(
+// CHECK: %[[N:.*]] = la.map "bhn->bhn"
+// CHECK: %[[ONES:.*]] = la.map %[[N]]
+// CHECK: %[[COUNT:.*]] = la.reduce add %[[ONES]] along [2]
+// CHECK: return %[[N]], %{{.*}}, %[[COUNT]]
+// CHECK-LABEL: func.func @counted_resume(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[S0:[a-z0-9]+]]: tensor<?x?xf32>, %[[N0:[a-z0-9]+]]: tensor<?x?xf32>)
+// CHECK: %[[N:.*]] = la.map "bhn,bh->bhn" %{{.*}}, %[[N0]]
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %[[BEFORE:.*]]: f32):
+// CHECK-NEXT: %[[T:.*]] = la.index 2 : f32
+// CHECK-NEXT: arith.addf %[[T]], %[[BEFORE]] : f32
+// CHECK: %[[COUNT:.*]] = la.reduce add %{{.*}} along [2]
+// CHECK: %[[TOTAL:.*]] = la.map add %[[N0]], %[[COUNT]]
+// CHECK: return %[[N]], %{{.*}}, %[[TOTAL]]
+
+// -----
+
+!x = tensor<?x?x?x?xf32>
+func.func @indexed(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  // expected-error @+1 {{reads the position along the sequence (la.index 2) as an index; a counter carried as state needs it as f32 or f64}}
+  %n = la.map "bhnd->bhnd" %s : !x -> !x {
+  ^bb0(%e: f32):
+    %t = la.index 2 : index
+    %i = arith.index_cast %t : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %r = arith.divf %e, %f : f32
+    la.yield %r : f32
+  }
+  return %n : !x
+}
+// expected-error @+1 {{cannot be derived as the prefill variant of @indexed}}
+func.func private @indexed_prefill(%x: !x) -> (!x, tensor<?x?x?xf32>, tensor<?x?x?xf32>) attributes {la.prefill_of = @indexed}
+
+// -----
+
+!x = tensor<?x?x?x?xf32>
+func.func @windowed(%x: !x) -> !x {
+  // expected-error @+1 {{is a scan along the sequence whose state is not its running value}}
+  %s = la.scan add %x along 2 inclusive window(4) : !x -> !x
+  return %s : !x
+}
+// expected-error @+1 {{cannot be derived as the prefill variant of @windowed}}
+func.func private @windowed_prefill(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of = @windowed}
+
+// -----
+
+// The source must exist with a body, and a variant must not have one.
+!x = tensor<?x?x?x?xf32>
+// expected-error @+1 {{is a state-passing variant of @missing, but the module has no function of that name with a body}}
+func.func private @orphan(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of = @missing}
+
+// -----
+
+!x = tensor<?x?x?x?xf32>
+func.func @running(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  return %s : !x
+}
+// expected-error @+1 {{declares itself a state-passing variant of @running but has a body; the compiler writes it}}
+func.func @written(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of = @running} {
+  %c = tensor.empty() : tensor<1x1x1xf32>
+  %d = tensor.cast %c : tensor<1x1x1xf32> to tensor<?x?x?xf32>
+  return %x, %d : !x, tensor<?x?x?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'la.resume_of' must name the source entry (@name), not "gla"}}
+func.func private @bad(%x: tensor<?xf32>) -> tensor<?xf32> attributes {la.resume_of = "gla"}

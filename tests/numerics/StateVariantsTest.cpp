@@ -1,0 +1,183 @@
+//===- StateVariantsTest.cpp - prefill + resumes reproduce the whole sequence -===//
+//
+// SPEC §8's contract for the derived variants (la-derive-state-variants, la::declareStateVariant): prefill of
+// the first n positions, then a resume of several positions, then resumes of one position each, reproduces
+// the whole-sequence kernel at every position (f32: relative RMS ≤ 1e-5), and the last state equals the
+// state prefill of the whole sequence ends with. Split points n ∈ {1, 17, N − 1}, B·H = 1 and 64.
+//
+//===----------------------------------------------------------------------===//
+
+#include "la/runtime/Compiler.h"
+#include "la/runtime/Runtime.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace {
+
+struct VariantCase {
+  const char *file;
+  const char *entry;
+};
+
+std::string readKernelFile(const char *file) {
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(LA_KERNELS_DIR) + "/" + file);
+  EXPECT_TRUE(bool(buffer)) << file;
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+/// Positions [begin, end) of a [B, H, T, ...] tensor.
+la::HostTensor positions(const la::HostTensor &tensor, int64_t begin, int64_t end) {
+  la::TensorSpec spec = tensor.spec();
+  int64_t length = spec.shape[2], outer = spec.shape[0] * spec.shape[1], inner = 1;
+  for (size_t d = 3; d < spec.shape.size(); ++d)
+    inner *= spec.shape[d];
+  spec.shape[2] = end - begin;
+  la::HostTensor piece(spec);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t t = begin; t < end; ++t)
+      for (int64_t i = 0; i < inner; ++i)
+        piece.set((o * (end - begin) + (t - begin)) * inner + i, tensor.get((o * length + t) * inner + i));
+  return piece;
+}
+
+/// ‖x − y‖₂ / ‖y‖₂ over all elements.
+double relativeRms(const std::vector<double> &x, const la::HostTensor &y) {
+  double error = 0, norm = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    error += (x[i] - y.get(i)) * (x[i] - y.get(i));
+    norm += y.get(i) * y.get(i);
+  }
+  return std::sqrt(error / norm);
+}
+
+class StateVariants : public testing::TestWithParam<VariantCase> {};
+
+TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
+  const VariantCase &c = GetParam();
+  std::string source = readKernelFile(c.file);
+  for (const char *variant : {"prefill", "resume"}) {
+    auto declaration = la::declareStateVariant(source, c.file, c.entry, variant);
+    ASSERT_TRUE(bool(declaration)) << llvm::toString(declaration.takeError());
+    source += *declaration;
+  }
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 2;
+  auto runtime = la::Runtime::create(options);
+  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+  auto program = (*runtime)->loadSource(source, c.file);
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  std::string entry = c.entry, prefill = entry + ".prefill", resume = entry + ".resume";
+  auto signature = (*runtime)->signature(**program, entry);
+  ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
+
+  const int64_t length = 40, width = 8;
+  for (auto [batch, heads] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}}) {
+    // Inputs inside their declared domains (log-gates ≤ 0); every [B, H, T, ...] argument.
+    std::mt19937_64 generator(7);
+    std::vector<la::HostTensor> inputs;
+    for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
+      la::TensorSpec spec = declared;
+      spec.shape[0] = batch;
+      spec.shape[1] = heads;
+      spec.shape[2] = length;
+      for (size_t d = 3; d < spec.shape.size(); ++d)
+        spec.shape[d] = width;
+      auto [low, high] = la::samplingInterval(signature->argumentDomains[i]);
+      std::uniform_real_distribution<double> uniform(low, high);
+      la::HostTensor &tensor = inputs.emplace_back(spec);
+      for (int64_t e = 0; e < tensor.numElements(); ++e)
+        tensor.set(e, uniform(generator));
+    }
+    auto call = [&](const std::string &name, std::vector<la::HostTensor> arguments) {
+      std::vector<la::TensorRef> refs;
+      for (la::HostTensor &tensor : arguments)
+        refs.push_back(tensor.ref());
+      auto results = (*runtime)->run(**program, name, refs);
+      EXPECT_TRUE(bool(results)) << name << ": " << llvm::toString(results.takeError());
+      return results ? std::vector<la::HostTensor>(results->begin(), results->end()) : std::vector<la::HostTensor>();
+    };
+    auto piece = [&](int64_t begin, int64_t end) {
+      std::vector<la::HostTensor> cut;
+      for (const la::HostTensor &input : inputs)
+        cut.push_back(positions(input, begin, end));
+      return cut;
+    };
+    std::vector<la::HostTensor> whole = call(entry, inputs);
+    std::vector<la::HostTensor> wholePrefill = call(prefill, inputs);
+    ASSERT_EQ(whole.size(), 1u);
+    ASSERT_GT(wholePrefill.size(), 1u);
+
+    for (int64_t split : {int64_t(1), int64_t(17), length - 1}) {
+      std::string what = entry + " B·H=" + std::to_string(batch * heads) + " split at " + std::to_string(split);
+      // Pieces: prefill [0, split), one resume of several positions up to length − 2, then single steps.
+      std::vector<std::pair<int64_t, int64_t>> pieces{{0, split}};
+      if (split < length - 2)
+        pieces.push_back({split, length - 2});
+      for (int64_t t = std::max(split, length - 2); t < length; ++t)
+        pieces.push_back({t, t + 1});
+      std::vector<std::vector<la::HostTensor>> outputs;
+      std::vector<la::HostTensor> states;
+      for (auto [i, range] : llvm::enumerate(pieces)) {
+        std::vector<la::HostTensor> arguments = piece(range.first, range.second);
+        if (i > 0)
+          arguments.insert(arguments.end(), states.begin(), states.end());
+        std::vector<la::HostTensor> results = call(i == 0 ? prefill : resume, std::move(arguments));
+        ASSERT_EQ(results.size(), wholePrefill.size()) << what;
+        states.assign(results.begin() + 1, results.end());
+        outputs.push_back(std::move(results));
+      }
+      // Reassemble the output along T, slice by slice.
+      const la::TensorSpec &outSpec = whole[0].spec();
+      int64_t outer = outSpec.shape[0] * outSpec.shape[1], inner = outSpec.numElements() / (outer * length);
+      std::vector<double> joined;
+      for (int64_t o = 0; o < outer; ++o)
+        for (auto [i, range] : llvm::enumerate(pieces)) {
+          int64_t count = range.second - range.first;
+          for (int64_t e = 0; e < count * inner; ++e)
+            joined.push_back(outputs[i][0].get(o * count * inner + e));
+        }
+      EXPECT_LE(relativeRms(joined, whole[0]), 1e-5) << what << ": outputs";
+      for (size_t s = 0; s < states.size(); ++s) {
+        std::vector<double> state;
+        for (int64_t e = 0; e < states[s].numElements(); ++e)
+          state.push_back(states[s].get(e));
+        EXPECT_LE(relativeRms(state, wholePrefill[s + 1]), 1e-5) << what << ": state #" << s;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, StateVariants,
+                         testing::Values(VariantCase{"linear_attention.mlir", "linear_attention_causal"},
+                                         VariantCase{"flow_attention.mlir", "flow_attention_causal"},
+                                         VariantCase{"retention.mlir", "retention"},
+                                         VariantCase{"retention.mlir", "simple_gla"},
+                                         VariantCase{"retention.mlir", "gla"}),
+                         [](const testing::TestParamInfo<VariantCase> &info) { return std::string(info.param.entry); });
+
+/// An entry that reads later positions has no variant, and the error names the op.
+TEST(StateVariantsErrors, NonCausalEntriesNameTheOp) {
+  std::string source = readKernelFile("aft.mlir");
+  auto declaration = la::declareStateVariant(source, "aft.mlir", "aft_simple", "resume");
+  ASSERT_FALSE(bool(declaration));
+  std::string message = llvm::toString(declaration.takeError());
+  EXPECT_NE(message.find("has no scan along a sequence"), std::string::npos) << message;
+
+  source = readKernelFile("flash.mlir");
+  declaration = la::declareStateVariant(source, "flash.mlir", "flash_causal", "prefill");
+  ASSERT_FALSE(bool(declaration));
+  message = llvm::toString(declaration.takeError());
+  EXPECT_NE(message.find("flash.mlir:"), std::string::npos) << message;
+
+  declaration = la::declareStateVariant(source, "flash.mlir", "flash_causal", "decode");
+  ASSERT_FALSE(bool(declaration));
+  EXPECT_NE(llvm::toString(declaration.takeError()).find("expected prefill or resume"), std::string::npos);
+}
+
+} // namespace
