@@ -76,13 +76,19 @@ bool isOnlyUsedAsExtent(tensor::DimOp dim, int64_t d) {
   });
 }
 
-/// A reshape keeps the first k dimensions when each is a group of its own.
-bool keepsLeadingGroups(ArrayRef<ReassociationIndices> groups, int64_t k) {
+/// A reshape keeps the first k dimensions when each starts a group of its own, joined at most by unit
+/// dimensions of `wide` (the side with more dimensions): a [B, H, 1] state collapsed to [B, H] merges the
+/// sequence's unit dimension into H, which a slice leaves alone.
+bool keepsLeadingGroups(ArrayRef<ReassociationIndices> groups, RankedTensorType wide, int64_t k) {
   if (static_cast<int64_t>(groups.size()) < k)
     return false;
-  for (int64_t d = 0; d < k; ++d)
-    if (groups[d] != ReassociationIndices{d})
+  for (int64_t d = 0; d < k; ++d) {
+    if (groups[d].front() != d)
       return false;
+    for (int64_t member : ArrayRef<int64_t>(groups[d]).drop_front())
+      if (wide.getDimSize(member) != 1)
+        return false;
+  }
   return true;
 }
 
@@ -143,9 +149,9 @@ bool keepsBatchDims(Operation *op, int64_t k) {
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
     return keepsLeadingDimsWhole(slice, k);
   if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op))
-    return keepsLeadingGroups(reshape.getReassociationIndices(), k);
+    return keepsLeadingGroups(reshape.getReassociationIndices(), reshape.getSrcType(), k);
   if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op))
-    return keepsLeadingGroups(reshape.getReassociationIndices(), k);
+    return keepsLeadingGroups(reshape.getReassociationIndices(), reshape.getResultType(), k);
   // Scalar arithmetic inside map regions and constants are per element; anything else is unknown.
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return llvm::none_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });

@@ -9,10 +9,13 @@
 #ifndef LA_TRANSFORMS_CHUNKLOOPS_H
 #define LA_TRANSFORMS_CHUNKLOOPS_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::la {
+
+class ScanOp;
 
 /// Positions [start, start + size) of one dimension.
 struct Window {
@@ -58,6 +61,12 @@ using BatchBodyFn = function_ref<SmallVector<Value>(OpBuilder &b, ArrayRef<DimWi
 /// carried out of the last index.
 SmallVector<Value> buildBatchLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape, ValueRange init,
                                    BatchBodyFn body);
+
+/// The final state taken from `scan`: a slice of its last position along `dim` with full sizes elsewhere,
+/// keeping the unit dimension, collapsed into the state's rank (what la-derive-state-variants returns). A
+/// sequence of one position is its own last position, and the slice then folds away: the collapse reads the
+/// scan itself. Returns the collapse, or null. A chunk loop replaces it with the state it ends with.
+tensor::CollapseShapeOp matchFinalState(Operation *user, ScanOp scan, int64_t dim);
 
 } // namespace mlir::la
 

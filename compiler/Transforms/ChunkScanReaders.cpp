@@ -8,6 +8,9 @@
 // the chunk. The scan's operand and the dot's other operand are recomputed on the chunk when they are
 // single-use or cheap elementwise maps (ProducerSlicer), so `k_s · b_s` is never materialised either.
 //
+// A state-passing variant (la-derive-state-variants) gives the scan an `init` and reads its last position:
+// the carried sum then starts from the init, and the sum carried out of the last chunk is that final state.
+//
 // `(q + eps)·(C + eps)` is not rewritten algebraically: the reads keep their order of evaluation per
 // element, and only the prefix sum's association changes (seeded sums instead of one sweep).
 //
@@ -17,6 +20,8 @@
 #include "Transforms/ChunkLoops.h"
 #include "Transforms/ProducerSlicer.h"
 
+#include "Conversion/LAToLinalg/LoweringUtils.h"
+
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,10 +30,21 @@
 namespace mlir::la {
 namespace {
 
-/// A plain inclusive running sum of one tensor along `dim`, read by nothing else.
-bool isFusablePrefixSum(ScanOp scan, int64_t dim) {
-  return scan && scan.isInclusivePrefixSum() && scan.getDimAttr().getInt() == dim && scan->hasOneUse() &&
-         cast<RankedTensorType>(scan.getInputs()[0].getType()).hasStaticShape();
+/// A plain inclusive running sum of one tensor along `dim`, possibly from an `init`, that `reader` reads
+/// once and every other user takes the final state of (a derived prefill or resume variant).
+bool isFusablePrefixSum(ScanOp scan, int64_t dim, Operation *reader) {
+  if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive || scan.getReverse() ||
+      scan.getWindow() || scan.getDimAttr().getInt() != dim ||
+      !cast<RankedTensorType>(scan.getInputs()[0].getType()).hasStaticShape())
+    return false;
+  int64_t reads = 0;
+  for (OpOperand &use : scan.getResult(0).getUses()) {
+    if (use.getOwner() == reader)
+      ++reads;
+    else if (!matchFinalState(use.getOwner(), scan, dim))
+      return false;
+  }
+  return reads == 1;
 }
 
 /// How the dot reads the prefix sum: `map(.., scan, ..)` or the scan itself.
@@ -39,8 +55,8 @@ struct ScanRead {
 
 /// The prefix sum behind `operand`, directly or through a single-use elementwise map that reads it with
 /// the same dimensions and does not read absolute positions.
-std::optional<ScanRead> matchScanRead(Value operand, int64_t dim) {
-  if (auto scan = operand.getDefiningOp<ScanOp>(); isFusablePrefixSum(scan, dim))
+std::optional<ScanRead> matchScanRead(Value operand, int64_t dim, Operation *dot) {
+  if (auto scan = operand.getDefiningOp<ScanOp>(); isFusablePrefixSum(scan, dim, dot))
     return ScanRead{scan, MapOp()};
   auto map = operand.getDefiningOp<MapOp>();
   if (!map || !map->hasOneUse() || mapUsesIndex(map))
@@ -48,7 +64,7 @@ std::optional<ScanRead> matchScanRead(Value operand, int64_t dim) {
   std::optional<ScanRead> found;
   for (auto [input, toResult] : llvm::zip(map.getInputs(), map.getInputToResultDims())) {
     auto scan = input.getDefiningOp<ScanOp>();
-    if (!isFusablePrefixSum(scan, dim))
+    if (!isFusablePrefixSum(scan, dim, map))
       continue;
     // The scan must be read element for element (not broadcast) and only once by the map.
     if (found || static_cast<int64_t>(toResult.size()) != cast<RankedTensorType>(map.getType()).getRank() ||
@@ -80,10 +96,10 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
 
     // The scan may be read by either operand.
     unsigned readIndex = 1;
-    std::optional<ScanRead> read = matchScanRead(op.getInputs()[1], dim);
+    std::optional<ScanRead> read = matchScanRead(op.getInputs()[1], dim, op);
     if (!read) {
       readIndex = 0;
-      read = matchScanRead(op.getInputs()[0], dim);
+      read = matchScanRead(op.getInputs()[0], dim, op);
     }
     if (!read)
       return rewriter.notifyMatchFailure(op, "no operand is a prefix sum along the dot's position");
@@ -96,8 +112,18 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
     SmallVector<int64_t> stateShape = llvm::to_vector(scannedType.getShape());
     stateShape.erase(stateShape.begin() + dim);
     auto stateType = RankedTensorType::get(stateShape, scannedType.getElementType());
-    Value state = arith::ConstantOp::create(
-        rewriter, loc, stateType, DenseElementsAttr::get(stateType, rewriter.getZeroAttr(stateType.getElementType())));
+    // The running sum starts from the scan's init (a resume variant's state) or from zero.
+    Value state = scan.getInit().empty()
+                      ? arith::ConstantOp::create(
+                            rewriter, loc, stateType,
+                            DenseElementsAttr::get(stateType, rewriter.getZeroAttr(stateType.getElementType())))
+                      : scan.getInit().front();
+    if (state.getType() != stateType)
+      return rewriter.notifyMatchFailure(op, "the scan's init is not the running sum's type");
+    SmallVector<tensor::CollapseShapeOp> finalStates;
+    for (Operation *user : scan.getResult(0).getUsers())
+      if (tensor::CollapseShapeOp collapse = matchFinalState(user, scan, dim))
+        finalStates.push_back(collapse);
     Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
 
     auto emitChunk = [&](OpBuilder &b, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
@@ -121,8 +147,11 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
       Value next = linalg::CopyOp::create(b, loc, lastRow, carried[0]).getResult(0);
       return {next, insertChunk(b, loc, dot, carried[1], dim, start)};
     };
-    Value final = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk)[1];
-    rewriter.replaceOp(op, final);
+    SmallVector<Value> loop = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk);
+    // The running sum after the last chunk is the scan's final state.
+    for (tensor::CollapseShapeOp collapse : finalStates)
+      rewriter.replaceOp(collapse, castToType(rewriter, loc, loop[0], collapse.getType()));
+    rewriter.replaceOp(op, loop[1]);
     return success();
   }
 

@@ -16,6 +16,8 @@
 #include "Transforms/Passes.h"
 #include "Transforms/ProducerSlicer.h"
 
+#include "Conversion/LAToLinalg/LoweringUtils.h"
+
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -38,18 +40,63 @@ char freshLetter(StringRef used) {
   return 0;
 }
 
+/// The tril-masked causal contraction `op` (static shapes) evaluated chunk by chunk from `initialState` (zero
+/// when null): returns the result and the state after the last chunk.
+std::pair<Value, Value> buildChunkedCausal(PatternRewriter &rewriter, ContractOp op, const CausalLayout &layout,
+                                           int64_t chunk, Value initialState) {
+  int64_t nb = layout.batch.size();
+  int64_t length = cast<RankedTensorType>(op.getInputs()[0].getType()).getDimSize(nb);
+  auto resultType = op.getResult().getType();
+  Location loc = op.getLoc();
+  Value state = initialState ? initialState : buildZeroCausalState(rewriter, loc, op, layout);
+  Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
+
+  // One chunk of `size` positions starting at `start`: returns the new state and the new result.
+  auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
+    // Operands that are single-use or cheap maps (Flow's v·comp) are recomputed on the chunk rather
+    // than materialised over the whole sequence.
+    ProducerSlicer slicer(bld, loc);
+    slicer.recomputeCheapMaps();
+    auto slice = [&](Value source) { return slicer.slice(source, {{nb, {start, size}}}); };
+    Value qc = slice(op.getInputs()[0]);
+    Value kc = slice(op.getInputs()[1]);
+    Value vc = slice(op.getInputs()[2]);
+    Value sum = buildCausalChunk(bld, loc, op, layout, qc, kc, vc, carried[0], size);
+    Value updated = insertChunk(bld, loc, sum, carried[1], nb, start);
+    return {buildCausalStateUpdate(bld, loc, op, layout, kc, vc, carried[0]), updated};
+  };
+  SmallVector<Value> loop = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk);
+  return {loop[1], loop[0]};
+}
+
 /// contract(q, scan add (outer(k, v)) along n) ⇒ contract(q, k, v) mask tril(n, m). The vector form
 /// contract(q, scan add (k) along n), a normaliser, is left to ChunkScanReader (rewrite 6), which chunks it
 /// whether or not a map sits between the scan and the dot.
+///
+/// A scan that starts from an `init` or whose final state is also returned (a derived prefill or resume variant,
+/// la-derive-state-variants) is chunked right away instead: the masked contraction has no place for either, and
+/// the chunk loop starts from the init and ends with the final state.
 struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldScanIntoCausalContract(MLIRContext *context, int64_t chunk) : OpRewritePattern(context), chunk(chunk) {}
 
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     if (op.getMaskAttr() || op.getInputs().size() != 2)
       return failure();
     auto scan = op.getInputs()[1].getDefiningOp<ScanOp>();
-    if (!scan || !scan.isInclusivePrefixSum() || !scan->hasOneUse())
+    if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive || scan.getReverse() ||
+        scan.getWindow())
       return failure();
+    int64_t scanDim = scan.getDimAttr().getInt();
+    SmallVector<tensor::CollapseShapeOp> finalStates;
+    for (OpOperand &use : scan.getResult(0).getUses()) {
+      if (use.getOwner() == op.getOperation() && use.getOperandNumber() == 1)
+        continue;
+      tensor::CollapseShapeOp collapse = matchFinalState(use.getOwner(), scan, scanDim);
+      if (!collapse)
+        return failure();
+      finalStates.push_back(collapse);
+    }
+    bool stateful = !scan.getInit().empty() || !finalStates.empty();
     SubscriptsAttr s = op.getSubscripts();
     StringRef qTerm = s.getInput(0), sTerm = s.getInput(1), resultTerm = s.getResult();
     int64_t dim = scan.getDimAttr().getInt();
@@ -78,11 +125,32 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
         o.getInput(1) != batch + n + e || resultTerm != batch + n + e)
       return failure();
     auto subscripts = SubscriptsAttr::getFromTerms(getContext(), {qTerm.str(), ms + d, ms + e}, resultTerm);
-    rewriter.replaceOpWithNewOp<ContractOp>(op, op.getType(), subscripts,
-                                            ValueRange{op.getInputs()[0], outer.getInputs()[0], outer.getInputs()[1]},
-                                            tril, op.getAccAttr());
+    if (!stateful) {
+      rewriter.replaceOpWithNewOp<ContractOp>(op, op.getType(), subscripts,
+                                              ValueRange{op.getInputs()[0], outer.getInputs()[0], outer.getInputs()[1]},
+                                              tril, op.getAccAttr());
+      return success();
+    }
+    if (!cast<RankedTensorType>(scan.getResult(0).getType()).hasStaticShape() || !op.getType().hasStaticShape())
+      return failure();
+    auto causal = ContractOp::create(rewriter, op.getLoc(), op.getType(), subscripts,
+                                     ValueRange{op.getInputs()[0], outer.getInputs()[0], outer.getInputs()[1]}, tril,
+                                     op.getAccAttr());
+    std::optional<CausalLayout> layout = matchCausalContract(causal);
+    Value init = scan.getInit().empty() ? Value() : scan.getInit().front();
+    if (!layout || (init && init.getType() != buildZeroCausalState(rewriter, op.getLoc(), causal, *layout).getType())) {
+      rewriter.eraseOp(causal);
+      return failure();
+    }
+    auto [result, state] = buildChunkedCausal(rewriter, causal, *layout, chunk, init);
+    for (tensor::CollapseShapeOp collapse : finalStates)
+      rewriter.replaceOp(collapse, castToType(rewriter, op.getLoc(), state, collapse.getType()));
+    rewriter.replaceOp(op, result);
+    rewriter.eraseOp(causal);
     return success();
   }
+
+  int64_t chunk;
 };
 
 /// A tril-masked causal contraction over a static sequence ⇒ scf.for over chunks with a carried state.
@@ -108,27 +176,7 @@ struct ChunkCausalContract : OpRewritePattern<ContractOp> {
     if ((!prior && length <= chunk) || kType.getDimSize(nb) != length)
       return failure();
 
-    Location loc = op.getLoc();
-    Value state = buildZeroCausalState(rewriter, loc, op, *layout);
-    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
-
-    // One chunk of `size` positions starting at `start`: returns the new state and the new result.
-    auto emitChunk = [&](OpBuilder &bld, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
-      // Operands that are single-use or cheap maps (Flow's v·comp) are recomputed on the chunk rather
-      // than materialised over the whole sequence.
-      ProducerSlicer slicer(bld, loc);
-      slicer.recomputeCheapMaps();
-      auto slice = [&](Value source) { return slicer.slice(source, {{nb, {start, size}}}); };
-      Value qc = slice(op.getInputs()[0]);
-      Value kc = slice(op.getInputs()[1]);
-      Value vc = slice(op.getInputs()[2]);
-      Value sum = buildCausalChunk(bld, loc, op, *layout, qc, kc, vc, carried[0], size);
-      Value updated = insertChunk(bld, loc, sum, carried[1], nb, start);
-      return {buildCausalStateUpdate(bld, loc, op, *layout, kc, vc, carried[0]), updated};
-    };
-
-    Value final = buildChunkLoop(rewriter, loc, length, chunk, {state, result}, emitChunk)[1];
-    rewriter.replaceOp(op, final);
+    rewriter.replaceOp(op, buildChunkedCausal(rewriter, op, *layout, chunk, Value()).first);
     return success();
   }
 
@@ -145,7 +193,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
       return signalPassFailure();
     }
     RewritePatternSet folds(&getContext());
-    folds.add<FoldScanIntoCausalContract>(&getContext());
+    folds.add<FoldScanIntoCausalContract>(&getContext(), chunkSize);
     if (failed(applyPatternsGreedily(getOperation(), std::move(folds))))
       return signalPassFailure();
     // Chunking runs once over the ops present now, so the per-chunk contractions it creates (which are

@@ -1,23 +1,27 @@
 //===- LADeriveStateVariants.cpp - prefill and resume from a causal entry -===//
 //
-// A causal entry y = F(x) carries state from one position to the next: each prefix scan along the sequence
-// is a running value whose last position is everything later positions need (SPEC §8). The two variants
+// A causal entry y = F(x) carries state from one position to the next (SPEC §8): each prefix scan along the
+// sequence is a running value whose last position is everything later positions need, and each map that reads
+// the position along it (Flow's n_t = t + 1) needs to know how many positions came before. The two variants
 // thread those values through the signature:
 //
-//   prefill(x)        = (y, s)     every scan starts from the compiler's initial state (zero), and s holds
-//                                  each scan at the last position;
-//   resume(x, s_in)   = (y, s)     every scan starts from its slice of s_in.
+//   prefill(x)        = (y, s)     every scan starts from the compiler's initial state (zero), every position
+//                                  from 0; s holds each scan at the last position and each count of positions;
+//   resume(x, s_in)   = (y, s)     every scan starts from its state in s_in, every position is offset by its
+//                                  count in s_in.
 //
 // A variant is declared in the kernel file as a body-less function naming its source,
 //
 //   func.func private @gla_with_state(%q: !x, %k: !x, %v: !x, %g: !x, %h0: !h) -> (!x, !h)
 //       attributes {la.resume_of = @gla}
 //
-// (private only because MLIR allows no public declaration), and this pass writes its body and makes it public: the
-// source's body with calls inlined, an `init` on every scan, and each final state sliced from its scan at the last
-// position. The chunking rewrites recognise that slice as the state their chunk loop ends with, so a variant runs at
-// its source's speed. The declaration keeps the argument names and domains the user wrote; its signature must be the
-// derived one, or the error prints the derived one.
+// (private only because MLIR allows no public declaration), and this pass writes its body and makes it public.
+// The declaration keeps the argument names and domains the user wrote; its signature must be the derived one,
+// or the error prints the derived one. deriveStateVariant (StateVariants.h) builds a variant nobody declared.
+//
+// The chunkings of la-chunk-scans (decay scans, q·scan(k⊗v), running sums read by a dot) start their chunk
+// loops from the scan's init and replace the final-state slice with the state the loop ends with, so a variant
+// keeps its source's chunked form.
 //
 // Causality is checked op by op along the sequence dimension (the dimension the scans run along, at the
 // same position in every operand, as in the library's [B, H, T, ...] layouts): an op that reads later

@@ -388,3 +388,44 @@ func.func @shared_map_cost(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>)
   %d = la.contract "bnd,bnd->bn" %qc, %z : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8xf32>
   return %d, %qc, %ke : tensor<1x8xf32>, tensor<1x8x3xf32>, tensor<1x8x3xf32>
 }
+
+// -----
+
+// A resume variant of causal linear attention (la-derive-state-variants): the outer-product scan starts from
+// S0 and its final state is returned. The chunk loop starts from S0, and the final slice becomes the state
+// the loop ends with; no [N, D, Dv] tensor remains.
+// CHECK-LABEL: func.func @outer_product_scan_with_state
+// CHECK-NOT: tensor<1x10x3x2xf32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for %{{.*}} = %c0 to %c8 step %c4 iter_args(%[[S:.*]] = %arg3, %{{.*}} = %{{.*}})
+// CHECK:   la.contract "bnd,bde->bne" {{.*}}, %[[S]]
+// CHECK:   scf.yield
+// CHECK: %[[DELTA:.*]] = la.contract "bmd,bme->bde"
+// CHECK: %[[FINAL:.*]] = la.map add %[[LOOP]]#0, %[[DELTA]]
+// CHECK: return %{{.*}}, %[[FINAL]]
+func.func @outer_product_scan_with_state(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>,
+                                         %s0: tensor<1x3x2xf32>) -> (tensor<1x10x2xf32>, tensor<1x3x2xf32>) {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x3x2xf32>
+  %s = la.scan add %kv init(%s0 : tensor<1x3x2xf32>) along 1 inclusive : tensor<1x10x3x2xf32> -> tensor<1x10x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x10x3xf32>, tensor<1x10x3x2xf32> -> tensor<1x10x2xf32>
+  %last = tensor.extract_slice %s[0, 9, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x1x3x2xf32>
+  %final = tensor.collapse_shape %last [[0], [1, 2], [3]] : tensor<1x1x3x2xf32> into tensor<1x3x2xf32>
+  return %o, %final : tensor<1x10x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
+// The normaliser of a resume variant: the running sum read by the row dot starts from z0, and its final
+// state is the sum the chunk loop carries out.
+// CHECK-LABEL: func.func @normaliser_with_state
+// CHECK-NOT: la.scan add %arg1
+// CHECK: %[[LOOP:.*]]:2 = scf.for %{{.*}} = %c0 to %c8 step %c4 iter_args(%[[Z:.*]] = %arg2, %{{.*}} = %{{.*}})
+// CHECK:   la.scan add %{{.*}} init(%[[Z]] : tensor<1x3xf32>) along 1 inclusive : tensor<1x4x3xf32>
+// CHECK: return %{{.*}}, %[[FINAL:.*]] :
+func.func @normaliser_with_state(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %z0: tensor<1x3xf32>)
+    -> (tensor<1x10xf32>, tensor<1x3xf32>) {
+  %z = la.scan add %k init(%z0 : tensor<1x3xf32>) along 1 inclusive : tensor<1x10x3xf32> -> tensor<1x10x3xf32>
+  %den = la.contract "bnd,bnd->bn" %q, %z : tensor<1x10x3xf32>, tensor<1x10x3xf32> -> tensor<1x10xf32>
+  %last = tensor.extract_slice %z[0, 9, 0] [1, 1, 3] [1, 1, 1] : tensor<1x10x3xf32> to tensor<1x1x3xf32>
+  %final = tensor.collapse_shape %last [[0], [1, 2]] : tensor<1x1x3xf32> into tensor<1x3xf32>
+  return %den, %final : tensor<1x10xf32>, tensor<1x3xf32>
+}

@@ -65,6 +65,13 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
     ASSERT_TRUE(bool(declaration)) << llvm::toString(declaration.takeError());
     source += *declaration;
   }
+  // The variants run slice by slice like their source: the states keep batch and head leading.
+  auto infos = la::inspectProgram(source, c.file);
+  ASSERT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
+  for (const la::EntryInfo &info : *infos)
+    if (llvm::StringRef(info.name).starts_with(std::string(c.entry) + "."))
+      EXPECT_EQ(info.slicedDims, 2) << info.name;
+
   la::RuntimeOptions options;
   options.cacheDir = "none";
   options.numThreads = 2;

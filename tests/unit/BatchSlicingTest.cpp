@@ -115,6 +115,25 @@ func.func @first_position(%x: tensor<?x?x?x8xf32>) -> tensor<?x?x8xf32> {
   %r = tensor.collapse_shape %s [[0], [1], [2, 3]] : tensor<?x?x1x8xf32> into tensor<?x?x8xf32>
   return %r : tensor<?x?x8xf32>
 }
+// The last position of a [B, H, N] running value (a derived variant's state): the unit dimension joins the
+// head dimension's group, which a slice leaves whole; still sliceable.
+func.func @last_of_vector(%x: tensor<?x?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %h = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %n = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %last = arith.subi %n, %c1 : index
+  %s = tensor.extract_slice %x[0, 0, %last] [%b, %h, 1] [1, 1, 1] : tensor<?x?x?xf32> to tensor<?x?x1xf32>
+  %r = tensor.collapse_shape %s [[0], [1, 2]] : tensor<?x?x1xf32> into tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+// Heads merged with a dimension that is not a unit: not sliceable over heads.
+func.func @heads_merged(%x: tensor<?x?x4xf32>) -> tensor<?x?xf32> {
+  %r = tensor.collapse_shape %x [[0], [1, 2]] : tensor<?x?x4xf32> into tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
 )mlir";
   std::map<std::string, int64_t> dims = slicedDimsOf(kProgram, "cross-slice.mlir");
   EXPECT_EQ(dims["last_batch"], 0);
@@ -123,6 +142,8 @@ func.func @first_position(%x: tensor<?x?x?x8xf32>) -> tensor<?x?x8xf32> {
   EXPECT_EQ(dims["batch_as_heads"], 0);
   EXPECT_EQ(dims["first_position"], 2);
   EXPECT_EQ(dims["split_last"], 2);
+  EXPECT_EQ(dims["last_of_vector"], 2);
+  EXPECT_EQ(dims["heads_merged"], 1);
 }
 
 } // namespace
