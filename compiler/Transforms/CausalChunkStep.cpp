@@ -32,8 +32,7 @@ std::optional<CausalLayout> matchCausalContract(ContractOp op) {
   return std::nullopt;
 }
 
-/// The state type: batch dims then [D, Dv].
-static RankedTensorType causalStateType(ContractOp op, const CausalLayout &layout) {
+RankedTensorType getCausalStateType(ContractOp op, const CausalLayout &layout) {
   auto qType = cast<RankedTensorType>(op.getInputs()[0].getType());
   int64_t nb = layout.batch.size();
   SmallVector<int64_t> shape = llvm::to_vector(qType.getShape().take_front(nb));
@@ -43,7 +42,7 @@ static RankedTensorType causalStateType(ContractOp op, const CausalLayout &layou
 }
 
 Value buildZeroCausalState(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout) {
-  RankedTensorType type = causalStateType(op, layout);
+  RankedTensorType type = getCausalStateType(op, layout);
   return arith::ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
 }
 
@@ -54,7 +53,7 @@ static Value addMap(OpBuilder &b, Location loc, Type type, Value x, Value y) {
 Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &l, Value qc, Value kc, Value vc,
                        Value state, int64_t size) {
   int64_t nb = l.batch.size();
-  RankedTensorType stateType = causalStateType(op, l);
+  RankedTensorType stateType = getCausalStateType(op, l);
   Type elementType = stateType.getElementType();
   auto shaped = [&](std::initializer_list<int64_t> tail) {
     SmallVector<int64_t> shape = llvm::to_vector(stateType.getShape().take_front(nb));
@@ -85,7 +84,7 @@ Value buildCausalChunk(OpBuilder &b, Location loc, ContractOp op, const CausalLa
 
 Value buildCausalStateUpdate(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &l, Value kc, Value vc,
                              Value state) {
-  RankedTensorType stateType = causalStateType(op, l);
+  RankedTensorType stateType = getCausalStateType(op, l);
   std::string bm = l.batch + l.m;
   auto terms = [&](ArrayRef<std::string> inputs, StringRef result) {
     return SubscriptsAttr::getFromTerms(op.getContext(), inputs, result);

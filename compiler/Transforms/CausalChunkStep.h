@@ -29,6 +29,9 @@ struct CausalLayout {
 std::optional<CausalLayout> matchCausalContract(ContractOp op);
 
 /// The zero state of `op`'s chunked form: [B.., D, Dv].
+/// The carried state of a tril-masked contraction: its batch dims, then [D, Dv].
+RankedTensorType getCausalStateType(ContractOp op, const CausalLayout &layout);
+
 Value buildZeroCausalState(OpBuilder &b, Location loc, ContractOp op, const CausalLayout &layout);
 
 /// The chunk of `size` positions of `op` (tril or prior_block, see matchCausalContract), from its operands

@@ -33,8 +33,7 @@ namespace {
 /// A plain inclusive running sum of one tensor along `dim`, possibly from an `init`, that `reader` reads
 /// once and every other user takes the final state of (a derived prefill or resume variant).
 bool isFusablePrefixSum(ScanOp scan, int64_t dim, Operation *reader) {
-  if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive || scan.getReverse() ||
-      scan.getWindow() || scan.getDimAttr().getInt() != dim ||
+  if (!scan || !scan.isInclusivePrefixSum() || scan.getDimAttr().getInt() != dim ||
       !cast<RankedTensorType>(scan.getInputs()[0].getType()).hasStaticShape())
     return false;
   int64_t reads = 0;

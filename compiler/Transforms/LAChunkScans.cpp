@@ -83,8 +83,7 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     if (op.getMaskAttr() || op.getInputs().size() != 2)
       return failure();
     auto scan = op.getInputs()[1].getDefiningOp<ScanOp>();
-    if (!scan || scan.getCombiner() != Combiner::add || scan.getKind() != ScanKind::inclusive || scan.getReverse() ||
-        scan.getWindow())
+    if (!scan || !scan.isInclusivePrefixSum())
       return failure();
     int64_t scanDim = scan.getDimAttr().getInt();
     SmallVector<tensor::CollapseShapeOp> finalStates;
@@ -138,7 +137,7 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
                                      op.getAccAttr());
     std::optional<CausalLayout> layout = matchCausalContract(causal);
     Value init = scan.getInit().empty() ? Value() : scan.getInit().front();
-    if (!layout || (init && init.getType() != buildZeroCausalState(rewriter, op.getLoc(), causal, *layout).getType())) {
+    if (!layout || (init && init.getType() != getCausalStateType(causal, *layout))) {
       rewriter.eraseOp(causal);
       return failure();
     }

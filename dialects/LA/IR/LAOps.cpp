@@ -544,8 +544,7 @@ LogicalResult ScanOp::verifyRegions() {
 }
 
 bool ScanOp::isInclusivePrefixSum() {
-  return getCombiner() == Combiner::add && getKind() == ScanKind::inclusive && !getReverse() && !getWindow() &&
-         getInit().empty();
+  return getCombiner() == Combiner::add && getKind() == ScanKind::inclusive && !getReverse() && !getWindow();
 }
 
 //===----------------------------------------------------------------------===//

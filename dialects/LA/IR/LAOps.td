@@ -211,9 +211,9 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
   let extraClassDeclaration = [{
     /// Number of state values the combiner carries per element (results of the op).
     unsigned getNumStates() { return getResults().size(); }
-    /// Whether this is a plain running sum `y_t = Σ_{s≤t} x_s`: `add`, inclusive, forward, no window and no
-    /// `init`. The chunking rewrites restart such a scan on any chunk, seeded with the sum carried from
-    /// the chunks before it.
+    /// Whether this is a plain running sum `y_t = s_0 + Σ_{s≤t} x_s`: `add`, inclusive, forward, no window
+    /// (s_0 the `init`, zero without one). The chunking rewrites restart such a scan on any chunk, seeded
+    /// with the sum carried from the chunks before it (from s_0 for the first).
     bool isInclusivePrefixSum();
   }];
 }
