@@ -56,8 +56,12 @@ using Variant = StateVariant;
 LogicalResult inlineCalls(func::FuncOp func, SymbolTable &symbols) {
   InlinerInterface interface(func.getContext());
   InlinerConfig config;
-  for (bool changed = true; changed;) {
-    changed = false;
+  // Each round inlines one level of calls; a recursive helper would never run out of them.
+  constexpr int kMaxDepth = 64;
+  for (int depth = 0; !func.getOps<func::CallOp>().empty(); ++depth) {
+    if (depth == kMaxDepth)
+      return func.emitOpError() << "calls nest more than " << kMaxDepth
+                                << " deep (a recursive helper?); a state-passing variant needs them inlined";
     SmallVector<func::CallOp> calls(func.getOps<func::CallOp>());
     for (func::CallOp call : calls) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
@@ -68,7 +72,6 @@ LogicalResult inlineCalls(func::FuncOp func, SymbolTable &symbols) {
                             cast<CallableOpInterface>(callee.getOperation()), &callee.getBody())))
         return call.emitOpError() << "cannot be inlined into the derived variant";
       call.erase();
-      changed = true;
     }
   }
   return success();
@@ -283,6 +286,10 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   };
   if (failed(inlineCalls(work, symbols)))
     return fail();
+  if (!llvm::hasSingleElement(work.getBody()) || !isa<func::ReturnOp>(work.getBody().front().getTerminator())) {
+    source.emitOpError() << "has control flow between blocks; a state-passing variant needs one block of la ops";
+    return fail();
+  }
 
   std::optional<int64_t> seq;
   work.walk([&](ScanOp scan) {

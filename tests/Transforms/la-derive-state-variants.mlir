@@ -173,3 +173,20 @@ func.func @written(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of 
 
 // expected-error @+1 {{'la.resume_of' must name the source entry (@name), not "gla"}}
 func.func private @bad(%x: tensor<?xf32>) -> tensor<?xf32> attributes {la.resume_of = "gla"}
+
+// -----
+
+// A recursive helper cannot be inlined away.
+!x = tensor<?x?x?x?xf32>
+func.func private @forever(%x: !x) -> !x {
+  %y = func.call @forever(%x) : (!x) -> !x
+  return %y : !x
+}
+// expected-error @+1 {{calls nest more than 64 deep (a recursive helper?); a state-passing variant needs them inlined}}
+func.func @loops(%x: !x) -> !x {
+  %y = func.call @forever(%x) : (!x) -> !x
+  %s = la.scan add %y along 2 inclusive : !x -> !x
+  return %s : !x
+}
+// expected-error @+1 {{cannot be derived as the prefill variant of @loops}}
+func.func private @loops_prefill(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of = @loops}
