@@ -7,7 +7,8 @@
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json] [--tuning-db PATH]
 //   lac tune FILE ... (Tune.cpp)
-//   lac signature FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]
+//   lac signature FILE [--entry NAME [--variant prefill|resume]] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]
+//   (compile, run and signature take --variant: the state-passing variants of a causal entry, docs/prefill-decode.md)
 //
 // Both take every compiler option as a flag (--chunk-size=32, --group-sweeps, --fuse=false, --target-cpu=...),
 // generated from the option registry (compiler/Pipelines/PipelineOptions.def).
@@ -829,18 +830,20 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   pipelineFlags(); // registers the flags before parsing
   cl::HideUnrelatedOptions({&commonCategory, &lac::gpuRunCategory(), &lac::tuneCategory()});
-  cl::ParseCommandLineOptions(argc, argv,
-                              "lac: compile and run la kernels\n\n"
-                              "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
-                              "  lac run FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--repeat N] "
-                              "[--check] [--tuning-db PATH]\n"
-                              "  lac tune FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
-                              "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
-                              "[--json]\n"
-                              "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"
-                              "  lac signature FILE [--entry E] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]\n"
-                              "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
-                              "[--out I=PATH.npy] [--seed N] [--json]\n");
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "lac: compile and run la kernels\n\n"
+      "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
+      "  lac run FILE [--entry E [--variant prefill|resume]] (--input A.npy ... | --random "
+      "B,H,N,D) [--repeat N] [--check] [--tuning-db PATH]\n"
+      "  lac tune FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
+      "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
+      "[--json]\n"
+      "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"
+      "  lac signature FILE [--entry E [--variant prefill|resume]] [--shape [ARG=]BxHxNxD ...] [--dtype T] "
+      "[--json]\n"
+      "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
+      "[--out I=PATH.npy] [--seed N] [--json]\n");
   if (compileCommand)
     return runCompile();
   if (runCommand)
