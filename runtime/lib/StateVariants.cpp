@@ -42,7 +42,7 @@ std::string resultNameAt(llvm::StringRef source, mlir::Location location) {
   return plain ? name.str() : "";
 }
 
-std::string printed(auto printable) {
+template <typename Printable> std::string printed(Printable printable) {
   std::string text;
   llvm::raw_string_ostream os(text);
   printable.print(os);
