@@ -361,7 +361,8 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   argAttrs.resize(body.getNumArguments(), DictionaryAttr::get(work.getContext()));
   work.setType(FunctionType::get(work.getContext(), body.getArgumentTypes(), ValueRange(results).getTypes()));
   work.setAllArgAttrs(argAttrs);
-  work.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  // One (empty) dictionary per result: the list must match the new result count.
+  work.setAllResultAttrs(SmallVector<DictionaryAttr>(results.size(), DictionaryAttr::get(work.getContext())));
   derived.function = work;
   return derived;
 }
