@@ -38,7 +38,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/Inliner.h"
 #include "mlir/Transforms/InliningUtils.h"
@@ -153,15 +152,16 @@ bool readsPosition(MapOp map, int64_t seq) {
       .wasInterrupted();
 }
 
-/// The counter state of a position-reading map: its result without the sequence dimension.
-RankedTensorType counterType(MapOp map, int64_t seq) {
-  auto type = cast<RankedTensorType>(map.getType());
+/// The state a value carries along the sequence (a scan's running value, a position counter): its type
+/// without the sequence dimension.
+RankedTensorType withoutSequence(Value value, int64_t seq) {
+  auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + seq);
   return RankedTensorType::get(shape, type.getElementType());
 }
 
-/// `map` with `offset` (the positions before this piece, shaped like counterType) added to every
+/// `map` with `offset` (the positions before this piece, shaped like withoutSequence) added to every
 /// `la.index seq` it reads; returns the new map, which replaces `map`.
 MapOp offsetPositions(OpBuilder &builder, MapOp map, int64_t seq, Value offset) {
   MLIRContext *context = map.getContext();
@@ -207,11 +207,10 @@ MapOp offsetPositions(OpBuilder &builder, MapOp map, int64_t seq, Value offset) 
 Value countPositions(OpBuilder &builder, Location loc, Value value, int64_t seq, RankedTensorType type) {
   auto valueType = cast<RankedTensorType>(value.getType());
   auto ones = MapOp::create(builder, loc, valueType, ValueRange{value});
-  Block *block = builder.createBlock(&ones.getBody(), {}, {valueType.getElementType()}, {loc});
+  builder.createBlock(&ones.getBody(), {}, {valueType.getElementType()}, {loc});
   Value one = arith::ConstantOp::create(builder, loc, builder.getFloatAttr(valueType.getElementType(), 1.0));
   YieldOp::create(builder, loc, ValueRange{one});
   builder.setInsertionPointAfter(ones);
-  (void)block;
   return ReduceOp::create(builder, loc, type, Combiner::add, ones.getResult(), ArrayRef<int64_t>{seq}).getResult(0);
 }
 
@@ -229,14 +228,6 @@ Value sliceLastPosition(OpBuilder &builder, Location loc, Value value, int64_t s
   // Not a rank-reducing slice: which unit dimension it drops would be ambiguous once B or H is 1.
   Value slice = tensor::ExtractSliceOp::create(builder, loc, value, offsets, sizes, strides);
   return tensor::CollapseShapeOp::create(builder, loc, slice, getUnitDimReassociation(rank, seq));
-}
-
-/// The state type of a scan: its result without the sequence dimension.
-RankedTensorType stateType(ScanOp scan, int64_t seq) {
-  auto type = cast<RankedTensorType>(scan.getResult(0).getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape.erase(shape.begin() + seq);
-  return RankedTensorType::get(shape, type.getElementType());
 }
 
 std::string signatureText(FunctionType type) {
@@ -333,13 +324,13 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     Location loc = op->getLoc();
     if (auto scan = dyn_cast<ScanOp>(op)) {
       if (variant == Variant::Resume)
-        scan.getInitMutable().append(ValueRange{body.addArgument(stateType(scan, *seq), loc)});
+        scan.getInitMutable().append(ValueRange{body.addArgument(withoutSequence(scan.getResult(0), *seq), loc)});
       builder.setInsertionPoint(ret);
       states.push_back(sliceLastPosition(builder, loc, scan.getResult(0), *seq));
       continue;
     }
     auto map = cast<MapOp>(op);
-    RankedTensorType type = counterType(map, *seq);
+    RankedTensorType type = withoutSequence(map.getResult(), *seq);
     Value before;
     if (variant == Variant::Resume) {
       before = body.addArgument(type, loc);

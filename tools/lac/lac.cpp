@@ -271,9 +271,7 @@ size_t ownArgumentCount(const std::vector<la::EntryInfo> &entries, const la::Ent
 /// ends with for the entry's own arguments (`ownCount` of them, which must be shaped by then).
 llvm::Error fillStateShapes(la::Runtime &runtime, const la::Program &program, size_t ownCount,
                             std::vector<la::TensorSpec> &specs) {
-  auto isOpen = [](const la::TensorSpec &spec) {
-    return llvm::any_of(spec.shape, [](int64_t size) { return size < 0; });
-  };
+  auto isOpen = [](const la::TensorSpec &spec) { return !spec.hasStaticShape(); };
   if (variantName != "resume" || std::none_of(specs.begin() + ownCount, specs.end(), isOpen))
     return llvm::Error::success();
   for (size_t i = 0; i < ownCount; ++i)
@@ -347,6 +345,43 @@ const la::PipelineFlags &pipelineFlags() {
   return flags;
 }
 
+/// The entry `compile` and `signature` describe: the program text (with `--variant`'s declaration), the
+/// entry, and its argument specs with `--shape` and `--dtype` applied. With `--variant resume` the states take
+/// the shapes prefill ends with, once the entry's own arguments are all shaped.
+struct ShapedEntry {
+  std::string source;
+  la::EntryInfo info;
+  std::vector<la::TensorSpec> arguments;
+};
+
+llvm::Expected<ShapedEntry> shapeSelectedEntry() {
+  auto source = programSource();
+  if (!source)
+    return source.takeError();
+  auto entries = la::inspectProgram(*source, inputFile);
+  if (!entries)
+    return entries.takeError();
+  const la::EntryInfo *info = findEntry(*entries, selectedEntryName());
+  if (!info)
+    return llvm::createStringError(inputFile + ": no entry named '" + entryName +
+                                   "' (entries: " + listEntries(*entries) + ")");
+  size_t ownCount = ownArgumentCount(*entries, *info);
+  auto specs = resolveShapes(*info, *source, ownCount);
+  if (!specs)
+    return specs.takeError();
+  if (std::all_of(specs->begin(), specs->begin() + ownCount,
+                  [](const la::TensorSpec &spec) { return spec.hasStaticShape(); }))
+    if (llvm::Error err = fillStateShapes(*source, ownCount, *specs))
+      return std::move(err);
+  auto dtype = parseElementDType();
+  if (!dtype)
+    return dtype.takeError();
+  for (la::TensorSpec &spec : *specs)
+    if (spec.dtype == la::DType::F32)
+      spec.dtype = *dtype;
+  return ShapedEntry{std::move(*source), *info, std::move(*specs)};
+}
+
 int runCompile() {
   auto options = pipelineFlags().get();
   if (!options)
@@ -364,40 +399,23 @@ int runCompile() {
   if (owner != mlir::la::PipelineTarget::Common && owner != options->target && !printPipeline)
     return fail("--emit=" + emit + " is a stage of the " + mlir::la::getTargetName(owner) + " target, not of the " +
                 mlir::la::getTargetName(options->target) + " target " + choices);
-  auto source = programSource();
-  if (!source)
-    return fail(source.takeError());
-  auto entries = la::inspectProgram(*source, inputFile);
-  if (!entries)
-    return fail(entries.takeError());
-  const la::EntryInfo *info = findEntry(*entries, selectedEntryName());
-  if (!info)
-    return fail(inputFile + ": no entry named '" + entryName + "' (entries: " + listEntries(*entries) + ")");
-  size_t ownCount = ownArgumentCount(*entries, *info);
-  auto specs = resolveShapes(*info, *source, ownCount);
-  if (!specs)
-    return fail(specs.takeError());
-  if (llvm::Error err = fillStateShapes(*source, ownCount, *specs))
-    return fail(std::move(err));
-  auto dtype = parseElementDType();
-  if (!dtype)
-    return fail(dtype.takeError());
-  for (la::TensorSpec &spec : *specs)
-    if (spec.dtype == la::DType::F32)
-      spec.dtype = *dtype;
-  bool allStatic = llvm::all_of(*specs, [](const la::TensorSpec &spec) {
-    return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
-  });
+  auto shaped = shapeSelectedEntry();
+  if (!shaped)
+    return fail(shaped.takeError());
+  const std::string &source = shaped->source;
+  const la::EntryInfo &info = shaped->info;
+  std::vector<la::TensorSpec> &specs = shaped->arguments;
+  bool allStatic = llvm::all_of(specs, [](const la::TensorSpec &spec) { return spec.hasStaticShape(); });
   std::vector<la::TensorSpec> arguments;
   if (allStatic)
-    arguments = *specs;
+    arguments = specs;
   else if (*stage > la::Stage::Fused)
-    for (auto [i, spec] : llvm::enumerate(*specs))
-      if (llvm::any_of(spec.shape, [](int64_t size) { return size < 0; }))
-        return fail("--emit=" + emit + " needs static shapes: argument #" + llvm::Twine(i) + " of '" + info->name +
+    for (auto [i, spec] : llvm::enumerate(specs))
+      if (!spec.hasStaticShape())
+        return fail("--emit=" + emit + " needs static shapes: argument #" + llvm::Twine(i) + " of '" + info.name +
                     "' is " + la::toMLIRTypeString(spec) + "; pass --shape");
-  auto text = printPipeline ? la::getPipelineText(info->name, arguments, *options)
-                            : la::emitStage(*source, inputFile, info->name, arguments, *options, *stage);
+  auto text = printPipeline ? la::getPipelineText(info.name, arguments, *options)
+                            : la::emitStage(source, inputFile, info.name, arguments, *options, *stage);
   if (!text)
     return fail(text.takeError());
   std::error_code ec;
@@ -738,50 +756,29 @@ int runRun() {
 /// and declared domain, then each result's. With every argument shape known, the result shapes are the
 /// compiled kernel's (they may depend on the inputs'); otherwise the declared ones.
 int runSignature() {
-  auto source = programSource();
-  if (!source)
-    return fail(source.takeError());
-  auto entries = la::inspectProgram(*source, inputFile);
-  if (!entries)
-    return fail(entries.takeError());
-  const la::EntryInfo *info = findEntry(*entries, selectedEntryName());
-  if (!info)
-    return fail(inputFile + ": no entry named '" + entryName + "' (entries: " + listEntries(*entries) + ")");
-  size_t ownCount = ownArgumentCount(*entries, *info);
-  auto arguments = resolveShapes(*info, *source, ownCount);
-  if (!arguments)
-    return fail(arguments.takeError());
-  bool ownStatic = std::all_of(arguments->begin(), arguments->begin() + ownCount, [](const la::TensorSpec &spec) {
-    return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
-  });
-  if (ownStatic)
-    if (llvm::Error err = fillStateShapes(*source, ownCount, *arguments))
-      return fail(std::move(err));
-  auto dtype = parseElementDType();
-  if (!dtype)
-    return fail(dtype.takeError());
-  for (la::TensorSpec &spec : *arguments)
-    if (spec.dtype == la::DType::F32)
-      spec.dtype = *dtype;
-  std::vector<la::TensorSpec> results(info->signature.results.begin(), info->signature.results.end());
-  bool allStatic = llvm::all_of(*arguments, [](const la::TensorSpec &spec) {
-    return llvm::all_of(spec.shape, [](int64_t size) { return size >= 0; });
-  });
+  auto shaped = shapeSelectedEntry();
+  if (!shaped)
+    return fail(shaped.takeError());
+  const std::string &source = shaped->source;
+  const la::EntryInfo &info = shaped->info;
+  std::vector<la::TensorSpec> &arguments = shaped->arguments;
+  std::vector<la::TensorSpec> results(info.signature.results.begin(), info.signature.results.end());
+  bool allStatic = llvm::all_of(arguments, [](const la::TensorSpec &spec) { return spec.hasStaticShape(); });
   if (allStatic) {
     la::RuntimeOptions options;
     options.cacheDir = "none";
     auto runtime = la::Runtime::create(options);
     if (!runtime)
       return fail(runtime.takeError());
-    auto program = (*runtime)->loadSource(*source, inputFile);
+    auto program = (*runtime)->loadSource(source, inputFile);
     if (!program)
       return fail(program.takeError());
-    auto specs = (*runtime)->resultSpecs(**program, info->name, *arguments);
+    auto specs = (*runtime)->resultSpecs(**program, info.name, arguments);
     if (!specs)
       return fail(specs.takeError());
     results.assign(specs->begin(), specs->end());
   }
-  std::vector<std::string> names = la::entryArgumentNames(*source, info->name);
+  std::vector<std::string> names = la::entryArgumentNames(source, info.name);
   // json::Value keeps a StringRef without copying it: every string here is an owned std::string.
   auto describe = [&](size_t index, const la::TensorSpec &spec, const std::string &name,
                       const std::optional<la::ValueDomain> &domain) {
@@ -794,14 +791,14 @@ int runSignature() {
     return object;
   };
   llvm::json::Array argumentArray, resultArray;
-  for (auto [i, spec] : llvm::enumerate(*arguments))
+  for (auto [i, spec] : llvm::enumerate(arguments))
     argumentArray.push_back(
         describe(i, spec, i < names.size() ? names[i] : "arg" + std::to_string(i),
-                 i < info->signature.argumentDomains.size() ? info->signature.argumentDomains[i] : std::nullopt));
+                 i < info.signature.argumentDomains.size() ? info.signature.argumentDomains[i] : std::nullopt));
   for (auto [i, spec] : llvm::enumerate(results))
     resultArray.push_back(describe(i, spec, "result" + std::to_string(i), std::nullopt));
   if (json) {
-    llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(llvm::json::Object{{"entry", std::string(info->name)},
+    llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(llvm::json::Object{{"entry", std::string(info.name)},
                                                                                 {"arguments", std::move(argumentArray)},
                                                                                 {"results", std::move(resultArray)}}));
     return 0;
@@ -820,7 +817,7 @@ int runSignature() {
       llvm::outs() << "\n";
     }
   };
-  llvm::outs() << info->name << "\n";
+  llvm::outs() << info.name << "\n";
   print("arguments", argumentArray);
   print("results", resultArray);
   return 0;

@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -58,6 +59,10 @@ struct TensorSpec {
   /// "f32[2x8x4096x64]"; a -1 (dynamic) size prints as "?".
   std::string str() const;
   bool operator==(const TensorSpec &other) const { return dtype == other.dtype && shape == other.shape; }
+  /// Whether every dimension is known (none is -1, the signature's `?`).
+  bool hasStaticShape() const {
+    return std::none_of(shape.begin(), shape.end(), [](int64_t size) { return size < 0; });
+  }
 };
 
 /// A non-owning view of a dense C-order tensor in host memory.
