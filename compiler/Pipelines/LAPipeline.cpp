@@ -61,6 +61,7 @@ void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocation
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = loopsMayReturnAllocations;
+  pm.addNestedPass<func::FuncOp>(createLAReadOnlyArguments());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so
   // a result written by a loop (a sweep) is still recognised as an allocation and becomes the out-param.

@@ -189,4 +189,16 @@ def LASlicePositions : Pass<"la-slice-positions", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAReadOnlyArguments : Pass<"la-read-only-arguments", "mlir::func::FuncOp"> {
+  let summary = "Marks every tensor argument of a function `bufferization.writable = false`";
+  let description = [{
+    A kernel's inputs belong to the caller: the runtime's contract is that a call reads them and writes only
+    its outputs. One-shot bufferisation otherwise treats a function's tensor arguments as writable, so an op
+    whose destination is an argument (a scan that starts from an input state, `init(%h0)`, lowered
+    unchunked) would update the caller's buffer in place. Read-only arguments are copied first where a value
+    must be computed in their place. Runs right before bufferisation, for every target.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 #endif // LA_TRANSFORMS_PASSES_TD

@@ -102,11 +102,20 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
         tensor.set(e, uniform(generator));
     }
     auto call = [&](const std::string &name, std::vector<la::HostTensor> arguments) {
+      const std::vector<la::HostTensor> before = arguments;
       std::vector<la::TensorRef> refs;
       for (la::HostTensor &tensor : arguments)
         refs.push_back(tensor.ref());
       auto results = (*runtime)->run(**program, name, refs);
       EXPECT_TRUE(bool(results)) << name << ": " << llvm::toString(results.takeError());
+      // A call reads its inputs and nothing else: resume's states, the initial values of its scans, must not
+      // be updated in the caller's buffers (one-position scans did so before la-read-only-arguments).
+      for (auto [i, original] : llvm::enumerate(before))
+        for (int64_t e = 0; e < original.numElements(); ++e)
+          if (original.get(e) != arguments[i].get(e)) {
+            ADD_FAILURE() << name << " wrote its argument #" << i << " at element " << e;
+            break;
+          }
       return results ? std::vector<la::HostTensor>(results->begin(), results->end()) : std::vector<la::HostTensor>();
     };
     auto piece = [&](int64_t begin, int64_t end) {

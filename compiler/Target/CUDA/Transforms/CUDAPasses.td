@@ -48,8 +48,8 @@ def LAGPULoopStateInPlace : Pass<"la-gpu-loop-state-in-place", "mlir::func::Func
     before one-shot bufferisation: each yielded tensor that is not already the iteration argument is
     materialised in it, so the loop state is updated in place, through a copy only where the new value
     cannot be computed in place (a decay scan's state: D×Dv per chunk). The function's tensor arguments are
-    marked `bufferization.writable = false`, so a state whose initial value is an input (h0) is copied
-    rather than updated in the caller's buffer.
+    read-only to bufferisation (la-read-only-arguments), so a state whose initial value is an input (h0) is
+    copied rather than updated in the caller's buffer.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }

@@ -13,13 +13,10 @@ namespace {
 
 struct LAGPULoopStateInPlacePass : impl::LAGPULoopStateInPlaceBase<LAGPULoopStateInPlacePass> {
   void runOnOperation() override {
-    // In-place loop state must never land in a caller's input: a scan whose initial state is an argument
-    // (retention_with_state's h0) would overwrite it. Bufferisation copies a read-only argument first.
+    // In-place loop state never lands in a caller's input (retention_with_state's h0): the arguments are
+    // read-only to bufferisation (la-read-only-arguments, in the shared bufferisation steps), which copies
+    // such an initial state first.
     func::FuncOp func = getOperation();
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (isa<TensorType>(func.getArgument(i).getType()))
-        func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                        BoolAttr::get(func.getContext(), false));
     func.walk([](scf::ForOp loop) {
       auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
       OpBuilder b(yield);
