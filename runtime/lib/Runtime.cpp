@@ -3,7 +3,7 @@
 // A call goes: memory cache (key = program hash, entry, argument types, options) → on a miss, check the
 // arguments against the signature, decide the slice shape, disk cache (key = the same with slice shapes,
 // host CPU and compiler version) → on a miss, compile. Each memory-cache slot compiles at most once however
-// many threads ask for it at the same time. Slices (batch×head) run on the thread pool.
+// many threads ask for it at the same time. Slices (batch×head) run on a team of worker threads (ForkJoinTeam.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,7 @@
 
 #include "CpuJit.h"
 #include "DiskCache.h"
+#include "ForkJoinTeam.h"
 #include "RedisClient.h"
 #include "ReferenceRunner.h"
 #include "la/runtime/Compiler.h"
@@ -26,7 +27,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -209,7 +209,8 @@ public:
     if (runtimeOptions.numThreads == 0)
       runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
     if (runtimeOptions.numThreads > 1)
-      pool = std::make_unique<llvm::StdThreadPool>(llvm::hardware_concurrency(runtimeOptions.numThreads - 1));
+      team = std::make_unique<ForkJoinTeam>(runtimeOptions.numThreads - 1,
+                                            std::chrono::microseconds(runtimeOptions.workerSpinMicroseconds));
   }
 
   llvm::Expected<std::shared_ptr<Program>> loadFile(llvm::StringRef path) override {
@@ -785,7 +786,7 @@ private:
     return releaseAll(llvm::Error::success());
   }
 
-  /// Runs every slice of a call, spread over the pool in contiguous ranges (one per thread).
+  /// Runs every slice of a call, spread over the team in contiguous ranges (one per thread).
   void execute(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs) {
     const CompiledKernel &info = kernel.info();
     int64_t numSlices = 1;
@@ -846,16 +847,11 @@ private:
       }
     };
 
-    int64_t workers = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
-    if (workers <= 1 || !pool) {
+    int64_t parts = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
+    // A call that finds the team busy with another host thread's call runs its slices on its own thread.
+    if (parts <= 1 || !team ||
+        !team->tryRun(parts, [&](unsigned p) { runRange(numSlices * p / parts, numSlices * (p + 1) / parts); }))
       runRange(0, numSlices);
-      return;
-    }
-    llvm::ThreadPoolTaskGroup group(*pool);
-    for (int64_t w = 1; w < workers; ++w)
-      group.async([&, w] { runRange(numSlices * w / workers, numSlices * (w + 1) / workers); });
-    runRange(0, numSlices / workers);
-    group.wait();
   }
 
   RuntimeOptions runtimeOptions;
@@ -864,7 +860,8 @@ private:
   DiskCache disk;
   std::unique_ptr<TuningDatabase> tuningDatabase;
   std::once_flag tuningWarning;
-  std::unique_ptr<llvm::StdThreadPool> pool;
+  /// The threads besides the caller's that run slices (none with one thread).
+  std::unique_ptr<ForkJoinTeam> team;
   ReferenceRunner reference;
   std::shared_mutex memoryMutex;
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;

@@ -313,26 +313,73 @@ func.func @scan_region_single_element_folds(%a: tensor<?x1xf32>, %b: tensor<?x1x
 
 // -----
 
-// An exclusive scan yields the identity at its one position, an initial state takes part in the combination,
-// and a longer or dynamic dimension has more than one element: none of these fold.
+// An exclusive scan yields the identity at its one position, and a longer or dynamic dimension has more than
+// one element: none of these fold.
 
 // CHECK-LABEL: func.func @scan_does_not_fold
-// CHECK-SAME: (%[[X:.*]]: tensor<2x1xf32>, %[[H:.*]]: tensor<2xf32>, %[[Y:.*]]: tensor<2x3xf32>, %[[Z:.*]]: tensor<2x?xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<2x1xf32>, %[[Y:.*]]: tensor<2x3xf32>, %[[Z:.*]]: tensor<2x?xf32>)
 // CHECK: la.scan add %[[X]] along 1 exclusive : tensor<2x1xf32> -> tensor<2x1xf32>
-// CHECK: la.scan add %[[X]] init(%[[H]] : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
-// CHECK: la.scan decay %[[X]], %[[X]] init(%[[H]] : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32>, tensor<2x1xf32> -> tensor<2x1xf32>
 // CHECK: la.scan max %[[Y]] along 1 inclusive : tensor<2x3xf32> -> tensor<2x3xf32>
 // CHECK: la.scan add %[[Z]] along 1 inclusive : tensor<2x?xf32> -> tensor<2x?xf32>
 // CHECK: la.scan add %[[X]] along 0 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
-func.func @scan_does_not_fold(%x: tensor<2x1xf32>, %h: tensor<2xf32>, %y: tensor<2x3xf32>, %z: tensor<2x?xf32>)
-    -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x1xf32>) {
+func.func @scan_does_not_fold(%x: tensor<2x1xf32>, %y: tensor<2x3xf32>, %z: tensor<2x?xf32>)
+    -> (tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x1xf32>) {
   %0 = la.scan add %x along 1 exclusive : tensor<2x1xf32> -> tensor<2x1xf32>
-  %1 = la.scan add %x init(%h : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
-  %2 = la.scan decay %x, %x init(%h : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32>, tensor<2x1xf32> -> tensor<2x1xf32>
   %3 = la.scan max %y along 1 inclusive : tensor<2x3xf32> -> tensor<2x3xf32>
   %4 = la.scan add %z along 1 inclusive : tensor<2x?xf32> -> tensor<2x?xf32>
   %5 = la.scan add %x along 0 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x1xf32>
+  return %0, %3, %4, %5 : tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x1xf32>
+}
+
+// -----
+
+// One element from an initial state is one combine step, a map in the state's shape (a decode step). The
+// scanned outer product of k and v is rebuilt without the position, so that it still fuses into the step.
+
+// CHECK-LABEL: func.func @scan_one_step_from_init
+// CHECK-SAME: (%[[X:.*]]: tensor<2x1xf32>, %[[H:.*]]: tensor<2xf32>, %[[K:.*]]: tensor<3x1x4xf32>, %[[V:.*]]: tensor<3x1x5xf32>, %[[G:.*]]: tensor<3x1x4xf32>, %[[S:.*]]: tensor<3x4x5xf32>)
+// CHECK: %[[XS:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<2x1xf32> into tensor<2xf32>
+// CHECK: %[[SUM:.*]] = la.map add %[[H]], %[[XS]] : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+// CHECK: tensor.expand_shape %[[SUM]] {{\[}}[0, 1]] output_shape [2, 1]
+// CHECK: %[[XM:.*]] = tensor.collapse_shape %[[X]]
+// CHECK: la.map max %[[H]], %[[XM]]
+// CHECK: %[[KS:.*]] = tensor.collapse_shape %[[K]] {{\[}}[0], [1, 2]] : tensor<3x1x4xf32> into tensor<3x4xf32>
+// CHECK: %[[VS:.*]] = tensor.collapse_shape %[[V]] {{\[}}[0], [1, 2]] : tensor<3x1x5xf32> into tensor<3x5xf32>
+// CHECK: %[[KV:.*]] = la.contract "nk,nv->nkv" %[[KS]], %[[VS]] : tensor<3x4xf32>, tensor<3x5xf32> -> tensor<3x4x5xf32>
+// CHECK: %[[GS:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] : tensor<3x1x4xf32> into tensor<3x4xf32>
+// CHECK: %[[NEXT:.*]] = la.map "ab,abc,abc->abc" %[[GS]], %[[S]], %[[KV]]
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[STEP:.*]] = tensor.expand_shape %[[NEXT]] {{\[}}[0], [1, 2], [3]] output_shape [3, 1, 4, 5]
+// CHECK-NOT: la.scan
+// CHECK: return %{{.*}}, %{{.*}}, %[[STEP]]
+func.func @scan_one_step_from_init(%x: tensor<2x1xf32>, %h: tensor<2xf32>, %k: tensor<3x1x4xf32>,
+                                   %v: tensor<3x1x5xf32>, %g: tensor<3x1x4xf32>, %s: tensor<3x4x5xf32>)
+    -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<3x1x4x5xf32>) {
+  %0 = la.scan add %x init(%h : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
+  %1 = la.scan max %x init(%h : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
+  %kv = la.contract "ntk,ntv->ntkv" %k, %v : tensor<3x1x4xf32>, tensor<3x1x5xf32> -> tensor<3x1x4x5xf32>
+  %2 = la.scan decay %kv, %g init(%s : tensor<3x4x5xf32>) along 1 inclusive
+      : tensor<3x1x4x5xf32>, tensor<3x1x4xf32> -> tensor<3x1x4x5xf32>
+  return %0, %1, %2 : tensor<2x1xf32>, tensor<2x1xf32>, tensor<3x1x4x5xf32>
+}
+
+// -----
+
+// Not one step: a combiner without a single map (logaddexp), accumulation in another type, a dynamic shape.
+
+// CHECK-LABEL: func.func @scan_one_step_not_rewritten
+// CHECK: la.scan logaddexp
+// CHECK: la.scan add %{{.*}} init(%{{.*}} : tensor<2xf16>) along 1 inclusive acc(f32)
+// CHECK: la.scan add %{{.*}} init(%{{.*}} : tensor<?xf32>) along 1 inclusive
+func.func @scan_one_step_not_rewritten(%x: tensor<2x1xf32>, %h: tensor<2xf32>, %xh: tensor<2x1xf16>,
+                                       %hh: tensor<2xf16>, %xd: tensor<?x1xf32>, %hd: tensor<?xf32>)
+    -> (tensor<2x1xf32>, tensor<2x1xf16>, tensor<?x1xf32>) {
+  %0 = la.scan logaddexp %x init(%h : tensor<2xf32>) along 1 inclusive : tensor<2x1xf32> -> tensor<2x1xf32>
+  %1 = la.scan add %xh init(%hh : tensor<2xf16>) along 1 inclusive acc(f32) : tensor<2x1xf16> -> tensor<2x1xf16>
+  %2 = la.scan add %xd init(%hd : tensor<?xf32>) along 1 inclusive : tensor<?x1xf32> -> tensor<?x1xf32>
+  return %0, %1, %2 : tensor<2x1xf32>, tensor<2x1xf16>, tensor<?x1xf32>
 }
 
 // -----

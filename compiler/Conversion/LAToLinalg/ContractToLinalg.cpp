@@ -110,12 +110,16 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       auto [source, d] = letterSource[letter];
       sizes.push_back(tensor::DimOp::create(rewriter, loc, source, d).getResult());
     }
-    Value init = createFilled(rewriter, loc, sizes, accType, 0.0);
-
     SmallVector<AffineMap> maps = subscripts.getIndexingMaps(loopOrder);
     SmallVector<utils::IteratorType> iterators;
     for (char c : loopOrder)
       iterators.push_back(dims.isReduction(c) ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+    // Without a contracted letter (an outer product, k ⊗ v) each result element is one product: written, not
+    // accumulated into a zero-filled tensor, so elementwise fusion merges it into its consumer without
+    // keeping the filled tensor as a second result that is still written.
+    bool pointwise = !llvm::is_contained(iterators, utils::IteratorType::reduction);
+    Value init =
+        pointwise ? createEmpty(rewriter, loc, sizes, accType) : createFilled(rewriter, loc, sizes, accType, 0.0);
 
     // Where the mask is applied decides whether the loop nest stays a plain multiply-accumulate (which
     // register blocks and vectorisers handle): on the result when both mask letters are result letters, on
@@ -203,9 +207,10 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
             product = arith::MulFOp::create(
                 b, nested, product, buildDecayWeight(b, nested, loopOrder, args[numFactors], args[numFactors + 1]),
                 flags);
-          Value sum = arith::AddFOp::create(b, nested, args.back(), product, flags);
+          Value sum = pointwise ? product : arith::AddFOp::create(b, nested, args.back(), product, flags).getResult();
           if (mask && !maskResult && !maskedInput && !decay)
-            sum = arith::SelectOp::create(b, nested, buildKeep(b, nested, loopOrder), sum, args.back());
+            sum = arith::SelectOp::create(b, nested, buildKeep(b, nested, loopOrder), sum,
+                                          pointwise ? zero : args.back());
           linalg::YieldOp::create(b, nested, sum);
         });
     Value contracted = generic.getResult(0);

@@ -16,18 +16,6 @@ SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value value) {
   return tensor::getMixedSizes(b, loc, value);
 }
 
-SmallVector<ReassociationIndices> getUnitDimReassociation(int64_t rank, int64_t dim) {
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < rank && rank > 1; ++d) {
-    bool joinsPrevious = d == dim + 1 || (d == dim && dim == rank - 1);
-    if (joinsPrevious)
-      groups.back().push_back(d);
-    else
-      groups.push_back({d});
-  }
-  return groups;
-}
-
 Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType) {
   return tensor::EmptyOp::create(b, loc, sizes, elementType);
 }

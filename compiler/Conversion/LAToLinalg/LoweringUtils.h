@@ -20,12 +20,6 @@ SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value value);
 /// A `tensor.empty` of the given sizes and element type.
 Value createEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType);
 
-/// The reassociation that folds unit dimension `dim` of a rank-`rank` shape into a neighbour (the next one, or
-/// the previous when it is last; none for rank 1, which collapses to rank 0). Spelled out because a
-/// rank-reducing slice leaves the dropped dimension to be inferred, which is ambiguous once other dimensions
-/// are 1 too (a [1, H, 1, D] slice of one position of one batch).
-SmallVector<ReassociationIndices> getUnitDimReassociation(int64_t rank, int64_t dim);
-
 /// A tensor of the given sizes filled with `value` (`linalg.fill`).
 Value createFilled(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elementType, double value);
 

@@ -9,6 +9,7 @@
 #include "LA/IR/LAMapFns.h"
 #include "LA/IR/LAOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -191,8 +192,99 @@ struct FuseMapIntoMap : OpRewritePattern<MapOp> {
   }
 };
 
+/// An inclusive scan over one element from an initial state is one combine step, a map over the state's shape:
+///   scan add|max|min %x init(%s) along n => expand(map add|max|min (%s, collapse %x))
+///   scan decay %x, %g init(%s) along n   => expand(map add (map mul "G,S->S" (map exp (collapse %g), %s), collapse
+///   %x))
+/// A decode step (a derived resume variant run on one position) is this scan on every state. As a map it is
+/// fused with its producers and consumers instead of being chunked (a chunk loop of one position evaluates
+/// intra-chunk terms and reads the state twice), and computed in the state's own shape, so that the state it
+/// returns (collapse of the scan) is the map itself and is written straight into the caller's output. The
+/// step evaluates the combiner's expression in its order, in the element type (a scan that accumulates in
+/// another type, `acc`, is left alone).
+struct OneStepScanFromInit : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
+    std::optional<Combiner> combiner = scan.getCombiner();
+    auto type = cast<RankedTensorType>(scan.getResult(0).getType());
+    int64_t dim = scan.getDim(), rank = type.getRank();
+    if (!combiner || scan.getInit().size() != 1 || scan.getKind() != ScanKind::inclusive || scan.getWindow() ||
+        !type.hasStaticShape() || type.getDimSize(dim) != 1 || rank > 26)
+      return rewriter.notifyMatchFailure(scan, "not an inclusive scan of one element from an initial state");
+    if (std::optional<Type> acc = scan.getAcc(); acc && *acc != type.getElementType())
+      return rewriter.notifyMatchFailure(scan, "accumulates in another type than its elements");
+    std::optional<MapFn> step;
+    switch (*combiner) {
+    case Combiner::add:
+    case Combiner::decay:
+      step = MapFn::add;
+      break;
+    case Combiner::max:
+      step = MapFn::max;
+      break;
+    case Combiner::min:
+      step = MapFn::min;
+      break;
+    default:
+      return rewriter.notifyMatchFailure(scan, "no single map for this combiner");
+    }
+    Location loc = scan.getLoc();
+    auto dropUnitDim = [&](Value value, int64_t unitDim) -> Value {
+      auto valueType = cast<RankedTensorType>(value.getType());
+      return tensor::CollapseShapeOp::create(rewriter, loc, value,
+                                             getUnitDimReassociation(valueType.getRank(), unitDim));
+    };
+    // The element without its position. An outer product of the position's k and v (contract
+    // "bhtk,bhtv->bhtkv", the letter in every input) is rebuilt on its collapsed inputs, so that elementwise
+    // fusion still merges it into the step instead of stopping at the reshape.
+    auto dropPosition = [&](Value value) -> Value {
+      auto contract = value.getDefiningOp<ContractOp>();
+      if (!contract || !contract->hasOneUse() || contract.getMaskAttr() || contract.getGate())
+        return dropUnitDim(value, dim);
+      SubscriptsAttr subscripts = contract.getSubscripts();
+      char letter = subscripts.getResult()[dim];
+      SmallVector<std::string> terms;
+      SmallVector<Value> inputs;
+      for (auto [input, term] : llvm::zip(contract.getInputs(), subscripts.getInputs())) {
+        size_t at = term.find(letter);
+        if (at == StringRef::npos)
+          return dropUnitDim(value, dim);
+        terms.push_back((term.substr(0, at) + term.substr(at + 1)).str());
+        inputs.push_back(dropUnitDim(input, at));
+      }
+      std::string result = subscripts.getResult().str();
+      result.erase(dim, 1);
+      auto collapsedType = cast<RankedTensorType>(dropUnitDim(value, dim).getType());
+      return ContractOp::create(rewriter, loc, collapsedType, SubscriptsAttr::getFromTerms(getContext(), terms, result),
+                                inputs, contract.getAccAttr())
+          .getResult();
+    };
+    Value state = scan.getInit().front(), element = dropPosition(scan.getInputs()[0]);
+    auto stateType = cast<RankedTensorType>(state.getType());
+    if (*combiner == Combiner::decay) {
+      // The gate is a prefix of the element's dimensions ([B.., 1] or [B.., 1, K]); its letters a, b, c, ...
+      Value gate = dropPosition(scan.getInputs()[1]);
+      int64_t gateRank = cast<RankedTensorType>(gate.getType()).getRank();
+      std::string letters;
+      for (int64_t i = 0; i < stateType.getRank(); ++i)
+        letters.push_back(static_cast<char>('a' + i));
+      Value factor = MapOp::create(rewriter, loc, gate.getType(), MapFn::exp, ValueRange{gate}).getResult();
+      auto subscripts = SubscriptsAttr::getFromTerms(getContext(), {letters.substr(0, gateRank), letters}, letters);
+      state = MapOp::create(rewriter, loc, stateType, MapFn::mul, ValueRange{factor, state}, subscripts).getResult();
+    }
+    Value next = MapOp::create(rewriter, loc, stateType, *step, ValueRange{state, element}).getResult();
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(scan, type, next, getUnitDimReassociation(rank, dim));
+    return success();
+  }
+};
+
 } // namespace
 
 void MapOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<FuseMapIntoMap>(context);
+}
+
+void ScanOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<OneStepScanFromInit>(context);
 }

@@ -757,3 +757,15 @@ SmallVector<int64_t> WindowOp::inferShape(ArrayRef<int64_t> inputShape, ArrayRef
 LogicalResult SizeOp::verify() {
   return verifyDimInRange(*this, getDim(), getInput().getType().getRank(), "dimension");
 }
+
+SmallVector<ReassociationIndices> mlir::la::getUnitDimReassociation(int64_t rank, int64_t dim) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank && rank > 1; ++d) {
+    bool joinsPrevious = d == dim + 1 || (d == dim && dim == rank - 1);
+    if (joinsPrevious)
+      groups.back().push_back(d);
+    else
+      groups.push_back({d});
+  }
+  return groups;
+}

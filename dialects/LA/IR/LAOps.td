@@ -208,6 +208,7 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// Number of state values the combiner carries per element (results of the op).
     unsigned getNumStates() { return getResults().size(); }

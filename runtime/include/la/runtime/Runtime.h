@@ -88,6 +88,10 @@ struct RuntimeOptions {
   std::string remoteCache;
   /// Worker threads for batch×head slices; 0 means one per hardware thread.
   unsigned numThreads = 0;
+  /// How long a worker thread spins, watching for the next call, before it sleeps. A sleeping worker costs
+  /// the next call a kernel wake-up (tens of µs here, the size of a whole decode step); a spinning one keeps
+  /// a core busy for this long after each call. 0: sleep at once.
+  unsigned workerSpinMicroseconds = 100;
   CompileOptions compile;
   /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
   /// With Lookup, a kernel compiled for new shapes takes the configuration of the database's record for its
