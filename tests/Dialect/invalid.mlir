@@ -824,7 +824,7 @@ func.func @scan_init_count(%x: tensor<4x8xf32>, %h: tensor<4xf32>) -> tensor<4x8
 // -----
 
 func.func @scan_init_shape(%x: tensor<4x8xf32>, %h: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{init #0 dimension 0 has size 8 but the result without the scan dimension needs 4}}
+  // expected-error @+1 {{init #0 (the function's argument #1) dimension 0 has size 8 but the result without the scan dimension needs 4}}
   %0 = la.scan add %x init(%h : tensor<8xf32>) along 1 inclusive : tensor<4x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
@@ -832,7 +832,7 @@ func.func @scan_init_shape(%x: tensor<4x8xf32>, %h: tensor<8xf32>) -> tensor<4x8
 // -----
 
 func.func @scan_init_rank(%x: tensor<4x8xf32>, %h: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{init #0 has rank 2 (4x8) but the result without the scan dimension needs rank 1 (4)}}
+  // expected-error @+1 {{init #0 (the function's argument #1) has rank 2 (4x8) but the result without the scan dimension needs rank 1 (4)}}
   %0 = la.scan add %x init(%h : tensor<4x8xf32>) along 1 inclusive : tensor<4x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
@@ -840,7 +840,7 @@ func.func @scan_init_rank(%x: tensor<4x8xf32>, %h: tensor<4x8xf32>) -> tensor<4x
 // -----
 
 func.func @scan_init_element_type(%x: tensor<4x8xf32>, %h: tensor<4xf16>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{init #0 has element type 'f16' but the scan computes 'f32'}}
+  // expected-error @+1 {{init #0 (the function's argument #1) has element type 'f16' but the scan computes 'f32'}}
   %0 = la.scan add %x init(%h : tensor<4xf16>) along 1 inclusive : tensor<4x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }

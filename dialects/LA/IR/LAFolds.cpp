@@ -214,6 +214,17 @@ struct OneStepScanFromInit : OpRewritePattern<ScanOp> {
       return rewriter.notifyMatchFailure(scan, "not an inclusive scan of one element from an initial state");
     if (std::optional<Type> acc = scan.getAcc(); acc && *acc != type.getElementType())
       return rewriter.notifyMatchFailure(scan, "accumulates in another type than its elements");
+    // The state has the element's shape without the position (a mismatch is left for the verifier to name).
+    SmallVector<int64_t> stateShape = llvm::to_vector(type.getShape());
+    stateShape.erase(stateShape.begin() + dim);
+    auto initType = dyn_cast<RankedTensorType>(scan.getInit().front().getType());
+    if (!initType || initType.getShape() != ArrayRef<int64_t>(stateShape) ||
+        initType.getElementType() != type.getElementType() || llvm::any_of(scan.getInputs(), [&](Value input) {
+          auto inputType = dyn_cast<RankedTensorType>(input.getType());
+          return !inputType || !inputType.hasStaticShape() || inputType.getRank() <= dim ||
+                 inputType.getShape() != type.getShape().take_front(inputType.getRank());
+        }))
+      return rewriter.notifyMatchFailure(scan, "the state or an input does not fit the element's shape");
     std::optional<MapFn> step;
     switch (*combiner) {
     case Combiner::add:

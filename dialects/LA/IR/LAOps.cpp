@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -521,11 +522,17 @@ LogicalResult ScanOp::verify() {
     for (auto [index, pair] : llvm::enumerate(llvm::zip(getInit(), getResults()))) {
       auto resultType = cast<RankedTensorType>(std::get<1>(pair).getType());
       auto initType = cast<RankedTensorType>(std::get<0>(pair).getType());
+      // An init that is a function's argument (a resume variant's state, SPEC §8) is named as the argument,
+      // so that a caller who passes a state of the wrong shape learns which one.
+      std::string what = ("init #" + Twine(index)).str();
+      if (auto argument = dyn_cast<BlockArgument>(std::get<0>(pair)))
+        if (isa_and_nonnull<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+          what += (" (the function's argument #" + Twine(argument.getArgNumber()) + ")").str();
       if (initType.getElementType() != resultType.getElementType())
-        return emitOpError() << "init #" << index << " has element type " << initType.getElementType()
-                             << " but the scan computes " << resultType.getElementType();
-      if (failed(verifyShapeMatches(*this, initType.getShape(), dropDim(resultType.getShape(), getDim()),
-                                    "init #" + Twine(index), "the result without the scan dimension")))
+        return emitOpError() << what << " has element type " << initType.getElementType() << " but the scan computes "
+                             << resultType.getElementType();
+      if (failed(verifyShapeMatches(*this, initType.getShape(), dropDim(resultType.getShape(), getDim()), what,
+                                    "the result without the scan dimension")))
         return failure();
     }
   }
