@@ -23,8 +23,8 @@ void addSpecialization(OpPassManager &pm, const Specialization &specialization) 
   pm.addPass(createLASpecialize(specialize));
 }
 
-void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config,
-                                 const Specialization &specialization) {
+void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config, const Specialization &specialization,
+                                 PipelineTarget target) {
   // Declared prefill/resume variants get their bodies before anything picks the entry.
   pm.addPass(createLADeriveStateVariants());
   addSpecialization(pm, specialization);
@@ -39,6 +39,7 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
   pm.addPass(createCSEPass());
   LAChunkScansOptions chunking;
   chunking.chunkSize = config.chunkSize;
+  chunking.factorGatedScores = target != PipelineTarget::CUDA;
   pm.addNestedPass<func::FuncOp>(createLAChunkScans(chunking));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -80,7 +81,7 @@ void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocation
 void buildPipeline(OpPassManager &pm, const TargetBackend &target, const Specialization &specialization,
                    PipelineStage last) {
   const PipelineConfig &config = target.getConfig();
-  buildLAOptimizationPipeline(pm, config, specialization);
+  buildLAOptimizationPipeline(pm, config, specialization, target.getKind());
   if (last == PipelineStage::Fused)
     return;
   buildLAToLinalgPipeline(pm, config);

@@ -48,8 +48,10 @@ enum class PipelineStage {
 void addSpecialization(OpPassManager &pm, const Specialization &specialization);
 
 /// Target-neutral `la` ⇒ optimised `la`: specialisation (when asked), inlining, canonicalisation, chunking
-/// of causal scans.
-void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config, const Specialization &specialization);
+/// of causal scans. `target` decides the one chunking choice that differs between targets (la-chunk-scans'
+/// `factor-gated-scores`, off for CUDA).
+void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config, const Specialization &specialization,
+                                 PipelineTarget target);
 
 /// Target-neutral optimised `la` ⇒ fused `linalg` on tensors.
 void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config);

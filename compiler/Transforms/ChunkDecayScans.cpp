@@ -25,6 +25,7 @@
 
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::la {
@@ -38,7 +39,8 @@ struct DecayLayout {
 };
 
 struct ChunkDecayScan : OpRewritePattern<ScanOp> {
-  ChunkDecayScan(MLIRContext *context, int64_t chunk) : OpRewritePattern(context), chunk(chunk) {}
+  ChunkDecayScan(MLIRContext *context, int64_t chunk, bool factorGatedScores)
+      : OpRewritePattern(context), chunk(chunk), factorGatedScores(factorGatedScores) {}
 
   LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
     if (scan.getCombiner() != Combiner::decay || scan.getKind() != ScanKind::inclusive || scan.getReverse() ||
@@ -140,16 +142,53 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
       Value cum = ScanOp::create(bld, loc, gType, Combiner::add, gc, nb, Value(), acc).getResult(0);
       Value last = ReduceOp::create(bld, loc, lastType, Combiner::add, gc, ArrayRef<int64_t>{nb}, acc).getResult(0);
 
+      // q_c ⊙ e^{b}: the inter-chunk term's queries, and the factored scores' (below).
+      Value qDecayed = named(bld, MapFn::mul, terms({bn + l.d, gTerm}, bn + l.d), qkType,
+                             ValueRange{qc, named(bld, MapFn::exp, {}, gType, ValueRange{cum})});
       // Intra-chunk: decay-masked scores (the mask computes e^{b_i - b_j} from gc), then times v_c.
       MaskAttr decay = MaskAttr::get(context, MaskKind::decay, l.n, l.m, 0);
       std::string bm = b + l.m;
-      Value scores = ContractOp::create(bld, loc, shaped({size, size}), terms({bn + l.d, bm + l.d}, bn + l.m),
-                                        ValueRange{qc, kc}, decay, gc, acc);
+      RankedTensorType scoresType = shaped({size, size});
+      auto exactScores = [&](OpBuilder &at) {
+        return ContractOp::create(at, loc, scoresType, terms({bn + l.d, bm + l.d}, bn + l.m), ValueRange{qc, kc}, decay,
+                                  gc, acc)
+            .getResult();
+      };
+      Value scores;
+      // In f32 or f64 only: a half type's range (e^11 for f16) holds no useful factor.
+      if (factorGatedScores && l.perKeyGate && size > 1 && (elementType.isF32() || elementType.isF64())) {
+        // A per-key gate puts e^{b_i,d - b_j,d} inside the sum over d: C·C·D exps per chunk, which make GLA
+        // exp-bound. Split into (q_i ⊙ e^{b_i}) · (k_j ⊙ e^{-b_j}), the scores become a tril-masked matrix
+        // product with 2·C·D exps (the GLA paper's secondary chunking, with the chunk start as reference).
+        // e^{b_i} ≤ 1, but e^{-b_j} grows with the chunk's total decay: while every key dimension decays by at
+        // most e^{-kMaxFactoredDecay} over the chunk, the factors stay far from f32's range (e^{88}) and each
+        // product is q_i k_j e^{b_i - b_j} to rounding; a chunk that decays faster takes the exact form.
+        constexpr double kMaxFactoredDecay = 40.0;
+        Value lastMin = ReduceOp::create(bld, loc, shaped({}), Combiner::min, last,
+                                         ArrayRef<int64_t>{static_cast<int64_t>(nb)}, acc)
+                            .getResult(0);
+        SmallVector<Value> origin(nb, arith::ConstantIndexOp::create(bld, loc, 0));
+        Value decayMin = tensor::ExtractOp::create(bld, loc, lastMin, origin);
+        Value bound = arith::ConstantOp::create(bld, loc, FloatAttr::get(elementType, -kMaxFactoredDecay));
+        Value factorable = arith::CmpFOp::create(bld, loc, arith::CmpFPredicate::OGE, decayMin, bound);
+        auto branch = scf::IfOp::create(
+            bld, loc, factorable,
+            [&](OpBuilder &then, Location) {
+              Value grown = named(then, MapFn::exp, {}, gType, ValueRange{named(then, MapFn::neg, {}, gType, {cum})});
+              Value kGrown = named(then, MapFn::mul, terms({bn + l.d, gTerm}, bn + l.d), qkType, ValueRange{kc, grown});
+              MaskAttr tril = MaskAttr::get(context, MaskKind::tril, l.n, l.m, 0);
+              Value factored = ContractOp::create(then, loc, scoresType, terms({bn + l.d, bm + l.d}, bn + l.m),
+                                                  ValueRange{qDecayed, kGrown}, tril, acc);
+              scf::YieldOp::create(then, loc, factored);
+            },
+            [&](OpBuilder &otherwise, Location) { scf::YieldOp::create(otherwise, loc, exactScores(otherwise)); });
+        scores = branch.getResult(0);
+      } else {
+        scores = exactScores(bld);
+      }
       Value intra =
           ContractOp::create(bld, loc, outType, terms({bn + l.m, bm + l.e}, bn + l.e), ValueRange{scores, vc}, acc);
       // Inter-chunk: (q_c ⊙ e^{b}) S.
-      Value qDecayed = named(bld, MapFn::mul, terms({bn + l.d, gTerm}, bn + l.d), qkType,
-                             ValueRange{qc, named(bld, MapFn::exp, {}, gType, ValueRange{cum})});
       Value inter = ContractOp::create(bld, loc, outType, terms({bn + l.d, b + l.d + l.e}, bn + l.e),
                                        ValueRange{qDecayed, st}, acc);
       Value sum = named(bld, MapFn::add, {}, outType, ValueRange{inter, intra});
@@ -208,12 +247,13 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
   }
 
   int64_t chunk;
+  bool factorGatedScores;
 };
 
 } // namespace
 
-void populateChunkDecayScanPatterns(RewritePatternSet &patterns, int64_t chunk) {
-  patterns.add<ChunkDecayScan>(patterns.getContext(), chunk);
+void populateChunkDecayScanPatterns(RewritePatternSet &patterns, int64_t chunk, bool factorGatedScores) {
+  patterns.add<ChunkDecayScan>(patterns.getContext(), chunk, factorGatedScores);
 }
 
 } // namespace mlir::la

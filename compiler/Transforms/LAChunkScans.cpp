@@ -199,7 +199,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     // no longer than a chunk anyway) are never revisited.
     RewritePatternSet chunking(&getContext());
     chunking.add<ChunkCausalContract>(&getContext(), chunkSize);
-    populateChunkDecayScanPatterns(chunking, chunkSize);
+    populateChunkDecayScanPatterns(chunking, chunkSize, factorGatedScores);
     populateChunkBlockContractionPatterns(chunking);
     populateChunkBandContractionPatterns(chunking, chunkSize);
     populateChunkScanReaderPatterns(chunking, scanChunkSize);

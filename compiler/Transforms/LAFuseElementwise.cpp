@@ -84,6 +84,16 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
       bool variesInnermost = consumer.getNumLoops() == 0 || map.isFunctionOfDim(innermost);
       if (!variesInnermost && cost > kCheapRecomputeCost)
         return false;
+      // In a contraction whose innermost loop is the reduction (a row-times-row dot product, GLA's chunk scores
+      // q ⊙ e^{b} · (k ⊙ e^{-b})ᵀ), an operand is read in place, not packed: a producer that does not vary
+      // along another loop is evaluated again on each of its iterations (C times per chunk for GLA's keys).
+      SmallVector<utils::IteratorType> iterators = consumer.getIteratorTypesArray();
+      bool dotProduct =
+          consumer.getNumDpsInputs() >= 2 && !iterators.empty() && iterators.back() == utils::IteratorType::reduction;
+      bool broadcast = llvm::any_of(llvm::seq<unsigned>(0, consumer.getNumLoops()),
+                                    [&](unsigned loop) { return !map.isFunctionOfDim(loop); });
+      if (dotProduct && broadcast && cost > kCheapRecomputeCost)
+        return false;
       if (producer->hasOneUse())
         return true;
       return cost <= maxCost;

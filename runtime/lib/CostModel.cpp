@@ -124,7 +124,7 @@ private:
       specialization.argTypes.push_back(toMLIRTypeString(spec));
     specialization.slicedDims = slicedDims;
     PassManager pm(lowered.program->context.get(), ModuleOp::getOperationName());
-    mlir::la::buildLAOptimizationPipeline(pm, config, specialization);
+    mlir::la::buildLAOptimizationPipeline(pm, config, specialization, mlir::la::PipelineTarget::CPU);
     mlir::la::buildLAToLinalgPipeline(pm, config);
     if (failed(pm.run(*lowered.program->module))) {
       lowered.failed = true;

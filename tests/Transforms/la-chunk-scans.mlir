@@ -1,5 +1,6 @@
 // RUN: la-opt %s -split-input-file -la-chunk-scans="chunk-size=4 scan-chunk-size=4" | FileCheck %s
 // RUN: not la-opt %s -split-input-file -la-chunk-scans=scan-chunk-size=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: la-opt %s -split-input-file -la-chunk-scans="chunk-size=4 factor-gated-scores=false" | FileCheck %s --check-prefix=EXACT
 
 // BAD: la-chunk-scans: chunk-size and scan-chunk-size must be positive, got 16 and 0
 
@@ -89,8 +90,8 @@ func.func @not_causal(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>) -> (tensor<1
 // CHECK:   %[[G:.*]] = tensor.extract_slice %arg3[0, %[[C]]] [1, 4]
 // CHECK:   %[[B:.*]] = la.scan add %[[G]] along 1 inclusive
 // CHECK:   %[[LAST:.*]] = la.reduce add %[[G]] along [1]
-// CHECK:   la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) gate(%[[G]] : tensor<1x4xf32>)
 // CHECK:   la.map exp %[[B]]
+// CHECK:   la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) gate(%[[G]] : tensor<1x4xf32>)
 // CHECK:   la.contract "bnd,bde->bne" {{.*}}, %[[S]]
 // CHECK:   la.map sub "b,bn->bn" %[[LAST]], %[[B]]
 // CHECK:   la.map exp %[[LAST]]
@@ -108,6 +109,39 @@ func.func @decay_scan(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor
   %last = tensor.extract_slice %s[0, 9, 0, 0] [1, 1, 3, 2] [1, 1, 1, 1] : tensor<1x10x3x2xf32> to tensor<1x1x3x2xf32>
   %final = tensor.collapse_shape %last [[0], [1, 2], [3]] : tensor<1x1x3x2xf32> into tensor<1x3x2xf32>
   return %o, %final : tensor<1x10x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
+// A decay scan with one gate per position and key (GLA): each chunk's scores are the tril-masked product of
+// q ⊙ e^{b} and k ⊙ e^{-b} while the chunk decays by at most e^{-40} on every key (the smallest of b_last
+// against -40), and the exact decay-masked contraction otherwise. With factor-gated-scores=false, always
+// the exact form.
+// CHECK-LABEL: func.func @decay_scan_per_key
+// CHECK: scf.for
+// CHECK:   %[[B:.*]] = la.scan add %{{.*}} along 1 inclusive : tensor<1x4x3xf32>
+// CHECK:   %[[LAST:.*]] = la.reduce add
+// CHECK:   %[[QD:.*]] = la.map mul "bnd,bnd->bnd"
+// CHECK:   %[[SMALLEST:.*]] = la.reduce min %[[LAST]] along [1] : tensor<1x3xf32> -> tensor<1xf32>
+// CHECK:   %[[DECAY:.*]] = tensor.extract %[[SMALLEST]]
+// CHECK:   %[[OK:.*]] = arith.cmpf oge, %[[DECAY]], %{{.*}} : f32
+// CHECK:   scf.if %[[OK]] -> (tensor<1x4x4xf32>)
+// CHECK:     la.map neg %[[B]]
+// CHECK:     %[[KG:.*]] = la.map mul "bnd,bnd->bnd"
+// CHECK:     la.contract "bnd,bmd->bnm" %[[QD]], %[[KG]] mask tril(n, m)
+// CHECK:   else
+// CHECK:     la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) gate
+// EXACT-LABEL: func.func @decay_scan_per_key
+// EXACT-NOT: scf.if
+// EXACT: la.contract "bnd,bmd->bnm" {{.*}} mask decay(n, m) gate
+// EXACT-NOT: scf.if
+// EXACT-LABEL: func.func @decay_scan_one_slice
+func.func @decay_scan_per_key(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>, %v: tensor<1x8x2xf32>,
+                              %g: tensor<1x8x3xf32>) -> tensor<1x8x2xf32> {
+  %kv = la.contract "bnd,bne->bnde" %k, %v : tensor<1x8x3xf32>, tensor<1x8x2xf32> -> tensor<1x8x3x2xf32>
+  %s = la.scan decay %kv, %g along 1 inclusive : tensor<1x8x3x2xf32>, tensor<1x8x3xf32> -> tensor<1x8x3x2xf32>
+  %o = la.contract "bnd,bnde->bne" %q, %s : tensor<1x8x3xf32>, tensor<1x8x3x2xf32> -> tensor<1x8x2xf32>
+  return %o : tensor<1x8x2xf32>
 }
 
 // -----

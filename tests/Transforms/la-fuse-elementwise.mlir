@@ -71,6 +71,22 @@ func.func @keep_broadcast_map(%k: tensor<100x8xf32>, %v: tensor<100x16xf32>) -> 
 
 // -----
 
+// A row-times-row dot product (the reduction innermost: GLA's chunk scores) reads its operands in place, so
+// an exp-based map that is constant along another loop (the rows of the other operand) would be evaluated
+// once per row: it stays a separate loop nest, though it varies along the innermost loop.
+// CHECK-LABEL: func.func @keep_map_broadcast_in_dot_product
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NOT: math.exp
+func.func @keep_map_broadcast_in_dot_product(%q: tensor<16x8xf32>, %k: tensor<16x8xf32>) -> tensor<16x16xf32> {
+  %kg = la.map exp %k : tensor<16x8xf32> -> tensor<16x8xf32>
+  %s = la.contract "nd,md->nm" %q, %kg : tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x16xf32>
+  return %s : tensor<16x16xf32>
+}
+
+// -----
+
 // A cheap map (add a constant) is fused even when broadcast.
 // CHECK-LABEL: func.func @fuse_cheap_broadcast
 // CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "parallel"]

@@ -392,6 +392,11 @@ std::vector<DecayCase> decayCases() {
       // Strong decays: e^{g} underflows within a few steps; every exponent must stay ≤ 0.
       if (t == 1000 && std::string(entry) != "retention")
         cases.push_back({entry, t, 64, -30.0f});
+      // GLA's chunk scores are a product of q ⊙ e^{b} and k ⊙ e^{-b} while a chunk's decay stays within e^{-40}
+      // on every key dimension, and exact otherwise: gates in [-5, 0] over 16 positions sum to about -40 ± 12,
+      // so a run takes both forms, and the factored one with factors up to e^{40}.
+      if (t == 1000 && std::string(entry) == "gla")
+        cases.push_back({entry, t, 16, -5.0f});
       if (t == 1000)
         for (la::DType dtype : {la::DType::F16, la::DType::BF16})
           cases.push_back({entry, t, 64, -1.0f, dtype});
