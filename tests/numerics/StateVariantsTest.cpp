@@ -10,6 +10,8 @@
 #include "la/runtime/Compiler.h"
 #include "la/runtime/Runtime.h"
 
+#include "SequencePositions.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
@@ -30,20 +32,7 @@ std::string readKernelFile(const char *file) {
   return buffer ? (*buffer)->getBuffer().str() : std::string();
 }
 
-/// Positions [begin, end) of a [B, H, T, ...] tensor.
-la::HostTensor positions(const la::HostTensor &tensor, int64_t begin, int64_t end) {
-  la::TensorSpec spec = tensor.spec();
-  int64_t length = spec.shape[2], outer = spec.shape[0] * spec.shape[1], inner = 1;
-  for (size_t d = 3; d < spec.shape.size(); ++d)
-    inner *= spec.shape[d];
-  spec.shape[2] = end - begin;
-  la::HostTensor piece(spec);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t t = begin; t < end; ++t)
-      for (int64_t i = 0; i < inner; ++i)
-        piece.set((o * (end - begin) + (t - begin)) * inner + i, tensor.get((o * length + t) * inner + i));
-  return piece;
-}
+using la::test::positions;
 
 /// ‖x − y‖₂ / ‖y‖₂ over all elements.
 double relativeRms(const std::vector<double> &x, const la::HostTensor &y) {
