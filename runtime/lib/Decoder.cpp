@@ -39,7 +39,7 @@ llvm::Expected<std::unique_ptr<Decoder>> Decoder::create(Runtime &runtime, const
 }
 
 llvm::Error Decoder::run(const std::string &variant, llvm::ArrayRef<TensorRef> inputs,
-                         llvm::ArrayRef<TensorRef> outputs, llvm::ArrayRef<HostTensor> states,
+                         llvm::ArrayRef<TensorRef> outputs, llvm::MutableArrayRef<HostTensor> states,
                          llvm::MutableArrayRef<HostTensor> nextStates, CallStats *stats) {
   if (inputs.size() != numArguments || outputs.size() != numResults)
     return llvm::createStringError(llvm::formatv("{0}: a call of '{1}' takes {2} arguments and {3} results (the "
@@ -48,8 +48,8 @@ llvm::Error Decoder::run(const std::string &variant, llvm::ArrayRef<TensorRef> i
                                                  outputs.size())
                                        .str());
   llvm::SmallVector<TensorRef, 8> arguments(inputs.begin(), inputs.end()), results(outputs.begin(), outputs.end());
-  for (const HostTensor &state : states)
-    arguments.push_back(TensorRef{const_cast<void *>(state.data()), state.spec()});
+  for (HostTensor &state : states)
+    arguments.push_back(state.ref());
   for (HostTensor &state : nextStates)
     results.push_back(state.ref());
   return runtime.call(*variants, variant, arguments, results, stats);

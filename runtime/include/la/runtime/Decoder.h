@@ -56,7 +56,8 @@ private:
           size_t numResults, std::vector<std::string> names);
   /// Calls `variant` on the entry's `inputs` and `outputs` plus `states` and `nextStates`.
   llvm::Error run(const std::string &variant, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
-                  llvm::ArrayRef<HostTensor> states, llvm::MutableArrayRef<HostTensor> nextStates, CallStats *stats);
+                  llvm::MutableArrayRef<HostTensor> states, llvm::MutableArrayRef<HostTensor> nextStates,
+                  CallStats *stats);
 
   Runtime &runtime;
   std::shared_ptr<Program> variants;
