@@ -16,7 +16,7 @@
 
 namespace {
 
-TEST(ForkJoinTeam, EveryPartRunsOncePerCall) {
+TEST(RuntimeConcurrencyTeam, EveryPartRunsOncePerCall) {
   for (unsigned spinMicroseconds : {0u, 100u})
     for (unsigned workers : {1u, 3u}) {
       la::ForkJoinTeam team(workers, std::chrono::microseconds(spinMicroseconds));
@@ -33,7 +33,7 @@ TEST(ForkJoinTeam, EveryPartRunsOncePerCall) {
     }
 }
 
-TEST(ForkJoinTeam, BusyTeamTurnsASecondCallerAway) {
+TEST(RuntimeConcurrencyTeam, BusyTeamTurnsASecondCallerAway) {
   la::ForkJoinTeam team(1, std::chrono::microseconds(100));
   std::atomic<bool> inside{false}, release{false};
   std::thread owner([&] {
