@@ -33,6 +33,33 @@ func.func @chunks(%v: memref<4096x64xf32>, %out: memref<4096x64xf32>) {
     %tile = memref.subview %v[%c, 0] [16, 64] [1, 1] : memref<4096x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
     %dest = memref.subview %out[%c, 0] [16, 64] [1, 1] : memref<4096x64xf32> to memref<16x64xf32, strided<[64, 1], offset: ?>>
     memref.copy %tile, %dest : memref<16x64xf32, strided<[64, 1], offset: ?>> to memref<16x64xf32, strided<[64, 1], offset: ?>>
+    // Stands for the chunk's register-blocked products, which compute from cache while the prefetches run.
+    %one = arith.constant dense<1.0> : vector<16xf32>
+    %product = vector.fma %one, %one, %one : vector<16xf32>
+  }
+  return
+}
+
+// -----
+
+// A loop that only maps and sums its 64-row tiles (a grouped sweep's feature map) has no register-blocked
+// arithmetic to hide the prefetches behind: it is a plain stream, left to the hardware prefetchers.
+// CHECK-LABEL: func.func @stream
+// CHECK-NOT:   memref.prefetch
+func.func @stream(%v: memref<4096x64xf32>, %out: memref<4096x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  scf.for %c = %c0 to %c4096 step %c64 {
+    %tile = memref.subview %v[%c, 0] [64, 64] [1, 1] : memref<4096x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+    scf.for %r = %c0 to %c64 step %c1 {
+      scf.for %d = %c0 to %c64 step %c1 {
+        %x = memref.load %tile[%r, %d] : memref<64x64xf32, strided<[64, 1], offset: ?>>
+        %y = math.exp %x : f32
+        memref.store %y, %out[%r, %d] : memref<4096x64xf32>
+      }
+    }
   }
   return
 }
@@ -53,11 +80,15 @@ func.func @not_tiles(%v: memref<4096x64xf32>, %out: memref<64xf32>) {
     %row = memref.subview %v[%n, 0] [1, 64] [1, 1] : memref<4096x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
     %x = memref.load %row[%c0, %c0] : memref<1x64xf32, strided<[64, 1], offset: ?>>
     memref.store %x, %out[%c0] : memref<64xf32>
+    %one = arith.constant dense<1.0> : vector<16xf32>
+    %product = vector.fma %one, %one, %one : vector<16xf32>
   }
   scf.for %n = %c0 to %c4096 step %c16 {
     %fixed = memref.subview %v[0, 0] [16, 64] [1, 1] : memref<4096x64xf32> to memref<16x64xf32, strided<[64, 1]>>
     %x = memref.load %fixed[%c0, %c0] : memref<16x64xf32, strided<[64, 1]>>
     memref.store %x, %out[%c0] : memref<64xf32>
+    %one = arith.constant dense<1.0> : vector<16xf32>
+    %product = vector.fma %one, %one, %one : vector<16xf32>
   }
   return
 }
@@ -98,6 +129,8 @@ func.func @spread_over_blocks(%v: memref<4096x64xf32>, %acc: memref<64x64xf32>) 
     scf.for %b = %c0 to %c64 step %c8 {
       %y = memref.load %acc[%b, %c0] : memref<64x64xf32>
       memref.store %y, %acc[%b, %c1] : memref<64x64xf32>
+      %one = arith.constant dense<1.0> : vector<16xf32>
+      %product = vector.fma %one, %one, %one : vector<16xf32>
     }
   }
   return

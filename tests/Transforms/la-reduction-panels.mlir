@@ -35,3 +35,48 @@ func.func @long_reduction(%k: tensor<200x16xf32>, %v: tensor<200x64xf32>, %c: te
   } -> tensor<16x64xf32>
   return %r : tensor<16x64xf32>
 }
+
+
+// A grouped sweep's step of kᵀ·(v·c): the reduction is one panel long (64 steps), so there is no panel
+// loop, but the 16 output rows still run in 6-row blocks that would each recompute v·c. It is split off
+// and computed once, and the contraction reads it.
+// CHECK-LABEL: func.func @short_reduction
+// CHECK-NOT:   scf.for
+// CHECK:       %[[VC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg1, %arg2 : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK:       linalg.generic {{.*}} ins(%arg0, %arg1, %arg2, %[[VC]] : tensor<64x16xf32>, tensor<64x64xf32>, tensor<64xf32>, tensor<64x64xf32>) outs(%arg3 : tensor<16x64xf32>)
+// CHECK-NEXT:    ^bb0(%[[K:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %[[VCIN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[K]], %[[VCIN]] fastmath<contract> : f32
+// CHECK-NEXT:      arith.addf %[[ACC]], %[[P]]
+// CHECK-NEXT:      linalg.yield
+func.func @short_reduction(%k: tensor<64x16xf32>, %v: tensor<64x64xf32>, %c: tensor<64xf32>,
+                           %init: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %r = linalg.generic {indexing_maps = [#k2, #v2, #c2, #s2], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%k, %v, %c : tensor<64x16xf32>, tensor<64x64xf32>, tensor<64xf32>) outs(%init : tensor<16x64xf32>)
+      attrs = {la.register_block = #la.register_block<tile = [1, 6, 64], order = [1, 2, 0], vector = 2, rows = 1>} {
+  ^bb0(%kk: f32, %vv: f32, %cc: f32, %acc: f32):
+    %vc = arith.mulf %vv, %cc : f32
+    %p = arith.mulf %kk, %vc fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<16x64xf32>
+  return %r : tensor<16x64xf32>
+}
+
+
+// One row block (6 rows, tile 6): v·c is computed once either way and stays fused.
+// CHECK-LABEL: func.func @one_row_block
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT:     linalg.generic
+func.func @one_row_block(%k: tensor<64x6xf32>, %v: tensor<64x64xf32>, %c: tensor<64xf32>,
+                         %init: tensor<6x64xf32>) -> tensor<6x64xf32> {
+  %r = linalg.generic {indexing_maps = [#k2, #v2, #c2, #s2], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%k, %v, %c : tensor<64x6xf32>, tensor<64x64xf32>, tensor<64xf32>) outs(%init : tensor<6x64xf32>)
+      attrs = {la.register_block = #la.register_block<tile = [1, 6, 64], order = [1, 2, 0], vector = 2, rows = 1>} {
+  ^bb0(%kk: f32, %vv: f32, %cc: f32, %acc: f32):
+    %vc = arith.mulf %vv, %cc : f32
+    %p = arith.mulf %kk, %vc fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<6x64xf32>
+  return %r : tensor<6x64xf32>
+}

@@ -85,8 +85,10 @@ def LAReductionPanels : Pass<"la-reduction-panels", "mlir::func::FuncOp"> {
     once per row block. Cutting the reduction into panels of `panel_size` steps keeps each panel's operands
     in L1 while every row block reads them; the part of its fused body that does not depend on the row loop
     (`v·c`) becomes an elementwise generic computed once per panel instead of once per row block
-    (ReductionPanels.h). A ragged last panel is peeled. The panel contractions are planned again by the
-    strategy (they have new operands and shapes).
+    (ReductionPanels.h). A ragged last panel is peeled. A contraction whose reduction is too short to cut
+    (a grouped sweep's step) but which has several row blocks gets the same split without the panels, so its
+    blocks do not each recompute `v·c`. The panel contractions are planned again by the strategy (they have
+    new operands and shapes).
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect"];
@@ -234,8 +236,10 @@ def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
     and prefetches the next iteration's tile, one `memref.prefetch` per cache line, clamped to the loop's
     range. The prefetches are spread over the longest loop in the body (preferably one that does not read
     the tile, i.e. the row blocks), a few rows per iteration: issued all at the start of the body they made
-    the cache panels slower (docs/BENCHMARKS.md, "Figures behind the defaults"). Only tiles of rows of a contiguous innermost dimension are handled. Run
-    after bufferisation, before `scf` becomes control flow.
+    the cache panels slower (docs/BENCHMARKS.md, "Figures behind the defaults"). A loop whose body holds no
+    register-blocked arithmetic (`vector.fma`), such as a grouped sweep that maps and sums its tile, is a
+    plain stream that hardware prefetchers follow, and is left alone. Only tiles of rows of a contiguous
+    innermost dimension are handled. Run after bufferisation, before `scf` becomes control flow.
   }];
   let options = [
     Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64", "Bytes per cache line (one prefetch each)">,

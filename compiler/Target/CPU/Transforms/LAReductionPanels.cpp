@@ -24,15 +24,28 @@ struct LAReductionPanelsPass : impl::LAReductionPanelsBase<LAReductionPanelsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    SmallVector<std::pair<linalg::GenericOp, RegisterBlockAttr>> targets;
+    SmallVector<std::pair<linalg::GenericOp, RegisterBlockAttr>> targets, shortReductions;
     func.walk([&](linalg::GenericOp op) {
       RegisterBlockAttr config = getRegisterBlock(op);
-      if (config && config.getPanelLoop() && config.getRowLoop())
+      if (!config || !config.getRowLoop())
+        return;
+      if (config.getPanelLoop())
         targets.emplace_back(op, config);
+      else if (op.getNumReductionLoops() > 0 &&
+               op.getStaticLoopRanges()[*config.getRowLoop()] > config.getTileSizes()[*config.getRowLoop()])
+        shortReductions.emplace_back(op, config);
     });
-    if (targets.empty())
+    if (targets.empty() && shortReductions.empty())
       return;
     IRRewriter rewriter(&getContext());
+    // A reduction one panel long (a grouped sweep's 64-row step of kᵀ(v·c)) is not cut, but its row blocks
+    // would still each recompute the row-invariant prologue: compute it once instead.
+    for (auto [op, config] : shortReductions) {
+      rewriter.setInsertionPoint(op);
+      if (linalg::GenericOp prologue = splitRowInvariantPrologue(rewriter, op, *config.getRowLoop()))
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op.getLoc() << ": row-invariant prologue split off as "
+                                << prologue.getLoc() << "\n");
+    }
     for (auto [op, config] : targets) {
       Location loc = op.getLoc(); // the op may be replaced before a failure is known
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loc << ": loop " << *config.getPanelLoop() << " in panels of "

@@ -155,12 +155,16 @@ linalg::GenericOp splitPrologue(RewriterBase &rewriter, linalg::GenericOp &op, V
 
 } // namespace
 
-LogicalResult tileReductionIntoPanels(RewriterBase &rewriter, linalg::GenericOp op, unsigned reductionLoop,
-                                      unsigned rowLoop, int64_t panel) {
-  linalg::GenericOp prologueOp;
+linalg::GenericOp splitRowInvariantPrologue(RewriterBase &rewriter, linalg::GenericOp &op, unsigned rowLoop) {
   llvm::SetVector<Operation *> invariantOps = rowInvariantOps(op, rowLoop);
   if (Value prologue = findRowInvariantPrologue(op, invariantOps))
-    prologueOp = splitPrologue(rewriter, op, prologue, invariantOps);
+    return splitPrologue(rewriter, op, prologue, invariantOps);
+  return {};
+}
+
+LogicalResult tileReductionIntoPanels(RewriterBase &rewriter, linalg::GenericOp op, unsigned reductionLoop,
+                                      unsigned rowLoop, int64_t panel) {
+  linalg::GenericOp prologueOp = splitRowInvariantPrologue(rewriter, op, rowLoop);
 
   SmallVector<int64_t> tileSizes(op.getNumLoops(), 0);
   tileSizes[reductionLoop] = panel;

@@ -16,6 +16,12 @@
 
 namespace mlir::la {
 
+/// Moves the part of `op`'s body that is invariant in `rowLoop` and feeds the row-dependent product (at most
+/// one value, computed from the inputs that do not read `rowLoop`: `v·c` in `kᵀ(v·c)`) into an elementwise
+/// generic of its own, which `op` (replaced) then reads as one more input. Returns that generic, or null
+/// when there is no such part.
+linalg::GenericOp splitRowInvariantPrologue(RewriterBase &rewriter, linalg::GenericOp &op, unsigned rowLoop);
+
 /// Cuts reduction loop `reductionLoop` of contraction `op` into panels of `panel` iterations (the last
 /// panel peeled when `panel` does not divide the trip count). Before tiling, the part of the body that is
 /// invariant in `rowLoop` and feeds the row-dependent product (at most one value, computed from the inputs
