@@ -301,12 +301,9 @@ int runTune(TuneRequest &request) {
   options.seed = request.seed;
   options.measureMs = measureMs;
   options.isolate = isolate;
-  auto source = llvm::MemoryBuffer::getFile(request.file, /*IsText=*/true);
-  if (!source)
-    return fail(request.file + ": cannot read the file: " + source.getError().message());
   std::unique_ptr<la::CostModel> model;
   if (*strategy == la::SearchStrategy::Model || !replayPath.empty()) {
-    auto built = la::CostModel::forCPU((*source)->getBuffer(), request.file, request.entry, argumentSpecs,
+    auto built = la::CostModel::forCPU(request.source, request.file, request.entry, argumentSpecs,
                                        request.runtime.compile);
     if (built) {
       model = std::move(*built);
@@ -334,7 +331,7 @@ int runTune(TuneRequest &request) {
   auto runtime = la::Runtime::create(request.runtime);
   if (!runtime)
     return fail(runtime.takeError());
-  auto program = (*runtime)->loadSource((*source)->getBuffer(), request.file);
+  auto program = (*runtime)->loadSource(request.source, request.file);
   if (!program)
     return fail(program.takeError());
   la::TuningKey key =
@@ -380,7 +377,7 @@ int runTune(TuneRequest &request) {
 
   std::string defaultConfig = space->candidates().front().str(target);
   Progress progress(defaultConfig, trace.get(), attempt->lease.get());
-  auto result = la::tune(request.runtime, (*source)->getBuffer(), request.file, request.entry, inputRefs, *space,
+  auto result = la::tune(request.runtime, request.source, request.file, request.entry, inputRefs, *space,
                          options, &progress);
   if (!result)
     return fail(request.file + ": entry '" + request.entry + "': " + llvm::toString(result.takeError()));

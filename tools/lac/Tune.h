@@ -22,6 +22,8 @@ struct TuneRequest {
   /// The compile options given on the command line: they stay fixed.
   std::vector<std::string> pinned;
   std::string file;
+  /// The program: the file's text, with `--variant`'s declarations appended.
+  std::string source;
   std::string entry;
   std::vector<la::HostTensor> inputs;
   uint64_t seed = 0;

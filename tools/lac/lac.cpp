@@ -8,7 +8,8 @@
 //           [--repeat N] [--threads T] [--check] [--json] [--tuning-db PATH]
 //   lac tune FILE ... (Tune.cpp)
 //   lac signature FILE [--entry NAME [--variant prefill|resume]] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]
-//   (compile, run and signature take --variant: the state-passing variants of a causal entry, docs/prefill-decode.md)
+//   (compile, run, tune and signature take --variant: the state-passing variants of a causal entry,
+//   docs/prefill-decode.md)
 //
 // Both take every compiler option as a flag (--chunk-size=32, --group-sweeps, --fuse=false, --target-cpu=...),
 // generated from the option registry (compiler/Pipelines/PipelineOptions.def).
@@ -68,7 +69,8 @@ static cl::opt<std::string> variantName(
     cl::desc("A state-passing variant of a causal entry (SPEC §8): prefill (the entry's inputs → its outputs, then "
              "the state after the last position) or resume (the inputs, then that state → the outputs, then the new "
              "state); `lac signature --variant` lists the state arguments"),
-    cl::sub(compileCommand), cl::sub(runCommand), cl::sub(signatureCommand), cl::cat(commonCategory));
+    cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand),
+    cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
@@ -229,8 +231,10 @@ llvm::Expected<std::string> readSource(llvm::StringRef path) {
 /// The entry to compile or run: `--entry`, or with `--variant V` the derived entry `<entry>.V`.
 std::string selectedEntryName() { return variantName.empty() ? std::string(entryName) : entryName + "." + variantName; }
 
-/// The program text: the file, and with `--variant` the variant's declaration appended (la/runtime/Compiler.h,
-/// declareStateVariant), so that it is an entry like the others.
+/// The program text: the file, and with `--variant` the declarations of both variants appended
+/// (la/runtime/Compiler.h, declareStateVariant), so that the variant is an entry like the others. Both, as
+/// la::Decoder declares them: resume needs prefill for its state shapes, and the program (whose hash keys the
+/// kernel cache and the tuning records) is then the one a decode loop in C++ compiles.
 llvm::Expected<std::string> programSource() {
   static std::optional<std::string> cached;
   if (cached)
@@ -241,10 +245,9 @@ llvm::Expected<std::string> programSource() {
   if (!variantName.empty()) {
     if (entryName.empty())
       return llvm::createStringError("--variant " + variantName + " needs --entry: the causal entry to derive it from");
-    // Resume's state shapes are those prefill ends with (stateSpecs), so resume brings prefill along.
-    llvm::SmallVector<llvm::StringRef, 2> variants{variantName};
-    if (variantName == "resume")
-      variants.insert(variants.begin(), "prefill");
+    llvm::SmallVector<llvm::StringRef, 2> variants{"prefill", "resume"};
+    if (!llvm::is_contained(variants, variantName))
+      variants.assign({variantName}); // declareStateVariant names what is expected
     for (llvm::StringRef variant : variants) {
       auto declaration = la::declareStateVariant(*source, inputFile, entryName, variant);
       if (!declaration)
@@ -563,7 +566,10 @@ int runTune() {
   auto runtime = la::Runtime::create(readerOptions);
   if (!runtime)
     return fail(runtime.takeError());
-  auto program = (*runtime)->loadFile(inputFile);
+  auto source = programSource();
+  if (!source)
+    return fail(source.takeError());
+  auto program = (*runtime)->loadSource(*source, inputFile);
   if (!program)
     return fail(program.takeError());
   auto selected = selectEntry(**runtime, **program);
@@ -572,8 +578,8 @@ int runTune() {
   auto madeInputs = makeInputs(**runtime, **program, selected->first, selected->second);
   if (!madeInputs)
     return fail(madeInputs.takeError());
-  lac::TuneRequest request{*options, pipelineFlags().given(), inputFile, selected->first, std::move(*madeInputs), seed,
-                           json};
+  lac::TuneRequest request{*options,        pipelineFlags().given(),  inputFile, *source,
+                           selected->first, std::move(*madeInputs), seed,      json};
   return lac::runTune(request);
 }
 
@@ -833,7 +839,7 @@ int main(int argc, char **argv) {
       "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
       "  lac run FILE [--entry E [--variant prefill|resume]] (--input A.npy ... | --random "
       "B,H,N,D) [--repeat N] [--check] [--tuning-db PATH]\n"
-      "  lac tune FILE [--entry E] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
+      "  lac tune FILE [--entry E [--variant prefill|resume]] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
       "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
       "[--json]\n"
       "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"
