@@ -303,8 +303,8 @@ int runTune(TuneRequest &request) {
   options.isolate = isolate;
   std::unique_ptr<la::CostModel> model;
   if (*strategy == la::SearchStrategy::Model || !replayPath.empty()) {
-    auto built = la::CostModel::forCPU(request.source, request.file, request.entry, argumentSpecs,
-                                       request.runtime.compile);
+    auto built =
+        la::CostModel::forCPU(request.source, request.file, request.entry, argumentSpecs, request.runtime.compile);
     if (built) {
       model = std::move(*built);
       options.predict = [&model](const mlir::la::PipelineConfig &config) { return model->predict(config); };
@@ -377,8 +377,8 @@ int runTune(TuneRequest &request) {
 
   std::string defaultConfig = space->candidates().front().str(target);
   Progress progress(defaultConfig, trace.get(), attempt->lease.get());
-  auto result = la::tune(request.runtime, request.source, request.file, request.entry, inputRefs, *space,
-                         options, &progress);
+  auto result =
+      la::tune(request.runtime, request.source, request.file, request.entry, inputRefs, *space, options, &progress);
   if (!result)
     return fail(request.file + ": entry '" + request.entry + "': " + llvm::toString(result.takeError()));
 

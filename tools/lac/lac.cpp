@@ -578,8 +578,8 @@ int runTune() {
   auto madeInputs = makeInputs(**runtime, **program, selected->first, selected->second);
   if (!madeInputs)
     return fail(madeInputs.takeError());
-  lac::TuneRequest request{*options,        pipelineFlags().given(),  inputFile, *source,
-                           selected->first, std::move(*madeInputs), seed,      json};
+  lac::TuneRequest request{*options,        pipelineFlags().given(), inputFile, *source,
+                           selected->first, std::move(*madeInputs),  seed,      json};
   return lac::runTune(request);
 }
 
