@@ -253,6 +253,9 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
                                      << " (its results, then one state per scan along the sequence, in program "
                                         "order)";
   declaration.getBody().takeBody(function.getBody());
+  for (unsigned i = 0; i < function.getNumResults(); ++i)
+    if (Attribute state = function.getResultAttr(i, LADialect::kStateResultAttrName))
+      declaration.setResultAttr(i, LADialect::kStateResultAttrName, state);
   // MLIR only lets a declaration be private; with its body it becomes the public entry it stands for. The
   // reference to the source goes: as a symbol use it would keep the source alive in every compiled module.
   declaration.setPublic();
@@ -352,8 +355,12 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   argAttrs.resize(body.getNumArguments(), DictionaryAttr::get(work.getContext()));
   work.setType(FunctionType::get(work.getContext(), body.getArgumentTypes(), ValueRange(results).getTypes()));
   work.setAllArgAttrs(argAttrs);
-  // One (empty) dictionary per result: the list must match the new result count.
-  work.setAllResultAttrs(SmallVector<DictionaryAttr>(results.size(), DictionaryAttr::get(work.getContext())));
+  // One dictionary per result (the list must match the new result count): the states are marked.
+  MLIRContext *context = work.getContext();
+  SmallVector<DictionaryAttr> resultAttrs(results.size() - states.size(), DictionaryAttr::get(context));
+  resultAttrs.append(states.size(), DictionaryAttr::get(context, NamedAttribute(LADialect::kStateResultAttrName,
+                                                                                UnitAttr::get(context))));
+  work.setAllResultAttrs(resultAttrs);
   derived.function = work;
   return derived;
 }

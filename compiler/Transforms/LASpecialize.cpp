@@ -139,7 +139,8 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
   }
 
   /// With half-precision arguments, results are stored in their half type, rounded once from the f32
-  /// computation (after refinement, so the conversions see static shapes).
+  /// computation (after refinement, so the conversions see static shapes). A variant's states stay f32
+  /// (`la.state`): a resume carries them on.
   void storeResultsInHalf(func::FuncOp func) {
     if (!storageType)
       return;
@@ -147,6 +148,8 @@ struct LASpecializePass : impl::LASpecializeBase<LASpecializePass> {
       OpBuilder builder(ret);
       for (OpOperand &operand : ret->getOpOperands()) {
         auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (func.getResultAttr(operand.getOperandNumber(), LADialect::kStateResultAttrName))
+          continue;
         if (type && type.getElementType().isF32())
           operand.set(convertElementType(builder, ret.getLoc(), operand.get(), storageType));
       }

@@ -209,7 +209,7 @@ private:
       return llvm::make_error<RunFailure>(llvm::toString(std::move(err)));
     if (index != 0)
       for (auto [i, output] : llvm::enumerate(contender.outputRefs)) {
-        OutputCheck check = compareWithReference(i, output, expected[i].ref());
+        OutputCheck check = compareWithReference(i, output, expected[i].ref(), leastPreciseDType(inputs));
         if (!check.passed()) {
           result.status = CandidateResult::Status::Mismatch;
           result.message = "against the default's output: " + check.str();

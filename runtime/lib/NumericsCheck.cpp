@@ -41,13 +41,24 @@ double checkTolerance(DType dtype) {
   return 0;
 }
 
-OutputCheck compareWithReference(unsigned result, const TensorRef &output, const TensorRef &reference) {
+std::optional<DType> leastPreciseDType(llvm::ArrayRef<TensorRef> tensors) {
+  std::optional<DType> least;
+  for (const TensorRef &tensor : tensors)
+    if (!least || checkTolerance(tensor.spec.dtype) > checkTolerance(*least))
+      least = tensor.spec.dtype;
+  return least;
+}
+
+OutputCheck compareWithReference(unsigned result, const TensorRef &output, const TensorRef &reference,
+                                 std::optional<DType> inputPrecision) {
   assert(reference.spec.dtype == DType::F64 && reference.spec.shape == output.spec.shape &&
          "the reference is an f64 tensor of the output's shape");
   OutputCheck check;
   check.result = result;
   check.spec = output.spec;
   check.tolerance = checkTolerance(output.spec.dtype);
+  if (inputPrecision)
+    check.tolerance = std::max(check.tolerance, checkTolerance(*inputPrecision));
   double errorSquares = 0, referenceSquares = 0;
   int64_t n = output.spec.numElements();
   for (int64_t i = 0; i < n; ++i) {

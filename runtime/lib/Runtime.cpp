@@ -358,7 +358,7 @@ public:
       if (output.spec.shape != expected.spec().shape)
         return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) + " is " +
                          output.spec.str() + " but the reference produces " + expected.spec().str());
-      report.outputs.push_back(compareWithReference(i, output, expected.ref()));
+      report.outputs.push_back(compareWithReference(i, output, expected.ref(), leastPreciseDType(inputs)));
     }
     return report;
   }

@@ -483,7 +483,8 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(la::Runtime &runtime, con
           la::samplingInterval(i < signature.argumentDomains.size() ? signature.argumentDomains[i] : std::nullopt);
       std::uniform_real_distribution<double> uniform(low, high);
       la::TensorSpec spec = shaped;
-      if (spec.dtype == la::DType::F32)
+      // --dtype stores the entry's own inputs in a half type; resume's states stay f32 (`la.state`).
+      if (spec.dtype == la::DType::F32 && i < ownCount)
         spec.dtype = *dtype;
       if (llvm::Error err = checkAllocatable(spec))
         return makeError("--random " + randomDims + ": argument #" + llvm::Twine(i) + ": " +

@@ -41,6 +41,10 @@ def LA_Dialect : Dialect {
     /// la-derive-state-variants.
     static constexpr ::llvm::StringLiteral kPrefillOfAttrName = "la.prefill_of";
     static constexpr ::llvm::StringLiteral kResumeOfAttrName = "la.resume_of";
+    /// On a result of a derived variant: it is a state (SPEC §8), carried to the next resume. With f16 or bf16
+    /// inputs the entry's own results are stored in the half type, but a state stays in f32: rounding it at
+    /// every resume would make a decode loop drift from the whole-sequence kernel.
+    static constexpr ::llvm::StringLiteral kStateResultAttrName = "la.state";
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];

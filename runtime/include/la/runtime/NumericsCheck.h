@@ -91,8 +91,16 @@ struct NumericsReport {
   llvm::json::Value toJSON() const;
 };
 
-/// Compares `output` with `reference` (an f64 tensor of the same shape).
-OutputCheck compareWithReference(unsigned result, const TensorRef &output, const TensorRef &reference);
+/// Compares `output` with `reference` (an f64 tensor of the same shape), to the tolerance of the output's dtype,
+/// or of `inputPrecision` where that is coarser: an f32 output computed from f16 inputs (a variant's state,
+/// kept in f32) is held to the half-precision bound, since the kernel may round its operands to the inputs'
+/// type: the GPU's tensor cores do (linear_attention_causal.prefill on cuda-emu with f16 inputs returns its
+/// f32 state at rel RMS 1.7e-4, over the f32 bound).
+OutputCheck compareWithReference(unsigned result, const TensorRef &output, const TensorRef &reference,
+                                 std::optional<DType> inputPrecision = std::nullopt);
+
+/// The least precise dtype of `tensors` (by checkTolerance); none when there are none.
+std::optional<DType> leastPreciseDType(llvm::ArrayRef<TensorRef> tensors);
 
 } // namespace la
 
