@@ -19,6 +19,24 @@ namespace mlir::la {
 
 namespace {
 
+/// Whether `op`, blocked without panels, runs several row blocks over one reduction loop whose row-invariant
+/// operand tile (reduction × vector loop, the shape a split-off `v·c` takes) is at most 64 KiB: small enough
+/// to stay in L2 while the blocks read it. A longer reduction (panels turned off) would materialise `v·c`
+/// for the whole sequence.
+bool hasSmallRowInvariantTile(linalg::GenericOp op, RegisterBlockAttr config) {
+  if (op.getNumReductionLoops() != 1 || !op.hasPureTensorSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  int64_t rows = *config.getRowLoop(), reduction = reductions.front(), lanes = config.getVectorLoop();
+  if (ShapedType::isDynamic(ranges[rows]) || ranges[rows] <= config.getTileSizes()[rows] ||
+      ShapedType::isDynamic(ranges[reduction]) || ShapedType::isDynamic(ranges[lanes]))
+    return false;
+  int64_t elementBytes = getElementTypeOrSelf(op.getDpsInits().front().getType()).getIntOrFloatBitWidth() / 8;
+  return ranges[reduction] * ranges[lanes] * elementBytes <= 64 * 1024;
+}
+
 struct LAReductionPanelsPass : impl::LAReductionPanelsBase<LAReductionPanelsPass> {
   using Base::Base;
 
@@ -31,8 +49,7 @@ struct LAReductionPanelsPass : impl::LAReductionPanelsBase<LAReductionPanelsPass
         return;
       if (config.getPanelLoop())
         targets.emplace_back(op, config);
-      else if (op.getNumReductionLoops() > 0 &&
-               op.getStaticLoopRanges()[*config.getRowLoop()] > config.getTileSizes()[*config.getRowLoop()])
+      else if (hasSmallRowInvariantTile(op, config))
         shortReductions.emplace_back(op, config);
     });
     if (targets.empty() && shortReductions.empty())
