@@ -38,8 +38,10 @@ protected:
     program = std::move(*loaded);
   }
 
-  /// The entry's arguments at [B, H, T, D] (lower ranks take the leading sizes), inside their domains.
-  std::vector<la::HostTensor> makeInputs(int64_t batch, int64_t heads, int64_t length, int64_t width) {
+  /// The entry's arguments at [B, H, T, D] (lower ranks take the leading sizes), inside their domains, stored
+  /// as `dtype`.
+  std::vector<la::HostTensor> makeInputs(int64_t batch, int64_t heads, int64_t length, int64_t width,
+                                         la::DType dtype = la::DType::F32) {
     auto signature = runtime->signature(*program, GetParam().entry);
     EXPECT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
     std::vector<la::HostTensor> inputs;
@@ -48,6 +50,7 @@ protected:
     std::mt19937_64 generator(11);
     for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
       la::TensorSpec spec = declared;
+      spec.dtype = dtype;
       int64_t sizes[] = {batch, heads, length};
       for (size_t d = 0; d < spec.shape.size(); ++d)
         spec.shape[d] = d < 3 ? sizes[d] : width;
@@ -59,6 +62,10 @@ protected:
     }
     return inputs;
   }
+
+  /// Prefill, a piece of three positions, then single steps reproduce the whole-sequence entry (outputs to
+  /// `outputTolerance`), and the decoder's states end as prefill of the whole sequence ends (f32: ≤ 1e-5).
+  void checkSteps(la::DType dtype, double outputTolerance);
 
   std::unique_ptr<la::Runtime> runtime;
   std::shared_ptr<la::Program> program;
@@ -82,7 +89,7 @@ double relativeRms(const std::vector<double> &x, const std::vector<double> &y) {
   return std::sqrt(error / norm);
 }
 
-TEST_P(DecoderTest, StepsReproduceTheWholeSequence) {
+void DecoderTest::checkSteps(la::DType dtype, double outputTolerance) {
   const char *entry = GetParam().entry;
   auto decoder = la::Decoder::create(*runtime, *program, entry);
   ASSERT_TRUE(bool(decoder)) << llvm::toString(decoder.takeError());
@@ -90,7 +97,7 @@ TEST_P(DecoderTest, StepsReproduceTheWholeSequence) {
   EXPECT_FALSE((*decoder)->stateNames().empty());
 
   const int64_t batch = 2, heads = 4, length = 24, prompt = 17, width = 8;
-  std::vector<la::HostTensor> inputs = makeInputs(batch, heads, length, width);
+  std::vector<la::HostTensor> inputs = makeInputs(batch, heads, length, width, dtype);
   auto whole = runtime->run(*program, entry, refs(inputs));
   ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
   auto wholeStates = runtime->run((*decoder)->program(), (*decoder)->prefillEntry(), refs(inputs));
@@ -126,10 +133,11 @@ TEST_P(DecoderTest, StepsReproduceTheWholeSequence) {
     }
   for (int64_t e = 0; e < expected.numElements(); ++e)
     reference.push_back(expected.get(e));
-  EXPECT_LE(relativeRms(joined, reference), 1e-5) << entry << ": outputs";
+  EXPECT_LE(relativeRms(joined, reference), outputTolerance) << entry << ": outputs";
 
   ASSERT_EQ((*decoder)->state().size(), wholeStates->size() - 1);
   for (auto [s, state] : llvm::enumerate((*decoder)->state())) {
+    EXPECT_EQ(state.spec().dtype, la::DType::F32) << entry << ": state " << (*decoder)->stateNames()[s];
     std::vector<double> got, want;
     for (int64_t e = 0; e < state.numElements(); ++e) {
       got.push_back(state.get(e));
@@ -138,6 +146,11 @@ TEST_P(DecoderTest, StepsReproduceTheWholeSequence) {
     EXPECT_LE(relativeRms(got, want), 1e-5) << entry << ": state " << (*decoder)->stateNames()[s];
   }
 }
+
+TEST_P(DecoderTest, StepsReproduceTheWholeSequence) { checkSteps(la::DType::F32, 1e-5); }
+
+// bf16 inputs: outputs come back in bf16 (SPEC's half bound, 5e-3), the states the decoder carries stay f32.
+TEST_P(DecoderTest, HalfInputsKeepF32States) { checkSteps(la::DType::BF16, 5e-3); }
 
 TEST_P(DecoderTest, MisuseIsAnErrorThatSaysWhat) {
   const char *entry = GetParam().entry;
