@@ -17,13 +17,10 @@ llvm::Expected<std::unique_ptr<Decoder>> Decoder::create(Runtime &runtime, const
   auto signature = runtime.signature(program, entry);
   if (!signature)
     return signature.takeError();
-  std::string source = program.source().str();
-  for (llvm::StringRef variant : {"prefill", "resume"}) {
-    auto declaration = declareStateVariant(source, program.name(), entry, variant);
-    if (!declaration)
-      return declaration.takeError();
-    source += *declaration;
-  }
+  auto declared = withStateVariants(program.source(), program.name(), entry);
+  if (!declared)
+    return declared.takeError();
+  const std::string &source = *declared;
   auto variants = runtime.loadSource(source, program.name());
   if (!variants)
     return variants.takeError();

@@ -141,4 +141,16 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
   return text;
 }
 
+llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
+                                              llvm::StringRef entry) {
+  std::string program = source.str();
+  for (llvm::StringRef variant : {"prefill", "resume"}) {
+    auto declaration = declareStateVariant(program, bufferName, entry, variant);
+    if (!declaration)
+      return declaration.takeError();
+    program += *declaration;
+  }
+  return program;
+}
+
 } // namespace la

@@ -52,12 +52,9 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   const VariantCase &c = std::get<0>(GetParam());
   const la::DType dtype = std::get<1>(GetParam());
   const double outputTolerance = dtype == la::DType::F32 ? 1e-5 : 5e-3;
-  std::string source = readKernelFile(c.file);
-  for (const char *variant : {"prefill", "resume"}) {
-    auto declaration = la::declareStateVariant(source, c.file, c.entry, variant);
-    ASSERT_TRUE(bool(declaration)) << llvm::toString(declaration.takeError());
-    source += *declaration;
-  }
+  auto declared = la::withStateVariants(readKernelFile(c.file), c.file, c.entry);
+  ASSERT_TRUE(bool(declared)) << llvm::toString(declared.takeError());
+  std::string source = std::move(*declared);
   // The variants run slice by slice like their source: the states keep batch and head leading.
   auto infos = la::inspectProgram(source, c.file);
   ASSERT_TRUE(bool(infos)) << llvm::toString(infos.takeError());

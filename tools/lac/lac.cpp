@@ -245,15 +245,12 @@ llvm::Expected<std::string> programSource() {
   if (!variantName.empty()) {
     if (entryName.empty())
       return llvm::createStringError("--variant " + variantName + " needs --entry: the causal entry to derive it from");
-    llvm::SmallVector<llvm::StringRef, 2> variants{"prefill", "resume"};
-    if (!llvm::is_contained(variants, variantName))
-      variants.assign({variantName}); // declareStateVariant names what is expected
-    for (llvm::StringRef variant : variants) {
-      auto declaration = la::declareStateVariant(*source, inputFile, entryName, variant);
-      if (!declaration)
-        return llvm::createStringError("--variant " + variantName + ": " + llvm::toString(declaration.takeError()));
-      *source += *declaration;
-    }
+    if (variantName != "prefill" && variantName != "resume")
+      return llvm::createStringError("--variant " + variantName + ": expected prefill or resume");
+    auto declared = la::withStateVariants(*source, inputFile, entryName);
+    if (!declared)
+      return llvm::createStringError("--variant " + variantName + ": " + llvm::toString(declared.takeError()));
+    *source = std::move(*declared);
   }
   cached = *source;
   return *cached;

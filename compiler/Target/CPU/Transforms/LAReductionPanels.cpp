@@ -58,7 +58,6 @@ struct LAReductionPanelsPass : impl::LAReductionPanelsBase<LAReductionPanelsPass
     // A reduction one panel long (a grouped sweep's 64-row step of kᵀ(v·c)) is not cut, but its row blocks
     // would still each recompute the row-invariant prologue: compute it once instead.
     for (auto [op, config] : shortReductions) {
-      rewriter.setInsertionPoint(op);
       if (linalg::GenericOp prologue = splitRowInvariantPrologue(rewriter, op, *config.getRowLoop()))
         LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op.getLoc() << ": row-invariant prologue split off as "
                                 << prologue.getLoc() << "\n");

@@ -88,6 +88,11 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant);
 
+/// `source` with both variants of `entry` declared after it, prefill then resume: the program la::Decoder and
+/// `lac --variant` compile, so that its hash (which keys the kernel cache and the tuning records) is one.
+llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
+                                              llvm::StringRef entry);
+
 /// The arguments of one batch×head slice: the leading `slicedDims` dimensions of each set to 1.
 std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims);
 
