@@ -37,6 +37,7 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createLAFactorJointSoftmax());
   LAChunkScansOptions chunking;
   chunking.chunkSize = config.chunkSize;
   chunking.factorGatedScores = target != PipelineTarget::CUDA;

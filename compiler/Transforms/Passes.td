@@ -105,6 +105,24 @@ def LASpecialize : Pass<"la-specialize", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAFactorJointSoftmax : Pass<"la-factor-joint-softmax", "mlir::func::FuncOp"> {
+  let summary = "Evaluates a softmax over a broadcast sum as two matrix products: "
+                "Σ_s softmax_s(A + B) V => (e^{A-mA} · (e^{B-mB} ⊙ V)) / (e^{A-mA} · e^{B-mB})";
+  let description = [{
+    Rewrites `contract(softmax_s(map add(A, B)), V)`, where A and B each lack dimensions of the other and V
+    has B's dimensions (AFT-full: A = w[t, s], B = V = [b, s, d]), into two contractions of the separately
+    shifted exponentials: O(T·S) exps and register-tiled matrix products instead of one exp per
+    (b, t, s, d). A `tril` mask over s stays on the numerator, unless A is -inf outside it (causal AFT-full),
+    where it changes nothing and is dropped.
+
+    Rows whose denominator falls below 2^-64, where the separate shifts lose precision, are recomputed in
+    the joint form inside the final elementwise map (an `scf.if` per element; the file comment gives the
+    error bound behind the threshold).
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
 def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
   let summary = "Turns causal prefix scans read by a contraction into chunks: "
                 "q·scan(k⊗v) => Σ_c (q_c·S_{<c} + tril(q_c k_cᵀ) v_c)";

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <random>
 
 #include <cmath>
 
@@ -170,6 +171,66 @@ TEST_P(AftNumerics, MatchesFp64Oracle) {
   std::vector<la::HostTensor> outputs = runKernel("aft.mlir", c.entry, args);
   ASSERT_EQ(outputs.size(), 1u);
   expectMatches(reference, outputs[0], t, entry, c.dtype);
+}
+
+/// Seeded standard normal values times `scale`.
+Argument normalArgument(std::vector<int64_t> shape, uint64_t seed, float scale) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  std::mt19937_64 generator(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  Argument arg{std::vector<float>(count), std::move(shape)};
+  for (float &value : arg.data)
+    value = normal(generator);
+  return arg;
+}
+
+/// The (b, t, c) of AFT-full whose denominator, with k and w shifted by their own maxima over s as
+/// la-factor-joint-softmax evaluates it, is below the 2^-64 the pass trusts: the rows it recomputes jointly.
+int64_t countJointFallbacks(const Argument &k, const Argument &w, int64_t batch, int64_t t, int64_t d, bool causal) {
+  std::vector<double> wMax(t, -INFINITY), kMax(batch * d, -INFINITY);
+  for (int64_t r = 0; r < t; ++r)
+    for (int64_t s = 0; s <= (causal ? r : t - 1); ++s)
+      wMax[r] = std::max<double>(wMax[r], w.data[r * t + s]);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t s = 0; s < t; ++s)
+      for (int64_t c = 0; c < d; ++c)
+        kMax[b * d + c] = std::max<double>(kMax[b * d + c], k.data[(b * t + s) * d + c]);
+  int64_t fallbacks = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < t; ++r)
+      for (int64_t c = 0; c < d; ++c) {
+        double denominator = 0;
+        for (int64_t s = 0; s <= (causal ? r : t - 1); ++s)
+          denominator += std::exp(w.data[r * t + s] - wMax[r]) * std::exp(k.data[(b * t + s) * d + c] - kMax[b * d + c]);
+        fallbacks += denominator < 0x1p-64;
+      }
+  return fallbacks;
+}
+
+// Issue 24: AFT-full runs as two matrix products of separately shifted exponentials; where those shifts
+// underflow a row's denominator, the row is recomputed in the joint form. Logits of standard normal × 40
+// (up to about ±160) put a share of the rows on each side of that threshold; both must match the fp64 joint
+// softmax.
+TEST(AftFullNumerics, LargeLogitsRecomputeUnderflowingRowsJointly) {
+  const int64_t batch = 2, t = 1000, d = 12;
+  Argument q = randomArgument({batch, t, d}, 21, -2.0f, 2.0f);
+  Argument k = normalArgument({batch, t, d}, 22, 40.0f);
+  Argument v = randomArgument({batch, t, d}, 23, -1.0f, 1.0f);
+  Argument w = normalArgument({t, t}, 24, 40.0f);
+  for (bool causal : {false, true}) {
+    const char *entry = causal ? "aft_full_causal" : "aft_full";
+    int64_t fallbacks = countJointFallbacks(k, w, batch, t, d, causal);
+    // Not a vacuous test: some rows take each path.
+    EXPECT_GT(fallbacks, 0) << entry;
+    EXPECT_LT(fallbacks, batch * t * d) << entry;
+    std::vector<double> reference =
+        aftFull(batch, t, d, q.data.data(), k.data.data(), v.data.data(), w.data.data(), causal);
+    std::vector<la::HostTensor> outputs = runKernel("aft.mlir", entry, {q, k, v, w});
+    ASSERT_EQ(outputs.size(), 1u);
+    expectMatches(reference, outputs[0], t, entry);
+  }
 }
 
 std::vector<AftCase> aftCases() {
