@@ -234,8 +234,7 @@ FailureOr<JointSoftmax> matchJointSoftmax(ContractOp contract) {
     std::swap(match.a, match.b);
     std::swap(match.aLetters, match.bLetters);
   }
-  if (subscripts.getInput(1) != match.bLetters ||
-      sum.getInputs()[match.b.input].getType() != match.values.getType() ||
+  if (subscripts.getInput(1) != match.bLetters || sum.getInputs()[match.b.input].getType() != match.values.getType() ||
       !StringRef(match.aLetters).contains(match.position) || !StringRef(match.bLetters).contains(match.position))
     return failure();
   if (MaskAttr mask = contract.getMaskAttr()) {
@@ -250,7 +249,8 @@ FailureOr<JointSoftmax> matchJointSoftmax(ContractOp contract) {
 Value shiftedExp(PatternRewriter &rewriter, Location loc, Value x, StringRef letters, char position) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t dim = StringRef(letters).find(position);
-  Value max = ReduceOp::create(rewriter, loc, dropDim(type, dim), Combiner::max, x, ArrayRef<int64_t>{dim}).getResult(0);
+  Value max =
+      ReduceOp::create(rewriter, loc, dropDim(type, dim), Combiner::max, x, ArrayRef<int64_t>{dim}).getResult(0);
   std::string maxLetters = without(letters, position);
   auto map = MapOp::create(rewriter, loc, type, ValueRange{x, max},
                            SubscriptsAttr::getFromTerms(rewriter.getContext(), {letters.str(), maxLetters}, letters));
@@ -324,9 +324,8 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
     Value bTensor = materializeSummand(rewriter, match->sum, match->b);
     Value expA = shiftedExp(rewriter, loc, aTensor, match->aLetters, position);
     Value expB = shiftedExp(rewriter, loc, bTensor, match->bLetters, position);
-    Value weightedValues = MapOp::create(rewriter, loc, match->values.getType(), MapFn::mul,
-                                         ValueRange{expB, match->values})
-                               .getResult();
+    Value weightedValues =
+        MapOp::create(rewriter, loc, match->values.getType(), MapFn::mul, ValueRange{expB, match->values}).getResult();
     auto products = SubscriptsAttr::getFromTerms(context, {match->aLetters, match->bLetters}, outLetters);
     // Softmax weights outside the mask count in the denominator but not in the numerator. Where A is -inf
     // outside the mask (causal AFT-full), e^{A - mA} is exactly 0 there and the mask changes nothing: both
@@ -349,13 +348,12 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
       for (int64_t d = 0; d < resultType.getRank(); ++d)
         outIndex.push_back(IndexOp::create(rewriter, loc, rewriter.getIndexType(), d));
       Value threshold = arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(element, kExactDenominator));
-      Value exact =
-          arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGE, body->getArgument(1), threshold);
+      Value exact = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGE, body->getArgument(1), threshold);
       auto choice = scf::IfOp::create(
           rewriter, loc, exact,
           [&](OpBuilder &b, Location) {
-            scf::YieldOp::create(b, loc, ValueRange{arith::DivFOp::create(b, loc, body->getArgument(0),
-                                                                          body->getArgument(1))});
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{arith::DivFOp::create(b, loc, body->getArgument(0), body->getArgument(1))});
           },
           [&](OpBuilder &b, Location) {
             scf::YieldOp::create(b, loc, jointForm(b, loc, *match, aTensor, bTensor, outLetters, outIndex, length));

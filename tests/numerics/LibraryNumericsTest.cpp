@@ -203,7 +203,8 @@ int64_t countJointFallbacks(const Argument &k, const Argument &w, int64_t batch,
       for (int64_t c = 0; c < d; ++c) {
         double denominator = 0;
         for (int64_t s = 0; s <= (causal ? r : t - 1); ++s)
-          denominator += std::exp(w.data[r * t + s] - wMax[r]) * std::exp(k.data[(b * t + s) * d + c] - kMax[b * d + c]);
+          denominator +=
+              std::exp(w.data[r * t + s] - wMax[r]) * std::exp(k.data[(b * t + s) * d + c] - kMax[b * d + c]);
         fallbacks += denominator < 0x1p-64;
       }
   return fallbacks;
