@@ -38,7 +38,7 @@ void check(bool condition, const char *what) {
 }
 
 bool sameKernel(const CompiledKernel &a, const CompiledKernel &b) {
-  return a.entry == b.entry && a.arguments == b.arguments && a.results == b.results && a.slicedDims == b.slicedDims &&
+  return a.entry == b.entry && a.arguments == b.arguments && a.results == b.results && a.slicing == b.slicing &&
          a.object == b.object;
 }
 

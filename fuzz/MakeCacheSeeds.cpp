@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
   llvm::StringRef directory = argv[1];
   TensorSpec spec{DType::F32, {4}};
   llvm::Expected<CompiledKernel> kernel =
-      compileKernel(kSource, "seed.mlir", "relu2", {spec}, CompileOptions(), /*slicedDims=*/0);
+      compileKernel(kSource, "seed.mlir", "relu2", {spec}, CompileOptions(), la::SliceLayout());
   if (!kernel) {
     llvm::errs() << llvm::toString(kernel.takeError()) << "\n";
     return 1;

@@ -92,8 +92,31 @@ bool keepsLeadingGroups(ArrayRef<ReassociationIndices> groups, RankedTensorType 
   return true;
 }
 
-/// Whether one op keeps the first k dimensions as independent batch dimensions.
-bool keepsBatchDims(Operation *op, int64_t k) {
+/// Whether `dims`, the result dimensions an operand spans, avoid the first k: it is broadcast along them.
+bool avoidsLeadingDims(ArrayRef<int64_t> dims, int64_t k) {
+  return llvm::all_of(dims, [&](int64_t d) { return d >= k; });
+}
+
+/// Whether a contraction's term names none of the batch letters.
+bool avoidsLetters(StringRef term, StringRef batch) {
+  return llvm::none_of(term, [&](char c) { return batch.contains(c); });
+}
+
+/// Whether one op keeps the first k dimensions as independent batch dimensions, given the values every slice
+/// computes alike (`shared`, which have none of them).
+bool keepsBatchDims(Operation *op, int64_t k, const llvm::DenseSet<Value> &shared) {
+  // A result must be written slice by slice.
+  if (isa<func::ReturnOp>(op))
+    return llvm::none_of(op->getOperands(), [&](Value v) { return shared.contains(v); });
+  // Every slice computes an op of shared values alike, whatever dimensions it involves. Only a map or a
+  // contraction may combine them with values of the slice (by broadcasting them along its dimensions).
+  int64_t numTensors = llvm::count_if(op->getOperands(), [](Value v) { return isa<TensorType>(v.getType()); });
+  int64_t numShared = llvm::count_if(op->getOperands(), [&](Value v) { return shared.contains(v); });
+  if (numTensors > 0 && numShared == numTensors)
+    return true;
+  if (numShared > 0 && !isa<MapOp, ContractOp>(op))
+    return false;
+
   if (auto map = dyn_cast<MapOp>(op)) {
     // A `la.index` along a leading dimension is fine: a slice reads its coordinates from arguments
     // (la-slice-positions). The map's own leading dimensions must be the batch dimensions, though.
@@ -102,6 +125,11 @@ bool keepsBatchDims(Operation *op, int64_t k) {
     for (auto [input, dims] : llvm::zip(map.getInputs(), map.getInputToResultDims())) {
       if (rankOf(input) == 0)
         continue; // A scalar (e.g. a sequence length) is the same for every slice.
+      if (shared.contains(input)) {
+        if (!avoidsLeadingDims(dims, k))
+          return false;
+        continue;
+      }
       if (rankOf(input) < k)
         return false;
       for (int64_t d = 0; d < k; ++d)
@@ -115,13 +143,13 @@ bool keepsBatchDims(Operation *op, int64_t k) {
     if (static_cast<int64_t>(subscripts.getResult().size()) < k)
       return false;
     StringRef batch = subscripts.getResult().take_front(k);
-    for (StringRef term : subscripts.getInputs())
-      if (!term.starts_with(batch))
+    for (auto [input, term] : llvm::zip(contract.getInputs(), subscripts.getInputs()))
+      if (shared.contains(input) ? !avoidsLetters(term, batch) : !term.starts_with(batch))
         return false;
     if (MaskAttr mask = contract.getMaskAttr())
       if (batch.contains(mask.getRow()) || batch.contains(mask.getCol()))
         return false;
-    return !contract.getGate() || rankOf(contract.getGate()) >= k;
+    return !contract.getGate() || (!shared.contains(contract.getGate()) && rankOf(contract.getGate()) >= k);
   }
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return allAtLeast(reduce.getDims(), k);
@@ -155,28 +183,82 @@ bool keepsBatchDims(Operation *op, int64_t k) {
   // Scalar arithmetic inside map regions and constants are per element; anything else is unknown.
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return llvm::none_of(op->getResultTypes(), [](Type t) { return isa<TensorType>(t); });
-  return isa<func::ReturnOp>(op);
+  return false;
+}
+
+/// Whether some use of `value` broadcasts it along the first k dimensions: a map input that spans none of
+/// them, or a contraction term without the batch letters.
+bool hasBroadcastingUse(Value value, int64_t k) {
+  // A scalar (a sequence length read by `la.size`) spans no dimension to tell.
+  if (rankOf(value) < 1)
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    if (auto map = dyn_cast<MapOp>(use.getOwner())) {
+      if (rankOf(map.getResult()) >= k && avoidsLeadingDims(map.getInputToResultDims()[use.getOperandNumber()], k))
+        return true;
+    } else if (auto contract = dyn_cast<ContractOp>(use.getOwner())) {
+      SubscriptsAttr subscripts = contract.getSubscripts();
+      unsigned input = use.getOperandNumber();
+      if (input < subscripts.getNumInputs() && static_cast<int64_t>(subscripts.getResult().size()) >= k &&
+          avoidsLetters(subscripts.getInput(input), subscripts.getResult().take_front(k)))
+        return true;
+    }
+  }
+  return false;
 }
 
 } // namespace
 
-int64_t getSliceableLeadingDims(func::FuncOp func, int64_t maxDims) {
+llvm::DenseSet<Value> getSharedValues(func::FuncOp func, ArrayRef<bool> sharedArguments) {
+  llvm::DenseSet<Value> shared;
+  for (auto [argument, isShared] : llvm::zip(func.getArguments(), sharedArguments))
+    if (isShared)
+      shared.insert(argument);
+  // Operands come before their users, so one walk in program order propagates.
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto tensors = llvm::make_filter_range(op->getOperands(), [](Value v) { return isa<TensorType>(v.getType()); });
+    if (tensors.empty() || !llvm::all_of(tensors, [&](Value v) { return shared.contains(v); }))
+      return;
+    for (Value result : op->getResults())
+      if (isa<TensorType>(result.getType()))
+        shared.insert(result);
+  });
+  return shared;
+}
+
+BatchSlicing analyzeBatchSlicing(func::FuncOp func, int64_t maxDims) {
   for (int64_t k = maxDims; k > 0; --k) {
     auto hasBatchDims = [&](Type type) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       return tensor && tensor.getRank() >= k;
     };
-    if (!llvm::all_of(func.getArgumentTypes(), hasBatchDims) || !llvm::all_of(func.getResultTypes(), hasBatchDims))
+    if (!llvm::all_of(func.getResultTypes(), hasBatchDims))
       continue;
+    // An argument without the batch dimensions, or one that some op broadcasts along them, is shared; the
+    // ops' checks below then hold every use of it to that.
+    // AFT-local's bias is broadcast after a map of its own (e^w - 1), so the uses are looked for on every
+    // value computed from the argument alone.
+    SmallVector<bool> sharedArguments;
+    for (BlockArgument argument : func.getArguments()) {
+      SmallVector<bool> alone(func.getNumArguments(), false);
+      alone[argument.getArgNumber()] = true;
+      bool broadcast = llvm::any_of(getSharedValues(func, alone), [&](Value v) { return hasBroadcastingUse(v, k); });
+      sharedArguments.push_back(isa<RankedTensorType>(argument.getType()) &&
+                                (!hasBatchDims(argument.getType()) || broadcast));
+    }
+    if (llvm::any_of(llvm::zip(func.getArgumentTypes(), sharedArguments),
+                     [&](auto pair) { return !std::get<1>(pair) && !hasBatchDims(std::get<0>(pair)); }))
+      continue;
+    llvm::DenseSet<Value> shared = getSharedValues(func, sharedArguments);
     bool ok = true;
     func.walk([&](Operation *op) {
-      if (op != func.getOperation() && !keepsBatchDims(op, k))
+      if (op != func.getOperation() && !keepsBatchDims(op, k, shared))
         ok = false;
     });
     if (ok)
-      return k;
+      return {k, std::move(sharedArguments)};
   }
-  return 0;
+  return {};
 }
 
 } // namespace mlir::la

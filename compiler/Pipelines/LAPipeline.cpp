@@ -33,6 +33,7 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
     LASlicePositionsOptions positions;
     positions.entry = specialization.entry;
     positions.dims = specialization.slicedDims;
+    positions.sharedArguments = llvm::to_vector(specialization.sharedArguments);
     pm.addPass(createLASlicePositions(positions));
   }
   pm.addPass(createCanonicalizerPass());

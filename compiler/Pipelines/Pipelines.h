@@ -35,6 +35,8 @@ struct Specialization {
   /// When the runtime compiles one batch×head slice of `entry`: how many leading dimensions it slices over.
   /// The entry then reads its slice's coordinates from extra arguments (la-slice-positions).
   int64_t slicedDims = 0;
+  /// The arguments each slice reads whole, having none of those dimensions (AFT's bias w[T, T]).
+  llvm::SmallVector<unsigned> sharedArguments;
 };
 
 /// The stages `lac compile --emit` can stop after, in pipeline order.

@@ -2,6 +2,8 @@
 
 #include "Transforms/Passes.h"
 
+#include "Analysis/BatchSlicing.h"
+
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,16 +42,34 @@ struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
       getOperation().emitError() << "la-slice-positions: no function body named '" << entry << "'";
       return signalPassFailure();
     }
-    // The coordinates are those of a slice: every leading dimension of the first argument has size 1.
-    auto first = func.getNumArguments() ? dyn_cast<RankedTensorType>(func.getArgumentTypes().front()) : nullptr;
+    SmallVector<bool> shared(func.getNumArguments(), false);
+    for (unsigned argument : sharedArguments) {
+      if (argument >= func.getNumArguments()) {
+        func.emitError() << "la-slice-positions: shared argument #" << argument << " of '" << entry << "', which takes "
+                         << func.getNumArguments();
+        return signalPassFailure();
+      }
+      shared[argument] = true;
+    }
+    // The coordinates are those of a slice: every leading dimension of the first sliced argument has size 1.
+    auto sliced = llvm::find(shared, false);
+    auto first = sliced != shared.end()
+                     ? dyn_cast<RankedTensorType>(func.getArgumentTypes()[std::distance(shared.begin(), sliced)])
+                     : nullptr;
     if (!first || first.getRank() < dims ||
         llvm::any_of(first.getShape().take_front(dims), [](int64_t size) { return size != 1; })) {
-      func.emitError() << "la-slice-positions: the first argument of '" << entry << "' is not a slice (its first "
-                       << static_cast<int64_t>(dims) << " dimensions must have size 1)";
+      func.emitError() << "la-slice-positions: the first sliced argument of '" << entry
+                       << "' is not a slice (its first " << static_cast<int64_t>(dims)
+                       << " dimensions must have size 1)";
       return signalPassFailure();
     }
+    // Before the coordinates are inserted, while argument numbers are the caller's.
+    llvm::DenseSet<Value> sharedValues = getSharedValues(func, shared);
 
     OpBuilder b(func.getContext());
+    for (auto [argument, isShared] : llvm::enumerate(shared))
+      if (isShared)
+        func.setArgAttr(argument, kSharedArgumentAttr, b.getUnitAttr());
     auto positionType = RankedTensorType::get(SmallVector<int64_t>(dims, 1), b.getF32Type());
     unsigned firstPosition = func.getNumArguments();
     // `la.slice_position = d` marks the coordinate arguments for the GPU target, which computes them from
@@ -70,8 +90,9 @@ struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
       coordinates.push_back(tensor::ExtractOp::create(b, loc, body.getArgument(firstPosition + d), zeros));
 
     SmallVector<IndexOp> indices;
+    // A map of shared values has no slice dimensions: its leading positions are its own.
     func.walk([&](IndexOp index) {
-      if (index.getDimAttr().getInt() < dims)
+      if (index.getDimAttr().getInt() < dims && !sharedValues.contains(index->getParentOfType<MapOp>().getResult()))
         indices.push_back(index);
     });
     for (IndexOp index : indices) {

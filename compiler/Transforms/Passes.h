@@ -21,6 +21,8 @@ namespace mlir::la {
 
 /// The argument attribute `la-slice-positions` puts on each coordinate argument it adds: its dimension.
 inline constexpr llvm::StringLiteral kSlicePositionAttr = "la.slice_position";
+/// The argument attribute `la-slice-positions` puts on each argument every slice reads whole.
+inline constexpr llvm::StringLiteral kSharedArgumentAttr = "la.shared_argument";
 
 #define GEN_PASS_DECL
 #include "Transforms/Passes.h.inc"

@@ -208,10 +208,16 @@ def LASlicePositions : Pass<"la-slice-positions", "mlir::ModuleOp"> {
 
     Run after inlining (the index may sit in a callee) and before canonicalisation folds maps together. The
     coordinates are f32: exact up to 2^24, beyond any batch or head count.
+
+    `shared-arguments` lists the arguments without those dimensions, which every slice reads whole (AFT's
+    bias w[T, T]). They are marked `la.shared_argument`, so the GPU target does not step them per block, and
+    the maps computed from them alone keep their own positions.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"\"", "The sliced entry">,
-    Option<"dims", "dims", "int64_t", /*default=*/"0", "Leading dimensions the runtime slices over">
+    Option<"dims", "dims", "int64_t", /*default=*/"0", "Leading dimensions the runtime slices over">,
+    ListOption<"sharedArguments", "shared-arguments", "unsigned",
+               "Arguments every slice reads whole, having none of the sliced dimensions">
   ];
   let dependentDialects = ["mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }

@@ -68,11 +68,16 @@ const StageName &describe(Stage stage) {
   llvm_unreachable("a stage without a name");
 }
 
-mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments) {
+mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
+                                          const SliceLayout &slicing = {}) {
   mlir::la::Specialization specialization;
   specialization.entry = entry.str();
   for (const TensorSpec &spec : arguments)
     specialization.argTypes.push_back(toMLIRTypeString(spec));
+  specialization.slicedDims = slicing.dims;
+  for (auto [i, shared] : llvm::enumerate(slicing.sharedArguments))
+    if (shared)
+      specialization.sharedArguments.push_back(static_cast<unsigned>(i));
   return specialization;
 }
 
@@ -109,14 +114,14 @@ llvm::Expected<std::vector<TensorSpec>> toSpecs(TypeRange types, llvm::StringRef
 /// Runs the pipeline on `parsed` up to (and including) `stage` (LA, Fused, Linalg, or anything later: the
 /// target's whole pass pipeline). Without arguments, `LA`
 /// and `Fused` are not specialised.
-/// `slicedDims` > 0 compiles one batch×head slice that reads its coordinates from extra arguments.
+/// `slicing.dims` > 0 compiles one batch×head slice that reads its coordinates from extra arguments.
 LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &target, llvm::StringRef entry,
-                        llvm::ArrayRef<TensorSpec> arguments, Stage stage, int64_t slicedDims = 0) {
+                        llvm::ArrayRef<TensorSpec> arguments, Stage stage, const SliceLayout &slicing = {}) {
   PassManager pm(parsed.context.get(), ModuleOp::getOperationName());
   mlir::la::Specialization specialization;
   if (!arguments.empty() || stage > Stage::Fused)
-    specialization = toSpecialization(entry, arguments);
-  specialization.slicedDims = slicedDims;
+    specialization = toSpecialization(entry, arguments, slicing);
+  specialization.slicedDims = slicing.dims;
   if (stage == Stage::LA)
     mlir::la::addSpecialization(pm, specialization);
   else
@@ -136,10 +141,10 @@ std::optional<Stage> parseStage(llvm::StringRef name) {
   return std::nullopt;
 }
 
-std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims) {
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing) {
   std::vector<TensorSpec> slice(arguments.begin(), arguments.end());
-  for (TensorSpec &spec : slice)
-    for (int64_t d = 0; d < slicedDims && d < static_cast<int64_t>(spec.shape.size()); ++d)
+  for (auto [i, spec] : llvm::enumerate(slice))
+    for (int64_t d = 0; d < slicing.dims && d < static_cast<int64_t>(spec.shape.size()) && !slicing.isShared(i); ++d)
       spec.shape[d] = 1;
   return slice;
 }
@@ -218,14 +223,18 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
   if (failed(pm.run(module)))
     return (*parsed)->diagnostics.error("simplifying the program failed");
   for (EntryInfo &info : entries)
-    if (auto func = module.lookupSymbol<func::FuncOp>(info.name))
-      info.slicedDims = mlir::la::getSliceableLeadingDims(func);
+    if (auto func = module.lookupSymbol<func::FuncOp>(info.name)) {
+      mlir::la::BatchSlicing slicing = mlir::la::analyzeBatchSlicing(func);
+      info.slicing.dims = slicing.dims;
+      if (llvm::is_contained(slicing.sharedArguments, true))
+        info.slicing.sharedArguments.assign(slicing.sharedArguments.begin(), slicing.sharedArguments.end());
+    }
   return entries;
 }
 
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
                                              llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
-                                             int64_t slicedDims) {
+                                             const SliceLayout &slicing) {
   auto target = createTarget(options);
   if (!target)
     return target.takeError();
@@ -235,7 +244,7 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   ParsedProgram &program = **parsed;
   // Two runs of one pipeline: the result types are read at the linalg stage, before bufferisation turns
   // results into out-parameters.
-  if (failed(runStages(program, **target, entry, arguments, Stage::Linalg, slicedDims)))
+  if (failed(runStages(program, **target, entry, arguments, Stage::Linalg, slicing)))
     return program.diagnostics.error("lowering to linalg failed");
   auto func = program.module->lookupSymbol<func::FuncOp>(entry);
   auto results = toSpecs(func.getResultTypes(), "a result");
@@ -262,7 +271,7 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   kernel.entry = entry.str();
   kernel.arguments.assign(arguments.begin(), arguments.end());
   kernel.results = std::move(*results);
-  kernel.slicedDims = slicedDims;
+  kernel.slicing = slicing;
   kernel.object.assign(object->begin(), object->end());
   return kernel;
 }
@@ -331,7 +340,7 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
                                                  mlir::la::getTargetName(kind), llvm::join(getStageNames(kind), ", "))
                                        .str());
   // A GPU kernel covers one batch×head slice per thread block, as the runtime launches it.
-  int64_t slicedDims = 0;
+  SliceLayout slicing;
   std::vector<TensorSpec> compiled(arguments.begin(), arguments.end());
   if (kind == mlir::la::PipelineTarget::CUDA && stage > Stage::Fused && options.sliceBatchHeads) {
     auto entries = inspectProgram(source, bufferName);
@@ -339,14 +348,14 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
       return entries.takeError();
     for (const EntryInfo &info : *entries)
       if (info.name == entry)
-        slicedDims = info.slicedDims;
-    compiled = sliceArguments(arguments, slicedDims);
+        slicing = info.slicing;
+    compiled = sliceArguments(arguments, slicing);
   }
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
   ParsedProgram &program = **parsed;
-  if (failed(runStages(program, **target, entry, compiled, stage, slicedDims)))
+  if (failed(runStages(program, **target, entry, compiled, stage, slicing)))
     return program.diagnostics.error("compilation failed");
   if (wanted.artifact.empty()) {
     std::string text;

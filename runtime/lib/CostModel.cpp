@@ -69,9 +69,9 @@ double cacheBytes(int name, double fallback) {
 class CPUCostModel : public CostModel {
 public:
   CPUCostModel(std::string source, std::string bufferName, std::string entry, std::vector<TensorSpec> arguments,
-               int64_t slicedDims, CompileOptions base)
+               SliceLayout slicing, CompileOptions base)
       : source(std::move(source)), bufferName(std::move(bufferName)), entry(std::move(entry)),
-        arguments(std::move(arguments)), slicedDims(slicedDims), base(std::move(base)) {
+        arguments(std::move(arguments)), slicing(std::move(slicing)), base(std::move(base)) {
     // The register-tiling strategy's own limits (RegisterTilePipeline.h), which the registry does not expose.
     mlir::la::RegisterTileOptions tiling;
     vectorWidth = tiling.vectorWidth;
@@ -122,7 +122,10 @@ private:
     specialization.entry = entry;
     for (const TensorSpec &spec : arguments)
       specialization.argTypes.push_back(toMLIRTypeString(spec));
-    specialization.slicedDims = slicedDims;
+    specialization.slicedDims = slicing.dims;
+    for (auto [i, shared] : llvm::enumerate(slicing.sharedArguments))
+      if (shared)
+        specialization.sharedArguments.push_back(static_cast<unsigned>(i));
     PassManager pm(lowered.program->context.get(), ModuleOp::getOperationName());
     mlir::la::buildLAOptimizationPipeline(pm, config, specialization, mlir::la::PipelineTarget::CPU);
     mlir::la::buildLAToLinalgPipeline(pm, config);
@@ -188,7 +191,7 @@ private:
 
   std::string source, bufferName, entry;
   std::vector<TensorSpec> arguments;
-  int64_t slicedDims;
+  SliceLayout slicing;
   CompileOptions base;
   int64_t vectorWidth = 16, registerBudget = 24;
   double l1Bytes = 0, l2Bytes = 0;
@@ -228,10 +231,10 @@ llvm::Expected<std::unique_ptr<CostModel>> CostModel::forCPU(llvm::StringRef sou
   if (info == entries->end())
     return llvm::createStringError(bufferName.str() + ": no public function '" + entry.str() + "'");
   // The runtime compiles one batch×head slice; so does the model.
-  int64_t slicedDims = base.sliceBatchHeads ? info->slicedDims : 0;
-  std::vector<TensorSpec> sliced = sliceArguments(arguments, slicedDims);
-  return std::make_unique<CPUCostModel>(source.str(), bufferName.str(), entry.str(), std::move(sliced), slicedDims,
-                                        base);
+  SliceLayout slicing = base.sliceBatchHeads ? info->slicing : SliceLayout();
+  std::vector<TensorSpec> sliced = sliceArguments(arguments, slicing);
+  return std::make_unique<CPUCostModel>(source.str(), bufferName.str(), entry.str(), std::move(sliced),
+                                        std::move(slicing), base);
 }
 
 double rankCorrelation(llvm::ArrayRef<double> a, llvm::ArrayRef<double> b) {

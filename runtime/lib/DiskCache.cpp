@@ -127,8 +127,20 @@ std::optional<CompiledKernel> DiskCache::parseEntry(llvm::StringRef bytes, llvm:
     return std::nullopt;
   damaged = false;
   kernel.entry = entry->str();
-  kernel.slicedDims = *sliced;
   kernel.arguments = std::move(*arguments);
+  kernel.slicing.dims = *sliced;
+  // Absent in entries of kernels without shared arguments.
+  if (const llvm::json::Array *shared = root->getArray("shared_arguments")) {
+    kernel.slicing.sharedArguments.assign(kernel.arguments.size(), false);
+    for (const llvm::json::Value &index : *shared) {
+      std::optional<int64_t> i = index.getAsInteger();
+      if (!i || *i < 0 || *i >= static_cast<int64_t>(kernel.slicing.sharedArguments.size())) {
+        damaged = true;
+        return std::nullopt;
+      }
+      kernel.slicing.sharedArguments[*i] = true;
+    }
+  }
   kernel.results = std::move(*results);
   kernel.object.assign(object.begin(), object.end());
   return kernel;
@@ -156,9 +168,15 @@ void DiskCache::discard(llvm::StringRef key) const {
 std::string DiskCache::serializeEntry(llvm::StringRef key, const CompiledKernel &kernel) {
   llvm::json::Object root{{"key", key},
                           {"entry", kernel.entry},
-                          {"sliced_dims", kernel.slicedDims},
+                          {"sliced_dims", kernel.slicing.dims},
                           {"arguments", specsToJSON(kernel.arguments)},
                           {"results", specsToJSON(kernel.results)}};
+  llvm::json::Array shared;
+  for (auto [i, isShared] : llvm::enumerate(kernel.slicing.sharedArguments))
+    if (isShared)
+      shared.push_back(static_cast<int64_t>(i));
+  if (!shared.empty())
+    root["shared_arguments"] = std::move(shared);
   std::string metadata;
   llvm::raw_string_ostream(metadata) << llvm::json::Value(std::move(root));
   char header[kHeaderBytes];

@@ -160,9 +160,10 @@ struct KernelSlot {
 /// Checks the inputs against the declared signature: count, dtype, rank, static dimensions, and equal
 /// leading batch dimensions when the kernel is sliced.
 llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm::ArrayRef<TensorSpec> inputs,
-                        int64_t slicedDims) {
+                        const SliceLayout &slicing) {
   const auto &declared = info.signature.arguments;
   std::string where = (program.name() + ": entry '" + info.name + "'").str();
+  size_t batchSource = slicing.firstSlicedArgument();
   if (inputs.size() != declared.size())
     return makeError(where + " takes " + llvm::Twine(declared.size()) + " arguments but " + llvm::Twine(inputs.size()) +
                      " were given");
@@ -184,10 +185,10 @@ llvm::Error checkInputs(const ProgramImpl &program, const EntryInfo &info, llvm:
       if (want.shape[d] >= 0 && want.shape[d] != size)
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) + " is " +
                          llvm::Twine(size) + " but the signature declares " + llvm::Twine(want.shape[d]));
-      if (static_cast<int64_t>(d) < slicedDims && size != inputs[0].shape[d])
+      if (static_cast<int64_t>(d) < slicing.dims && !slicing.isShared(i) && size != inputs[batchSource].shape[d])
         return makeError(where + ": argument #" + llvm::Twine(i) + " dimension " + llvm::Twine(d) + " is " +
-                         llvm::Twine(size) + " but argument #0 has " + llvm::Twine(inputs[0].shape[d]) +
-                         " (batch dimensions must agree)");
+                         llvm::Twine(size) + " but argument #" + llvm::Twine(batchSource) + " has " +
+                         llvm::Twine(inputs[batchSource].shape[d]) + " (batch dimensions must agree)");
     }
     // Byte offsets of the kernels are 64-bit: a shape whose byte size overflows them cannot be addressed.
     if (!input.checkedNumBytes())
@@ -371,8 +372,8 @@ private:
                                                        llvm::ArrayRef<TensorSpec> inputs) {
     llvm::SmallVector<TensorSpec> specs(kernel.results.begin(), kernel.results.end());
     for (TensorSpec &spec : specs)
-      for (int64_t d = 0; d < kernel.slicedDims; ++d)
-        spec.shape[d] = inputs[0].shape[d];
+      for (int64_t d = 0; d < kernel.slicing.dims; ++d)
+        spec.shape[d] = inputs[kernel.slicing.firstSlicedArgument()].shape[d];
     return specs;
   }
 
@@ -535,15 +536,15 @@ private:
     const EntryInfo *info = program.lookup(entry);
     if (!info)
       return program.unknownEntry(entry);
-    int64_t slicedDims = runtimeOptions.compile.sliceBatchHeads ? info->slicedDims : 0;
-    if (llvm::Error err = checkInputs(program, *info, inputs, slicedDims))
+    SliceLayout slicing = runtimeOptions.compile.sliceBatchHeads ? info->slicing : SliceLayout();
+    if (llvm::Error err = checkInputs(program, *info, inputs, slicing))
       return std::move(err);
     // A zero-size batch has no slice to compile for; compile the unsliced kernel instead.
-    for (int64_t d = 0; d < slicedDims; ++d)
-      if (inputs[0].shape[d] == 0)
-        slicedDims = 0;
+    for (int64_t d = 0; d < slicing.dims; ++d)
+      if (inputs[slicing.firstSlicedArgument()].shape[d] == 0)
+        slicing = SliceLayout();
 
-    std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicedDims);
+    std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicing);
     CompileOptions compile = chooseOptions(program, entry, inputs, slot);
     slot.config = compile.str(compile.target);
     std::string resolvedOptions = optionsText;
@@ -554,7 +555,7 @@ private:
       resolvedOptions = std::move(*resolved);
     }
 
-    std::string diskKey = diskCacheKey(program, entry, compiledArgs, slicedDims, resolvedOptions);
+    std::string diskKey = diskCacheKey(program, entry, compiledArgs, slicing, resolvedOptions);
     if (std::optional<CompiledKernel> cached = disk.load(diskKey)) {
       // An entry that passed its checksum but does not link (written by a different LLVM under the same
       // version string, say) is discarded like a corrupt one and compiled afresh.
@@ -575,7 +576,7 @@ private:
       disk.discard(diskKey);
     }
     source = CacheSource::Miss;
-    auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, compile, slicedDims);
+    auto fresh = compileKernel(program.source(), program.name(), entry, compiledArgs, compile, slicing);
     if (!fresh)
       return fresh.takeError();
     if (llvm::Error err = disk.store(diskKey, *fresh))
@@ -643,16 +644,19 @@ private:
   /// Everything the object code of a disk-cache entry depends on, as JSON (llvm::json prints object keys
   /// sorted, so the text is canonical). The options text carries the target CPU and its features.
   std::string diskCacheKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                           int64_t slicedDims, llvm::StringRef resolvedOptions) const {
+                           const SliceLayout &slicing, llvm::StringRef resolvedOptions) const {
     llvm::json::Array argumentTypes;
     for (const TensorSpec &spec : arguments)
       argumentTypes.push_back(spec.str());
     llvm::json::Object key{{"program", program.contentHash()},
                            {"entry", entry},
                            {"arguments", std::move(argumentTypes)},
-                           {"slicedDims", slicedDims},
+                           {"slicedDims", slicing.dims},
                            {"options", resolvedOptions},
                            {"compiler", getCompilerVersion()}};
+    // Only where some argument is shared, so the keys of every other kernel stay as they were.
+    if (llvm::is_contained(slicing.sharedArguments, true))
+      key["sharedArguments"] = llvm::json::Array(std::vector<bool>(slicing.sharedArguments));
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(key));
@@ -708,10 +712,12 @@ private:
 
   /// The grid of a CUDA kernel: (heads, batches) blocks for a [B, H, ...] entry, (batches, 1) for [B, ...].
   static emu::Dim3 sliceGrid(const CompiledKernel &info, llvm::ArrayRef<TensorRef> inputs) {
-    auto size = [&](int64_t d) { return static_cast<uint32_t>(inputs[0].spec.shape[d]); };
-    if (info.slicedDims == 2)
+    auto size = [&](int64_t d) {
+      return static_cast<uint32_t>(inputs[info.slicing.firstSlicedArgument()].spec.shape[d]);
+    };
+    if (info.slicing.dims == 2)
       return {size(1), size(0), 1};
-    if (info.slicedDims == 1)
+    if (info.slicing.dims == 1)
       return {size(0), 1, 1};
     return {1, 1, 1};
   }
@@ -790,35 +796,41 @@ private:
   void execute(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs) {
     const CompiledKernel &info = kernel.info();
     int64_t numSlices = 1;
-    for (int64_t d = 0; d < info.slicedDims; ++d)
-      numSlices *= inputs[0].spec.shape[d];
+    const TensorSpec &batched = inputs[info.slicing.firstSlicedArgument()].spec;
+    for (int64_t d = 0; d < info.slicing.dims; ++d)
+      numSlices *= batched.shape[d];
     if (numSlices == 0)
       return;
 
     llvm::SmallVector<const TensorSpec *, 8> sliceSpecs;
     llvm::SmallVector<char *, 8> bases;
+    // Bytes from one slice of each tensor to the next: 0 for an argument every slice reads whole.
+    llvm::SmallVector<size_t, 8> steps;
     for (auto [i, ref] : llvm::enumerate(inputs)) {
       sliceSpecs.push_back(&info.arguments[i]);
       bases.push_back(static_cast<char *>(ref.data));
+      steps.push_back(info.slicing.isShared(i) ? 0 : info.arguments[i].numBytes());
     }
     // A sliced kernel reads its slice's coordinates from one f32 [1, .., 1] argument per sliced dimension
     // (la-slice-positions): a table per dimension with one entry per slice, stepped like the other tensors.
     TensorSpec positionSpec;
-    positionSpec.shape.assign(info.slicedDims, 1);
-    std::vector<std::vector<float>> positions(info.slicedDims, std::vector<float>(numSlices));
+    positionSpec.shape.assign(info.slicing.dims, 1);
+    std::vector<std::vector<float>> positions(info.slicing.dims, std::vector<float>(numSlices));
     for (int64_t slice = 0; slice < numSlices; ++slice)
-      for (int64_t d = info.slicedDims - 1, rest = slice; d >= 0; --d) {
-        int64_t size = inputs[0].spec.shape[d];
+      for (int64_t d = info.slicing.dims - 1, rest = slice; d >= 0; --d) {
+        int64_t size = batched.shape[d];
         positions[d][slice] = static_cast<float>(rest % size);
         rest /= size;
       }
     for (std::vector<float> &table : positions) {
       sliceSpecs.push_back(&positionSpec);
       bases.push_back(reinterpret_cast<char *>(table.data()));
+      steps.push_back(positionSpec.numBytes());
     }
     for (auto [i, ref] : llvm::enumerate(outputs)) {
       sliceSpecs.push_back(&info.results[i]);
       bases.push_back(static_cast<char *>(ref.data));
+      steps.push_back(info.results[i].numBytes());
     }
 
     auto runRange = [&](int64_t begin, int64_t end) {
@@ -838,8 +850,8 @@ private:
         pointers.push_back(desc.data());
       }
       for (int64_t slice = begin; slice < end; ++slice) {
-        for (auto [i, spec] : llvm::enumerate(sliceSpecs)) {
-          char *data = bases[i] + static_cast<size_t>(slice) * spec->numBytes();
+        for (size_t i = 0; i < sliceSpecs.size(); ++i) {
+          char *data = bases[i] + static_cast<size_t>(slice) * steps[i];
           std::memcpy(&descriptors[i][0], &data, sizeof(data));
           std::memcpy(&descriptors[i][1], &data, sizeof(data));
         }

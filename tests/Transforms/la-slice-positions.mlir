@@ -48,7 +48,7 @@ func.func @gates(%shape: tensor<1x1x9xf32>) -> tensor<1x1x9xf32> {
 // -----
 
 // Not a slice: the coordinates would be those of a whole batch.
-// expected-error @+1 {{la-slice-positions: the first argument of 'gates' is not a slice (its first 2 dimensions must have size 1)}}
+// expected-error @+1 {{la-slice-positions: the first sliced argument of 'gates' is not a slice (its first 2 dimensions must have size 1)}}
 func.func @gates(%shape: tensor<2x1x9xf32>) -> tensor<2x1x9xf32> {
   return %shape : tensor<2x1x9xf32>
 }

@@ -60,7 +60,7 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   ASSERT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
   for (const la::EntryInfo &info : *infos) {
     if (llvm::StringRef(info.name).starts_with(std::string(c.entry) + "."))
-      EXPECT_EQ(info.slicedDims, 2) << info.name;
+      EXPECT_EQ(info.slicing.dims, 2) << info.name;
   }
 
   la::RuntimeOptions options;

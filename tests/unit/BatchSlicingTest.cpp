@@ -25,7 +25,7 @@ std::map<std::string, int64_t> slicedDimsOf(llvm::StringRef source, llvm::String
   std::map<std::string, int64_t> dims;
   if (infos)
     for (const la::EntryInfo &info : *infos)
-      dims[info.name] = info.slicedDims;
+      dims[info.name] = info.slicing.dims;
   return dims;
 }
 
@@ -49,6 +49,77 @@ TEST(BatchSlicing, DecayKernelsSliceLikeTheirStatelessTwins) {
   // (la-slice-positions), so retention slices over batch and heads like simple GLA.
   EXPECT_EQ(dims["retention"], 2);
   EXPECT_EQ(dims["retention_with_state"], 2);
+}
+
+/// The sharedArguments of every public entry of `file`.
+std::map<std::string, std::vector<bool>> sharedArgumentsOfFile(llvm::StringRef file) {
+  std::string path = std::string(LA_KERNELS_DIR) + "/" + file.str();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  EXPECT_TRUE(bool(buffer)) << path;
+  std::map<std::string, std::vector<bool>> shared;
+  if (!buffer)
+    return shared;
+  auto infos = la::inspectProgram((*buffer)->getBuffer(), path);
+  EXPECT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
+  if (infos)
+    for (const la::EntryInfo &info : *infos)
+      shared[info.name] = info.slicing.sharedArguments;
+  return shared;
+}
+
+// AFT's position bias w[T, T] has no batch dimension: every batch slice reads it whole, and the kernels that
+// take it slice over the batch like the others (before, they ran whole on one thread).
+TEST(BatchSlicing, AftBiasIsSharedByEveryBatch) {
+  std::map<std::string, int64_t> dims = slicedDimsOfFile("aft.mlir");
+  std::map<std::string, std::vector<bool>> shared = sharedArgumentsOfFile("aft.mlir");
+  for (const char *entry : {"aft_full", "aft_full_causal", "aft_local"}) {
+    EXPECT_EQ(dims[entry], 1) << entry;
+    EXPECT_EQ(shared[entry], (std::vector<bool>{false, false, false, true})) << entry;
+  }
+  for (const char *entry : {"aft_causal", "aft_simple"}) {
+    EXPECT_EQ(dims[entry], 1) << entry;
+    EXPECT_TRUE(shared[entry].empty()) << entry;
+  }
+}
+
+/// An argument a map or contraction broadcasts along the batch is shared only if every use treats it so, and
+/// only maps and contractions may combine it with a slice's values.
+TEST(BatchSlicing, SharedArguments) {
+  constexpr const char *kProgram = R"mlir(
+// A bias added to every batch, then a per-row maximum of the bias alone: shared.
+func.func @bias(%x: tensor<?x?x8xf32>, %w: tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  %y = la.map add "btd,td->btd" %x, %w : tensor<?x?x8xf32>, tensor<?x8xf32> -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+// The same argument also added position by position, as if it had the batch dimension: not sliceable.
+func.func @bias_and_batched(%x: tensor<?x?x8xf32>, %w: tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  %y = la.map add "btd,td->btd" %x, %w : tensor<?x?x8xf32>, tensor<?x8xf32> -> tensor<?x?x8xf32>
+  %z = la.map add "btd,bd->btd" %y, %w : tensor<?x?x8xf32>, tensor<?x8xf32> -> tensor<?x?x8xf32>
+  return %z : tensor<?x?x8xf32>
+}
+// A shared value returned as a result: every slice would write it; not sliceable.
+func.func @returns_shared(%x: tensor<?x?x8xf32>, %w: tensor<?x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x8xf32>) {
+  %y = la.map add "btd,td->btd" %x, %w : tensor<?x?x8xf32>, tensor<?x8xf32> -> tensor<?x?x8xf32>
+  %e = la.map exp %w : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y, %e : tensor<?x?x8xf32>, tensor<?x8xf32>
+}
+// A projection matrix without batch or head letters: shared by every (batch, head) slice.
+func.func @shared_matrix(%x: tensor<?x?x?x8xf32>, %m: tensor<8x4xf32>) -> tensor<?x?x?x4xf32> {
+  %y = la.contract "bhtd,de->bhte" %x, %m : tensor<?x?x?x8xf32>, tensor<8x4xf32> -> tensor<?x?x?x4xf32>
+  return %y : tensor<?x?x?x4xf32>
+}
+)mlir";
+  auto infos = la::inspectProgram(kProgram, "shared.mlir");
+  ASSERT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
+  std::map<std::string, la::SliceLayout> slicing;
+  for (const la::EntryInfo &info : *infos)
+    slicing[info.name] = info.slicing;
+  EXPECT_EQ(slicing["bias"].dims, 1);
+  EXPECT_EQ(slicing["bias"].sharedArguments, (std::vector<bool>{false, true}));
+  EXPECT_EQ(slicing["bias_and_batched"].dims, 0);
+  EXPECT_EQ(slicing["returns_shared"].dims, 0);
+  EXPECT_EQ(slicing["shared_matrix"].dims, 2);
+  EXPECT_EQ(slicing["shared_matrix"].sharedArguments, (std::vector<bool>{false, true}));
 }
 
 TEST(BatchSlicing, LibraryEntries) {

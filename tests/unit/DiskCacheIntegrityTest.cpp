@@ -217,3 +217,43 @@ TEST_F(DiskCacheIntegrity, MissingDirectoryIsCreated) {
 }
 
 } // namespace
+
+namespace {
+
+// A kernel whose bias has no batch dimension runs slice by slice with the bias read whole by every slice
+// (Analysis/BatchSlicing.h). The cache entry keeps that layout: a kernel loaded from disk must not step the
+// bias per slice, or every slice after the first would read past it.
+constexpr const char *kSharedBiasProgram = R"mlir(
+func.func @add_bias(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
+  %y = la.map add "btd,td->btd" %x, %w : tensor<?x?x?xf32>, tensor<?x?xf32> -> tensor<?x?x?xf32>
+  return %y : tensor<?x?x?xf32>
+}
+)mlir";
+
+TEST_F(DiskCacheIntegrity, SharedArgumentLayoutSurvivesTheCache) {
+  la::HostTensor x(la::TensorSpec{la::DType::F32, {4, 3, 5}});
+  la::HostTensor w(la::TensorSpec{la::DType::F32, {3, 5}});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.set(i, 0.25 * i);
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    w.set(i, -1.0 - i);
+  for (la::CacheSource wanted : {la::CacheSource::Miss, la::CacheSource::Disk}) {
+    la::RuntimeOptions options;
+    options.cacheDir = cacheDir;
+    options.numThreads = 2;
+    auto runtime = la::Runtime::create(options);
+    ASSERT_TRUE(bool(runtime));
+    auto program = (*runtime)->loadSource(kSharedBiasProgram, "add_bias.mlir");
+    ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+    la::CallStats stats;
+    auto results = (*runtime)->run(**program, "add_bias", {x.ref(), w.ref()}, &stats);
+    ASSERT_TRUE(bool(results)) << llvm::toString(results.takeError());
+    EXPECT_EQ(stats.cache, wanted);
+    const la::HostTensor &y = (*results)[0];
+    for (int64_t b = 0; b < 4; ++b)
+      for (int64_t i = 0; i < 15; ++i)
+        EXPECT_EQ(y.get(b * 15 + i), x.get(b * 15 + i) + w.get(i)) << "batch " << b << ", element " << i;
+  }
+}
+
+} // namespace

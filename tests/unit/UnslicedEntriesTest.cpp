@@ -265,9 +265,9 @@ protected:
     RecordProperty("arguments", describe(c.info, specs));
     // The dimensions the runtime would slice are all longer than 1 here: what it never compiles.
     for (const la::TensorSpec &spec : specs)
-      for (int64_t d = 0; d < c.info.slicedDims; ++d)
+      for (int64_t d = 0; d < c.info.slicing.dims; ++d)
         ASSERT_GT(spec.shape[d], 1) << describe(c.info, specs) << ": sliced dimension " << d;
-    RecordProperty("slicedDims", static_cast<int>(c.info.slicedDims));
+    RecordProperty("slicedDims", static_cast<int>(c.info.slicing.dims));
   }
 
   /// Runs the entry on `inputs` with a runtime that slices batch×head or not.

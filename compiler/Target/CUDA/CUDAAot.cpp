@@ -39,6 +39,9 @@ llvm::Expected<AotKernel> describeAotKernel(ModuleOp module) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << memref;
+    // la-gpu-outline-slice-kernel gives an argument every slice reads whole no per-block step.
+    if (sliceBytes[i] == 0)
+      os << " (the whole tensor, read by every slice)";
     kernel.tensorTypes.push_back(text);
   }
   return kernel;

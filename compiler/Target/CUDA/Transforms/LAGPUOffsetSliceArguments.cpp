@@ -28,6 +28,8 @@ LogicalResult offsetArguments(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> sliceBy
   Value width = widen(NVVM::GridDimXOp::create(b, loc, i32));
   Value slice = LLVM::AddOp::create(b, loc, x, LLVM::MulOp::create(b, loc, y, width));
   for (auto [pointer, bytes] : llvm::zip(pointers, sliceBytes)) {
+    if (bytes == 0)
+      continue; // read whole by every block (a shared argument)
     Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(bytes));
     Value offset = LLVM::MulOp::create(b, loc, slice, stride);
     auto shifted = LLVM::GEPOp::create(b, loc, pointer.getType(), b.getI8Type(), pointer, ValueRange{offset},

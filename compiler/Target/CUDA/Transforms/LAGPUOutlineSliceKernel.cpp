@@ -78,7 +78,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
         continue;
       }
       kept.push_back(i);
-      sliceBytes.push_back(*bytes);
+      // An argument every slice reads whole is not stepped per block.
+      sliceBytes.push_back(func.getArgAttr(i, kSharedArgumentAttr) ? 0 : *bytes);
     }
 
     // The scratch slots: one per allocation, in program order.

@@ -43,15 +43,36 @@ llvm::SmallVector<llvm::StringRef> getStageNames(mlir::la::PipelineTarget target
 /// True for the stages whose text is binary (an object file, a cubin).
 bool isBinaryStage(Stage stage);
 
+/// How a call is cut into batch×head slices that the runtime runs in parallel (Analysis/BatchSlicing.h).
+struct SliceLayout {
+  /// Leading dimensions the caller iterates over, each compiled with size 1; 0 runs the kernel whole.
+  int64_t dims = 0;
+  /// Per argument: read whole by every slice, having none of those dimensions (AFT's bias w[T, T]). Empty
+  /// when none is.
+  std::vector<bool> sharedArguments;
+
+  bool isShared(size_t argument) const { return argument < sharedArguments.size() && sharedArguments[argument]; }
+  /// The first argument with the sliced dimensions, whose sizes give the number of slices.
+  size_t firstSlicedArgument() const {
+    size_t argument = 0;
+    while (isShared(argument))
+      ++argument;
+    return argument;
+  }
+  bool operator==(const SliceLayout &other) const {
+    return dims == other.dims && sharedArguments == other.sharedArguments;
+  }
+};
+
 /// A kernel compiled for one set of argument types.
 struct CompiledKernel {
   std::string entry;
-  /// Argument types it was compiled for (a single batch×head slice when `slicedDims > 0`).
+  /// Argument types it was compiled for (a single batch×head slice when `slicing.dims > 0`).
   std::vector<TensorSpec> arguments;
   /// Result types for those arguments.
   std::vector<TensorSpec> results;
-  /// Number of leading dimensions the caller iterates over (each compiled with size 1).
-  int64_t slicedDims = 0;
+  /// How the caller cuts a call into slices of `arguments`.
+  SliceLayout slicing;
   /// CPU: a host object file defining `la_call_<entry>(void **descriptors)`. CUDA: the `gpu` stage as text
   /// (`gpu.module @la_kernels` with one kernel per entry, CUDATarget.h says how to launch it).
   std::vector<char> object;
@@ -67,8 +88,8 @@ llvm::StringRef getCompilerVersion();
 struct EntryInfo {
   std::string name;
   EntrySignature signature;
-  /// How many leading dimensions are independent batch dimensions (see Analysis/BatchSlicing.h).
-  int64_t slicedDims = 0;
+  /// Which leading dimensions are independent batch dimensions, and which arguments lack them.
+  SliceLayout slicing;
 };
 
 /// Parses and verifies a program and describes its public functions, in file order. Errors carry
@@ -93,13 +114,14 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
 llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
                                               llvm::StringRef entry);
 
-/// The arguments of one batch×head slice: the leading `slicedDims` dimensions of each set to 1.
-std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, int64_t slicedDims);
+/// The arguments of one batch×head slice: the leading `slicing.dims` dimensions of each set to 1, except for
+/// the shared arguments, which every slice reads whole.
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing);
 
 /// Compiles `entry` for `arguments` (exactly these shapes) for `options.target` (CompiledKernel::object).
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
                                              llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
-                                             int64_t slicedDims);
+                                             const SliceLayout &slicing);
 
 /// The textual pass pipeline `compileKernel` runs for these arguments and options
 /// (`builtin.module(la-specialize{...},inline,...)`): `la-opt --pass-pipeline=<it>` on the program prints
