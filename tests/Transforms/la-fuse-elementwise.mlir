@@ -131,3 +131,37 @@ func.func @inter_plus_intra(%a: tensor<4x2xf32>, %b: tensor<2x3xf32>, %c: tensor
   %r = la.map add %x, %y : tensor<4x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
   return %r : tensor<4x3xf32>
 }
+
+// -----
+
+// A cheap map that another map also reads by position (tensor.extract in its region, which fusion cannot
+// absorb) is materialised anyway: the reduction reads it back instead of recomputing the select, so the
+// maximum stays a plain reduction.
+// CHECK-LABEL: func.func @materialised_anyway
+// CHECK: %[[MASKED:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:   arith.select
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[MASKED]] :
+// CHECK-NOT: arith.select
+// CHECK: arith.maximumf
+// CHECK: tensor.extract %[[MASKED]]
+func.func @materialised_anyway(%w: tensor<16x16xf32>, %x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %masked = la.map "ts->ts" %w : tensor<16x16xf32> -> tensor<16x16xf32> {
+  ^bb0(%wv: f32):
+    %t = la.index 0 : index
+    %s = la.index 1 : index
+    %visible = arith.cmpi ule, %s, %t : index
+    %r = arith.select %visible, %wv, %ninf : f32
+    la.yield %r : f32
+  }
+  %max = la.reduce max %masked along [1] : tensor<16x16xf32> -> tensor<16xf32>
+  %first = la.map "t->t" %x : tensor<16xf32> -> tensor<16xf32> {
+  ^bb0(%xv: f32):
+    %t = la.index 0 : index
+    %c0 = arith.constant 0 : index
+    %e = tensor.extract %masked[%t, %c0] : tensor<16x16xf32>
+    %r = arith.addf %xv, %e : f32
+    la.yield %r : f32
+  }
+  return %max, %first : tensor<16xf32>, tensor<16xf32>
+}
