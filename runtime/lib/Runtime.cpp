@@ -680,7 +680,7 @@ private:
     llvm::SmallVector<void *, 8> pointers;
     for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
       pointers.push_back(ref.data);
-    // calloc, not a vector: a scratch larger than the machine (aft_full's [T, T, d] temporaries at a long T)
+    // calloc, not a vector: a scratch larger than the machine (gau's [T, T] scores per block at a long T)
     // is an error for the caller, not LLVM's out-of-memory abort.
     std::unique_ptr<void, decltype(&std::free)> scratch(nullptr, &std::free);
     if (gpu.arguments.size() == pointers.size() + 1) {

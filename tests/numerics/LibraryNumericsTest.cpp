@@ -212,8 +212,8 @@ int64_t countJointFallbacks(const Argument &k, const Argument &w, int64_t batch,
 
 // Issue 24: AFT-full runs as two matrix products of separately shifted exponentials; where those shifts
 // underflow a row's denominator, the row is recomputed in the joint form. Logits of standard normal × 40
-// (up to about ±160) put a share of the rows on each side of that threshold; both must match the fp64 joint
-// softmax.
+// (up to about ±160) put rows on each side of that threshold (about 90% below it); both must match the fp64
+// joint softmax.
 TEST(AftFullNumerics, LargeLogitsRecomputeUnderflowingRowsJointly) {
   const int64_t batch = 2, t = 1000, d = 12;
   Argument q = randomArgument({batch, t, d}, 21, -2.0f, 2.0f);

@@ -67,12 +67,13 @@ std::map<std::string, std::vector<bool>> sharedArgumentsOfFile(llvm::StringRef f
   return shared;
 }
 
-// AFT's position bias w[T, T] has no batch dimension: every batch slice reads it whole, and the kernels that
-// take it slice over the batch like the others (before, they ran whole on one thread).
+// AFT's position bias w[T, T] (AFT-conv's per-head kernels w[h, 7, 7]) has no batch dimension: every batch
+// slice reads it whole, and the kernels that take it slice over the batch like the others (before, they ran
+// whole on one thread).
 TEST(BatchSlicing, AftBiasIsSharedByEveryBatch) {
   std::map<std::string, int64_t> dims = slicedDimsOfFile("aft.mlir");
   std::map<std::string, std::vector<bool>> shared = sharedArgumentsOfFile("aft.mlir");
-  for (const char *entry : {"aft_full", "aft_full_causal", "aft_local"}) {
+  for (const char *entry : {"aft_full", "aft_full_causal", "aft_local", "aft_conv"}) {
     EXPECT_EQ(dims[entry], 1) << entry;
     EXPECT_EQ(shared[entry], (std::vector<bool>{false, false, false, true})) << entry;
   }
