@@ -27,6 +27,26 @@ func.func @matmul(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>, %init: tensor<37
 
 // -----
 
+// 48 lanes (D = 48): the block takes 32, a power of two, and the tiling peels a 16-lane remainder block. A
+// 48-lane vector would reach LLVM as <48 x float>, which it widens to 64 lanes and loads lane by lane.
+// CHECK-LABEL: func.func @matmul_48_lanes
+// CHECK: la.register_block = #la.register_block<tile = [8, 32, 1], order = [0, 1, 2], vector = 1, rows = 0>
+#a48 = affine_map<(n, e, d) -> (n, d)>
+#b48 = affine_map<(n, e, d) -> (d, e)>
+#c48 = affine_map<(n, e, d) -> (n, e)>
+func.func @matmul_48_lanes(%q: tensor<37x16xf32>, %s: tensor<16x48xf32>, %init: tensor<37x48xf32>) -> tensor<37x48xf32> {
+  %r = linalg.generic {indexing_maps = [#a48, #b48, #c48], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : tensor<37x16xf32>, tensor<16x48xf32>) outs(%init : tensor<37x48xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x48xf32>
+  return %r : tensor<37x48xf32>
+}
+
+// -----
+
 // q·kᵀ reads its vector loop m with a stride in k[m, d] (operand 1), and reuses each element of k 64 times:
 // k is planned for a transposed copy. 64 lanes are 4 registers a row: 6 rows.
 // CHECK-LABEL: func.func @strided_input
