@@ -104,7 +104,8 @@ std::optional<RegisterBlockAttr> planRegisterBlock(linalg::GenericOp op, const R
   // vector of another length to the next power of two and assembles its loads and stores lane by lane
   // (linear attention at D = 48 took 7.6 times as long as at D = 64).
   SmallVector<int64_t> blockShape(ranges.size(), 1);
-  int64_t lanes = static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(std::min(ranges[vectorLoop], limits.vectorTile))));
+  int64_t lanes =
+      static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(std::min(ranges[vectorLoop], limits.vectorTile))));
   blockShape[vectorLoop] = lanes;
   int64_t registersPerRow = llvm::divideCeil(lanes, limits.vectorWidth);
   if (rowLoop) {
