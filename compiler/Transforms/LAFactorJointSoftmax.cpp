@@ -183,7 +183,10 @@ Value materializeSummand(PatternRewriter &rewriter, MapOp sum, Summand summand) 
   Block *body = rewriter.createBlock(&map.getBody(), {}, {type.getElementType()}, {loc});
   IRMapping mapping;
   mapping.map(sum.getBody().front().getArgument(summand.input), body->getArgument(0));
-  for (Operation *op : *summandSlice(sum, summand.body, summand.input, own)) {
+  // matchSummands checked that the slice exists. (Held in a variable: a range-for over `*optional()` would
+  // iterate a destroyed temporary.)
+  std::optional<SmallVector<Operation *>> slice = summandSlice(sum, summand.body, summand.input, own);
+  for (Operation *op : *slice) {
     if (auto index = dyn_cast<IndexOp>(op)) {
       int64_t dim = own.find(letters.getResult()[index.getDim()]);
       mapping.map(index.getResult(), IndexOp::create(rewriter, loc, index.getType(), dim).getResult());
