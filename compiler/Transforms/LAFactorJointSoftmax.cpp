@@ -102,10 +102,12 @@ bool isNegInfinityOutsideTril(Value value, StringRef letters, MaskAttr mask) {
 }
 
 /// One summand of the sum map: input `input`, transformed by `body` (a value of the map's region computed
-/// from that input and positions along its dimensions) or taken as it is (`body` null).
+/// from that input and positions along its dimensions, by the region's ops `slice`, in block order) or taken
+/// as it is (`body` null).
 struct Summand {
   unsigned input;
   Value body;
+  SmallVector<Operation *> slice;
 };
 
 /// The operands of a factorable `contract(softmax_s(A + B), V)`, in the contraction's letters.
@@ -155,22 +157,25 @@ std::optional<std::pair<Summand, Summand>> matchSummands(MapOp sum) {
   if (!sum.getSubscripts() || sum.getInputs().size() != 2)
     return std::nullopt;
   if (!sum.hasRegionBody())
-    return sum.getFn() && *sum.getFn() == MapFn::add ? std::optional(std::pair(Summand{0, {}}, Summand{1, {}}))
+    return sum.getFn() && *sum.getFn() == MapFn::add ? std::optional(std::pair(Summand{0, {}, {}}, Summand{1, {}, {}}))
                                                      : std::nullopt;
   auto yield = cast<YieldOp>(sum.getBody().front().getTerminator());
   auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
   if (!add)
     return std::nullopt;
   SubscriptsAttr letters = *sum.getSubscripts();
-  for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
-    if (summandSlice(sum, x, 0, letters.getInput(0)) && summandSlice(sum, y, 1, letters.getInput(1)))
-      return std::pair(Summand{0, x}, Summand{1, y});
+  for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    std::optional<SmallVector<Operation *>> first = summandSlice(sum, x, 0, letters.getInput(0));
+    std::optional<SmallVector<Operation *>> second = summandSlice(sum, y, 1, letters.getInput(1));
+    if (first && second)
+      return std::pair(Summand{0, x, std::move(*first)}, Summand{1, y, std::move(*second)});
+  }
   return std::nullopt;
 }
 
 /// The summand as a tensor over its input's dimensions: the input itself, or a map applying its part of the
 /// sum's region.
-Value materializeSummand(PatternRewriter &rewriter, MapOp sum, Summand summand) {
+Value materializeSummand(PatternRewriter &rewriter, MapOp sum, const Summand &summand) {
   Value input = sum.getInputs()[summand.input];
   if (!summand.body || summand.body == sum.getBody().front().getArgument(summand.input))
     return input;
@@ -183,10 +188,7 @@ Value materializeSummand(PatternRewriter &rewriter, MapOp sum, Summand summand) 
   Block *body = rewriter.createBlock(&map.getBody(), {}, {type.getElementType()}, {loc});
   IRMapping mapping;
   mapping.map(sum.getBody().front().getArgument(summand.input), body->getArgument(0));
-  // matchSummands checked that the slice exists. (Held in a variable: a range-for over `*optional()` would
-  // iterate a destroyed temporary.)
-  std::optional<SmallVector<Operation *>> slice = summandSlice(sum, summand.body, summand.input, own);
-  for (Operation *op : *slice) {
+  for (Operation *op : summand.slice) {
     if (auto index = dyn_cast<IndexOp>(op)) {
       int64_t dim = own.find(letters.getResult()[index.getDim()]);
       mapping.map(index.getResult(), IndexOp::create(rewriter, loc, index.getType(), dim).getResult());

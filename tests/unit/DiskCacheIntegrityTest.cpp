@@ -44,18 +44,25 @@ protected:
   }
   void TearDown() override { llvm::sys::fs::remove_directories(cacheDir); }
 
-  /// Runs the entry with a fresh runtime on `dir` and returns its output.
-  la::HostTensor runOnce(const std::string &dir, la::CallStats *stats) {
+  /// Runs `entry` of `source` with a fresh runtime of `threads` threads on the cache `dir` and returns its
+  /// first result.
+  static la::HostTensor runWithCache(const std::string &dir, unsigned threads, const char *source, const char *name,
+                                     const char *entry, std::vector<la::TensorRef> inputs, la::CallStats *stats) {
     la::RuntimeOptions options;
     options.cacheDir = dir;
-    options.numThreads = 1;
+    options.numThreads = threads;
     auto runtime = la::Runtime::create(options);
     EXPECT_TRUE(bool(runtime));
-    auto program = (*runtime)->loadSource(kProgram, "softmax_rows.mlir");
+    auto program = (*runtime)->loadSource(source, name);
     EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
-    auto results = (*runtime)->run(**program, "softmax_rows", {input.ref()}, stats);
+    auto results = (*runtime)->run(**program, entry, inputs, stats);
     EXPECT_TRUE(bool(results)) << llvm::toString(results.takeError());
     return std::move((*results)[0]);
+  }
+
+  /// Runs the entry with a fresh runtime on `dir` and returns its output.
+  la::HostTensor runOnce(const std::string &dir, la::CallStats *stats) {
+    return runWithCache(dir, 1, kProgram, "softmax_rows.mlir", "softmax_rows", {input.ref()}, stats);
   }
 
   void expectEqualToUncached(const la::HostTensor &output) {
@@ -238,18 +245,10 @@ TEST_F(DiskCacheIntegrity, SharedArgumentLayoutSurvivesTheCache) {
   for (int64_t i = 0; i < w.numElements(); ++i)
     w.set(i, -1.0 - i);
   for (la::CacheSource wanted : {la::CacheSource::Miss, la::CacheSource::Disk}) {
-    la::RuntimeOptions options;
-    options.cacheDir = cacheDir;
-    options.numThreads = 2;
-    auto runtime = la::Runtime::create(options);
-    ASSERT_TRUE(bool(runtime));
-    auto program = (*runtime)->loadSource(kSharedBiasProgram, "add_bias.mlir");
-    ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
     la::CallStats stats;
-    auto results = (*runtime)->run(**program, "add_bias", {x.ref(), w.ref()}, &stats);
-    ASSERT_TRUE(bool(results)) << llvm::toString(results.takeError());
+    la::HostTensor y =
+        runWithCache(cacheDir, 2, kSharedBiasProgram, "add_bias.mlir", "add_bias", {x.ref(), w.ref()}, &stats);
     EXPECT_EQ(stats.cache, wanted);
-    const la::HostTensor &y = (*results)[0];
     for (int64_t b = 0; b < 4; ++b)
       for (int64_t i = 0; i < 15; ++i)
         EXPECT_EQ(y.get(b * 15 + i), x.get(b * 15 + i) + w.get(i)) << "batch " << b << ", element " << i;
