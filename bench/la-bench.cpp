@@ -6,7 +6,8 @@
 // retention.mlir at the shapes of `libraryCases` below (T = N), and prints, per kernel and N, the median
 // time next to
 //   - the unfused eager-style reference of the same SPEC formulas (bench/Reference.h), same thread count,
-//   - PyTorch eager on the CPU (bench/torch_baseline.py, run in a child process) when torch is installed,
+//   - PyTorch on the CPU, eager and under torch.compile (bench/torch_baseline.py, run in a child process) when
+//     torch is installed (scripts/setup-torch),
 //   - this machine's roofline bound, from a bandwidth and a peak-FLOP microbenchmark run before and after
 //     the kernels (the better of the two runs is used).
 // Every figure is measured in this run. Each generated output is also checked, against the unfused reference
@@ -107,6 +108,12 @@ bool selected(const std::vector<Family> &only, Family family) {
 }
 
 /// What the command line asks for; CommandLine below declares each option, its default and its meaning.
+/// The interpreter of the torch baseline: scripts/setup-torch's virtual environment when it exists.
+std::string defaultPython() {
+  std::string venvPython = LA_BENCH_DIR "/../.venv-torch/bin/python";
+  return sys::fs::can_execute(venvPython) ? venvPython : "python3";
+}
+
 struct BenchOptions {
   std::vector<unsigned> sizes;
   unsigned threads = 0;
@@ -121,6 +128,7 @@ struct BenchOptions {
   bool torch = false, noTorch = false;
   std::string python;
   std::string torchScript;
+  std::string torchModes;
   std::string cacheDir;
   la::CompileOptions compile; // from the registry's flags (--chunk-size, --fuse, ...: la/runtime/PipelineFlags.h)
   int64_t batch = 0, heads = 0, dim = 0, dimV = 0;
@@ -206,11 +214,19 @@ private:
   Opt<bool> noTorch{"no-torch", cl::desc("Never run the PyTorch baseline"), cl::location(values.noTorch),
                     cl::cat(category)};
   Opt<std::string> python{"python",
-                          cl::desc("Interpreter for the torch baseline [python3]"),
+                          cl::desc("Interpreter for the torch baseline [the source tree's .venv-torch/bin/python "
+                                   "(scripts/setup-torch) if it exists, else python3]"),
                           cl::value_desc("exe"),
                           cl::location(values.python),
-                          cl::init("python3"),
+                          cl::init(defaultPython()),
                           cl::cat(category)};
+  Opt<std::string> torchModes{"torch-modes",
+                              cl::desc("How the torch baseline runs each formula: eager, compile (torch.compile; "
+                                       "adds seconds of compilation per kernel and size) [eager,compile]"),
+                              cl::value_desc("list"),
+                              cl::location(values.torchModes),
+                              cl::init("eager,compile"),
+                              cl::cat(category)};
   Opt<std::string> torchScript{"torch-script",
                                cl::desc("Path of torch_baseline.py [the source tree's bench/]"),
                                cl::value_desc("file"),
@@ -313,6 +329,12 @@ la::TensorRef tensorRef(float *data, ArrayRef<int64_t> shape) {
 }
 
 /// Everything measured for one (kernel, N).
+/// One PyTorch figure of a row (eager or torch.compile): its median, or why there is none.
+struct TorchFigure {
+  std::optional<double> ms;
+  std::string note;
+};
+
 struct Row {
   std::string entry;
   Family family = Family::All;
@@ -330,17 +352,22 @@ struct Row {
   std::vector<double> generatedMs;
   std::optional<double> referenceMs, referenceMinMs;
   std::string referenceNote; // why there is no reference figure
-  std::optional<double> torchMs;
-  std::string torchNote;
+  TorchFigure torchEager, torchCompiled;
+  /// The faster of the two PyTorch medians, if either ran.
+  std::optional<double> fastestTorchMs() const {
+    if (torchEager.ms && torchCompiled.ms)
+      return std::min(*torchEager.ms, *torchCompiled.ms);
+    return torchEager.ms ? torchEager.ms : torchCompiled.ms;
+  }
   la::bench::KernelCost cost;
   double rooflineMs = 0;
   std::optional<double> errVsReference, errVsOracle;
   bool ok = true;
 };
 
-/// PyTorch figures per (entry name, N); the note says why there are none.
+/// PyTorch figures per (entry name, N, mode: "eager" or "compile"); the note says why there are none.
 struct TorchResults {
-  std::map<std::pair<std::string, int64_t>, double> medianMs;
+  std::map<std::tuple<std::string, int64_t, std::string>, double> medianMs;
   std::map<std::pair<std::string, int64_t>, std::string> skipped;
   /// The shape torch_baseline.py ran a library kernel at (its LIBRARY table mirrors `libraryCases`).
   std::map<std::pair<std::string, int64_t>, std::string> shapes;
@@ -378,11 +405,12 @@ TorchResults runTorchBaseline(const BenchOptions &opts) {
   std::string sizeList;
   for (unsigned n : opts.sizes)
     sizeList += (sizeList.empty() ? "" : ",") + std::to_string(n);
-  std::string command = formatv("{0} {1} --threads {2} --sizes {3} --batch {4} --heads {5} --dim {6} --dim-v {7} "
-                                "--repeat {8} --limit-gib {9}",
-                                shellQuote(opts.python), shellQuote(opts.torchScript), opts.threads, sizeList,
-                                opts.batch, opts.heads, opts.dim, opts.dimV, opts.repeat, opts.referenceLimitGiB)
-                            .str();
+  std::string command =
+      formatv("{0} {1} --threads {2} --sizes {3} --batch {4} --heads {5} --dim {6} --dim-v {7} "
+              "--repeat {8} --limit-gib {9} --modes {10}",
+              shellQuote(opts.python), shellQuote(opts.torchScript), opts.threads, sizeList, opts.batch, opts.heads,
+              opts.dim, opts.dimV, opts.repeat, opts.referenceLimitGiB, shellQuote(opts.torchModes))
+          .str();
   if (!opts.only.empty()) {
     std::string families;
     for (Family family : opts.only)
@@ -427,8 +455,10 @@ TorchResults runTorchBaseline(const BenchOptions &opts) {
       continue;
     if (std::optional<StringRef> shape = object->getString("shape"))
       results.shapes[{kernel->str(), *n}] = shape->str();
+    // Lines without a mode come from a torch_baseline.py that ran eagerly only.
+    std::string mode = object->getString("mode").value_or("eager").str();
     if (std::optional<double> ms = object->getNumber("median_ms"))
-      results.medianMs[{kernel->str(), *n}] = *ms;
+      results.medianMs[{kernel->str(), *n, mode}] = *ms;
     else if (std::optional<StringRef> why = object->getString("skipped"))
       results.skipped[{kernel->str(), *n}] = why->str();
   }
@@ -519,19 +549,20 @@ void recordOracleCheck(const la::bench::OracleCheck &check, double tolerance, Ro
     errs() << formatv("[N={0}] {1}: WRONG OUTPUT (tolerance {2:e1})\n", row.n, row.entry, tolerance);
 }
 
-/// The PyTorch figure of `row`, or why there is none.
+/// The PyTorch figures of `row` (eager and torch.compile), or why there are none.
 void attachTorch(const TorchResults &torch, bool wantTorch, Row &row) {
   auto key = std::make_pair(row.entry, row.n);
-  if (auto it = torch.shapes.find(key); it != torch.shapes.end() && it->second != row.shapeText) {
-    row.torchNote = "n/a (torch_baseline.py ran " + it->second + ")";
-    return;
+  for (auto [mode, figure] : {std::pair<StringRef, TorchFigure *>{"eager", &row.torchEager},
+                              std::pair<StringRef, TorchFigure *>{"compile", &row.torchCompiled}}) {
+    if (auto it = torch.shapes.find(key); it != torch.shapes.end() && it->second != row.shapeText)
+      figure->note = "n/a (torch_baseline.py ran " + it->second + ")";
+    else if (auto it = torch.medianMs.find({row.entry, row.n, mode.str()}); it != torch.medianMs.end())
+      figure->ms = it->second;
+    else if (auto it = torch.skipped.find(key); it != torch.skipped.end())
+      figure->note = it->second;
+    else
+      figure->note = wantTorch ? torch.note : "n/a";
   }
-  if (auto it = torch.medianMs.find(key); it != torch.medianMs.end())
-    row.torchMs = it->second;
-  else if (auto it = torch.skipped.find(key); it != torch.skipped.end())
-    row.torchNote = it->second;
-  else
-    row.torchNote = wantTorch ? torch.note : "n/a";
 }
 
 /// A library kernel at the benchmark's shape. `maxT` caps the sizes of the kernels that are quadratic by
@@ -815,10 +846,10 @@ int main(int argc, char **argv) {
                     "max(bytes/bandwidth, flops/peak)\n",
                     opts.batch, opts.heads, opts.dim, opts.dimV, repeat, opts.referenceRepeat,
                     opts.referenceFreshMemory ? "fresh" : "cached");
-  const char *rowFormat =
-      "{0,-24} {1,6} {2,10} {3,10} {4,12} {5,10} {6,10} {7,10} {8,9} {9,9} {10,8} {11,8} {12,-5} {13}\n";
-  outs() << formatv(rowFormat, "kernel", "N", "gen med", "gen min", "compile", "reference", "torch", "roofline",
-                    "gen/roof", "ref/gen", "err ref", "err f64", "", "shape");
+  const char *rowFormat = "{0,-24} {1,6} {2,10} {3,10} {4,12} {5,10} {6,10} {7,10} {8,10} {9,9} {10,9} {11,9} "
+                          "{12,8} {13,8} {14,-5} {15}\n";
+  outs() << formatv(rowFormat, "kernel", "N", "gen med", "gen min", "compile", "reference", "torch", "t.compile",
+                    "roofline", "gen/roof", "ref/gen", "torch/gen", "err ref", "err f64", "", "shape");
   bool allOk = true;
   for (const Row &row : rows) {
     allOk &= row.ok;
@@ -835,11 +866,16 @@ int main(int argc, char **argv) {
                                                  : formatv("{0:f0} {1}", row.compileMs, row.cacheSource).str();
     std::string ref =
         row.referenceMs ? formatMs(row.referenceMs) : (row.referenceNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
-    std::string torchCell =
-        row.torchMs ? formatMs(row.torchMs) : (row.torchNote.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
+    auto torchCell = [](const TorchFigure &figure) {
+      return figure.ms ? formatMs(figure.ms) : (figure.note.rfind("skipped", 0) == 0 ? "skipped" : "n/a");
+    };
+    std::optional<double> fastestTorch = row.fastestTorchMs(), torchOverGen;
+    if (gen && fastestTorch)
+      torchOverGen = *fastestTorch / *gen;
     std::string status = row.error ? "ERROR" : (row.ok ? "" : "WRONG");
-    outs() << formatv(rowFormat, row.entry, row.n, formatMs(gen), formatMs(genMin), compile, ref, torchCell,
-                      formatMs(row.rooflineMs), formatRatio(genOverRoof), formatRatio(refOverGen),
+    outs() << formatv(rowFormat, row.entry, row.n, formatMs(gen), formatMs(genMin), compile, ref,
+                      torchCell(row.torchEager), torchCell(row.torchCompiled), formatMs(row.rooflineMs),
+                      formatRatio(genOverRoof), formatRatio(refOverGen), formatRatio(torchOverGen),
                       formatErr(row.errVsReference), formatErr(row.errVsOracle), status, row.shapeText);
   }
   // Notes for the cells that say only "skipped" or "error", and what the library checks covered.
@@ -851,8 +887,12 @@ int main(int argc, char **argv) {
       outs() << formatv("note: {0} N={1}: {2}\n", entry, row.n, row.skipped);
     if (!row.referenceMs && row.referenceNote.rfind("skipped", 0) == 0)
       outs() << formatv("note: {0} N={1}: reference {2}\n", entry, row.n, row.referenceNote);
-    if (!row.torchMs && row.torchNote.rfind("skipped", 0) == 0)
-      outs() << formatv("note: {0} N={1}: torch {2}\n", entry, row.n, row.torchNote);
+    if (!row.torchEager.ms && row.torchEager.note.rfind("skipped", 0) == 0)
+      outs() << formatv("note: {0} N={1}: torch {2}\n", entry, row.n, row.torchEager.note);
+    std::optional<double> fastestTorch = row.fastestTorchMs();
+    if (fastestTorch && !row.generatedMs.empty() && median(row.generatedMs) >= *fastestTorch)
+      outs() << formatv("note: {0} N={1}: slower than PyTorch ({2} ms eager, {3} ms torch.compile)\n", entry, row.n,
+                        formatMs(row.torchEager.ms), formatMs(row.torchCompiled.ms));
     if (!row.oracleCoverage.empty())
       outs() << formatv("note: {0} N={1}: fp64 check on {2}\n", entry, row.n, row.oracleCoverage);
   }
@@ -913,8 +953,11 @@ int main(int argc, char **argv) {
           {"reference_min_ms", optionalNumber(row.referenceMinMs)},
           {"reference_memory", opts.referenceFreshMemory ? "fresh" : "cached"},
           {"reference_note", row.referenceNote.empty() ? json::Value(nullptr) : json::Value(row.referenceNote)},
-          {"torch_median_ms", optionalNumber(row.torchMs)},
-          {"torch_note", row.torchNote.empty() ? json::Value(nullptr) : json::Value(row.torchNote)},
+          {"torch_median_ms", optionalNumber(row.torchEager.ms)},
+          {"torch_note", row.torchEager.note.empty() ? json::Value(nullptr) : json::Value(row.torchEager.note)},
+          {"torch_compile_median_ms", optionalNumber(row.torchCompiled.ms)},
+          {"torch_compile_note",
+           row.torchCompiled.note.empty() ? json::Value(nullptr) : json::Value(row.torchCompiled.note)},
           {"roofline_ms", row.rooflineMs},
           {"bytes", row.cost.bytes},
           {"flops", row.cost.flops},
@@ -927,7 +970,10 @@ int main(int argc, char **argv) {
           {"reference_over_generated",
            optionalNumber(gen && row.referenceMs ? std::optional<double>(*row.referenceMs / *gen) : std::nullopt)},
           {"torch_over_generated",
-           optionalNumber(gen && row.torchMs ? std::optional<double>(*row.torchMs / *gen) : std::nullopt)},
+           optionalNumber(gen && row.torchEager.ms ? std::optional<double>(*row.torchEager.ms / *gen) : std::nullopt)},
+          {"torch_compile_over_generated",
+           optionalNumber(gen && row.torchCompiled.ms ? std::optional<double>(*row.torchCompiled.ms / *gen)
+                                                      : std::nullopt)},
           {"rel_rms_vs_reference", optionalNumber(row.errVsReference)},
           {"rel_rms_vs_fp64", optionalNumber(row.errVsOracle)},
           {"ok", row.ok},

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-# ===- torch_baseline.py - PyTorch eager baselines for la-bench --------------=== #
+# ===- torch_baseline.py - PyTorch baselines (eager and torch.compile) for la-bench ---------------=== #
 #
-# Times PyTorch eager implementations of the kernels la-bench measures, written the way the official
-# code runs them (thuml/Flowformer `Flow_Attention.py` for Flow-Attention, causal form included with its
-# cumsum of per-position einsum outer products; idiap/fast-transformers `linear_attention.py` for linear
-# attention, and the same cumsum construction for causal linear attention), on [B, H, N, D] inputs; and the
-# AFT, GAU/FLASH and decay-scan kernels (SPEC.md sections 3-5) the way bench/LibraryReference.cpp runs them:
-# the AFT paper's equations, lucidrains/FLASH-pytorch's GAU and FLASH after the projections, and fla's
-# chunked torch form of retention / simple GLA / GLA, at the shapes of LIBRARY below (which mirror
-# `libraryCases` in la-bench.cpp; every row carries its shape, and la-bench ignores rows whose shape differs).
+# Times PyTorch implementations of the kernels la-bench measures, eagerly and under torch.compile, written
+# the way the official code runs them (thuml/Flowformer `Flow_Attention.py` for Flow-Attention, causal form
+# included with its cumsum of per-position einsum outer products; idiap/fast-transformers
+# `linear_attention.py` for linear attention, and the same cumsum construction for causal linear attention),
+# on [B, H, N, D] inputs; and the AFT, GAU/FLASH and decay-scan kernels (SPEC.md sections 3-5): the AFT
+# paper's equations (AFT-full as two matrix products), lucidrains/FLASH-pytorch's GAU and FLASH after the
+# projections, and fla's chunked torch form of retention / simple GLA / GLA, at the shapes of LIBRARY below
+# (which mirror `libraryCases` in la-bench.cpp; every row carries its shape, and la-bench ignores rows whose
+# shape differs). scripts/setup-torch makes a virtual environment with torch that la-bench finds.
 #
-# Prints one JSON line per (kernel, N): {"kernel", "N", "median_ms", "min_ms", "threads", "torch_version"},
-# or {"kernel", "N", "skipped": "needs X GiB"} when the materialised [B,H,N,D,Dv] tensor of a causal form
-# exceeds --limit-gib. Without torch it prints {"torch": null} and exits 0, so la-bench shows "n/a".
+# Prints one JSON line per (kernel, N, mode): {"kernel", "N", "mode", "median_ms", "min_ms", "warmup_s",
+# "threads", "torch_version"}, mode "eager" or "compile" (--modes), or {"kernel", "N", "skipped": "needs X
+# GiB"} when the largest tensor the form materialises exceeds --limit-gib. Without torch it prints
+# {"torch": null} and exits 0, so la-bench shows "n/a".
 # `--check` instead compares each implementation with a naive quadratic float64 form at small N
 # (SPEC.md section 7) and prints {"check": kernel, "rel_rms": ...}.
 #
@@ -155,9 +157,12 @@ def aft_conv(torch, q, k, v, w):
 
 
 def aft_full(torch, q, k, v, w):
-    """SPEC section 7's form: softmax over t' of the [B, T, T, d] joint logits."""
-    weights = torch.softmax(w[None, :, :, None] + k[:, None, :, :], dim=2)
-    return torch.sigmoid(q) * (weights * v[:, None, :, :]).sum(dim=2)
+    """The AFT paper's matrix form: e^(w + K) factored into e^(w - max w) e^(K - max K), two matrix products.
+    (The joint [B, T, T, d] softmax of SPEC section 7 is 30x slower; this is what a PyTorch user writes. It
+    loses rows whose factored normaliser underflows, which the timed inputs never reach.)"""
+    ew = torch.exp(w - w.amax(dim=1, keepdim=True))
+    ek = torch.exp(k - k.amax(dim=1, keepdim=True))
+    return torch.sigmoid(q) * (ew @ (ek * v)) / (ew @ ek)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -268,7 +273,7 @@ LIBRARY = {
     "aft_causal": (aft_causal, "aft", dict(B=2, d=512), "q k v", None),
     "aft_simple": (aft_simple, "aft", dict(B=2, d=512), "q k v", None),
     "aft_local": (aft_local, "aft", dict(B=2, d=64), "q k v w", None),
-    "aft_full": (aft_full, "aft", dict(B=2, d=64), "q k v w", 4096),
+    "aft_full": (aft_full, "aft", dict(B=2, d=64), "q k v w", None),
     "aft_conv": (aft_conv, "aft", dict(B=2, h=8, c=64), "q k v w", None),
     "gau": (gau, "flash", dict(B=2, s=128, e=256), "u v q k", 4096),
     "flash": (flash, "flash", dict(B=2, s=128, e=256), "u v qq kq ql kl", None),
@@ -323,9 +328,7 @@ def library_inputs(torch, name, t, dims, generator):
 
 def library_largest_bytes(name, t, dims):
     """The largest tensor the eager form materialises (as la-bench's libraryReferenceLargestTensorBytes)."""
-    if name == "aft_full":
-        return 4.0 * dims["B"] * t * t * dims["d"]
-    if name == "aft_local":
+    if name in ("aft_full", "aft_local"):
         return 4.0 * t * t
     if name == "aft_conv":
         return 4.0 * dims["B"] * t * dims["h"] * dims["c"]
@@ -442,6 +445,38 @@ def naive(torch, name, q, k, v, eps=EPS):
     return alloc[..., None] * a[..., None] * (attn @ (v * comp[..., None]))
 
 
+def measure(torch, fn, inputs, mode, repeat):
+    """Median and minimum milliseconds of `repeat` calls after one warm-up, and the warm-up's seconds (for
+    `compile`, the torch.compile of `fn` at these shapes: tracing, inductor's C++ and its g++ build)."""
+    call = lambda *a: fn(torch, *a)
+    if mode == "compile":
+        # Every kernel's wrapper shares one code object, and Dynamo stops recompiling one after
+        # cache_size_limit shapes (then runs it eagerly without a word): start each kernel afresh.
+        torch._dynamo.reset()
+        call = torch.compile(call, dynamic=False)
+    times = []
+    with torch.inference_mode():
+        start = time.perf_counter()
+        call(*inputs)  # warm-up: first-call allocations, dispatch caches, compilation
+        warmup_s = time.perf_counter() - start
+        for _ in range(max(1, repeat)):
+            start = time.perf_counter()
+            call(*inputs)
+            times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times), min(times), warmup_s
+
+
+def report(torch, name, n, shape, mode, median_ms, min_ms, warmup_s):
+    line = {"kernel": name, "N": n}
+    if shape is not None:
+        line["shape"] = shape
+    line.update({"mode": mode, "median_ms": median_ms, "min_ms": min_ms, "warmup_s": round(warmup_s, 3),
+                 "threads": torch.get_num_threads(), "torch_version": torch.__version__})
+    print(json.dumps(line), flush=True)
+    print("[torch] %s N=%d %s: median %.3f ms (warm-up %.1f s)" % (name, n, mode, median_ms, warmup_s),
+          file=sys.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--threads", type=int, default=2)
@@ -454,6 +489,8 @@ def main():
     parser.add_argument("--limit-gib", type=float, default=2.0,
                         help="skip a causal form whose [B,H,N,D,Dv] tensor exceeds this")
     parser.add_argument("--only", help="comma-separated families: flow, linear, aft, flash, decay")
+    parser.add_argument("--modes", default="eager,compile",
+                        help="comma-separated: eager (as written), compile (torch.compile of the same function)")
     parser.add_argument("--check", action="store_true", help="compare with the naive fp64 oracle and exit")
     args = parser.parse_args()
 
@@ -464,6 +501,9 @@ def main():
         return 0
 
     torch.set_num_threads(args.threads)
+    modes = [mode for mode in args.modes.split(",") if mode]
+    if any(mode not in ("eager", "compile") for mode in modes):
+        parser.error("--modes takes eager and/or compile, not %r" % args.modes)
     families = None if args.only is None else args.only.split(",")
     names = [name for name in KERNELS if families is None or name.split("_")[0] in families]
     library = [name for name in LIBRARY if families is None or LIBRARY[name][1] in families]
@@ -511,17 +551,8 @@ def main():
                 print(json.dumps({"kernel": name, "N": n,
                                   "skipped": "needs %.1f GiB" % (2 * big / 2**30)}), flush=True)
                 continue
-            times = []
-            with torch.inference_mode():
-                fn(torch, q, k, v)  # warm-up: first-call allocations and dispatch caches
-                for _ in range(max(1, args.repeat)):
-                    start = time.perf_counter()
-                    fn(torch, q, k, v)
-                    times.append((time.perf_counter() - start) * 1e3)
-            print(json.dumps({"kernel": name, "N": n, "median_ms": statistics.median(times),
-                              "min_ms": min(times), "threads": torch.get_num_threads(),
-                              "torch_version": torch.__version__}), flush=True)
-            print("[torch] %s N=%d: median %.3f ms" % (name, n, statistics.median(times)), file=sys.stderr)
+            for mode in modes:
+                report(torch, name, n, None, mode, *measure(torch, fn, (q, k, v), mode, args.repeat))
         for name in library:
             fn, _, dims, _, cap = LIBRARY[name]
             shape = library_shape_text(name, dims, n)
@@ -535,17 +566,8 @@ def main():
                                   "skipped": "needs %.1f GiB" % (2 * big / 2**30)}), flush=True)
                 continue
             inputs = library_inputs(torch, name, n, dims, generator)
-            times = []
-            with torch.inference_mode():
-                fn(torch, *inputs)
-                for _ in range(max(1, args.repeat)):
-                    start = time.perf_counter()
-                    fn(torch, *inputs)
-                    times.append((time.perf_counter() - start) * 1e3)
-            print(json.dumps({"kernel": name, "N": n, "shape": shape, "median_ms": statistics.median(times),
-                              "min_ms": min(times), "threads": torch.get_num_threads(),
-                              "torch_version": torch.__version__}), flush=True)
-            print("[torch] %s N=%d: median %.3f ms" % (name, n, statistics.median(times)), file=sys.stderr)
+            for mode in modes:
+                report(torch, name, n, shape, mode, *measure(torch, fn, inputs, mode, args.repeat))
     return 0
 
 

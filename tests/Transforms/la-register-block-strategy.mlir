@@ -128,3 +128,46 @@ func.func @left_alone(%q: tensor<64x32xf32>, %z: tensor<32xf32>, %init: tensor<6
   } -> tensor<64x64xf32>
   return %r, %s : tensor<64xf32>, tensor<64x64xf32>
 }
+
+// -----
+
+// A depthwise 3×3 window contraction (aft_conv's form after fusion: the padded input read at x + u, y + v).
+// The window reads are taken; the row loop is the window position y, not the head i, so that neighbouring
+// rows read overlapping windows (the loads of one row are the previous row's, in L1).
+// CHECK-LABEL: func.func @window_contraction
+// CHECK: la.register_block = #la.register_block<tile = [1, 6, 1, 1, 1, 64], order = [0, 2, 1, 5, 3, 4], vector = 5, rows = 1>
+#win_in = affine_map<(i, y, x, u, v, c) -> (x + u, y + v, i, c)>
+#win_w = affine_map<(i, y, x, u, v, c) -> (i, u, v)>
+#win_out = affine_map<(i, y, x, u, v, c) -> (x, y, i, c)>
+func.func @window_contraction(%padded: tensor<10x34x2x64xf32>, %w: tensor<2x3x3xf32>, %init: tensor<8x32x2x64xf32>)
+    -> tensor<8x32x2x64xf32> {
+  %r = linalg.generic {indexing_maps = [#win_in, #win_w, #win_out],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%padded, %w : tensor<10x34x2x64xf32>, tensor<2x3x3xf32>) outs(%init : tensor<8x32x2x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<8x32x2x64xf32>
+  return %r : tensor<8x32x2x64xf32>
+}
+
+// -----
+
+// A window read of the vector loop at an offset (x + u along the lanes) is not a block's contiguous read:
+// no plan.
+// CHECK-LABEL: func.func @window_along_lanes
+// CHECK-NOT: la.register_block
+#lane_in = affine_map<(y, x, u) -> (y, x + u)>
+#lane_w = affine_map<(y, x, u) -> (u)>
+#lane_out = affine_map<(y, x, u) -> (y, x)>
+func.func @window_along_lanes(%padded: tensor<8x66xf32>, %w: tensor<3xf32>, %init: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %r = linalg.generic {indexing_maps = [#lane_in, #lane_w, #lane_out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%padded, %w : tensor<8x66xf32>, tensor<3xf32>) outs(%init : tensor<8x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}

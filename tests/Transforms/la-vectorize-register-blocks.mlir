@@ -75,3 +75,31 @@ func.func @not_blocks(%x: tensor<16x32xf32>) -> (tensor<16x32xf32>, tensor<16x32
   } -> tensor<16x32xf32>
   return %r, %s : tensor<16x32xf32>, tensor<16x32xf32>
 }
+
+// -----
+
+// One block of a window contraction: its offset loops u, v run one step, so the window read (x + u, y + v)
+// of the block's slice is the plain read (x, y), which the vectoriser takes: six rows of 64 lanes, one FMA
+// with the broadcast kernel weight.
+// CHECK-LABEL: func.func @window_block
+// CHECK-NOT:   linalg.generic
+// CHECK:       vector.transfer_read {{.*}} : tensor<1x6x1x64xf32>, vector<6x1x64xf32>
+// CHECK:       vector.broadcast {{.*}} : vector<1xf32> to vector<6x1x64xf32>
+// CHECK:       vector.fma {{.*}} : vector<6x1x64xf32>
+// CHECK-NOT:   la.register_block
+#wb_in = affine_map<(i, y, x, u, v, c) -> (x + u, y + v, i, c)>
+#wb_w = affine_map<(i, y, x, u, v, c) -> (i, u, v)>
+#wb_out = affine_map<(i, y, x, u, v, c) -> (x, y, i, c)>
+func.func @window_block(%padded: tensor<1x6x1x64xf32>, %w: tensor<1x1x1xf32>, %init: tensor<1x6x1x64xf32>)
+    -> tensor<1x6x1x64xf32> {
+  %r = linalg.generic {indexing_maps = [#wb_in, #wb_w, #wb_out],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%padded, %w : tensor<1x6x1x64xf32>, tensor<1x1x1xf32>) outs(%init : tensor<1x6x1x64xf32>)
+      attrs = {la.register_block = #la.register_block<tile = [1, 6, 1, 1, 1, 64], order = [0, 2, 1, 5, 3, 4], vector = 5, rows = 1>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %p fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<1x6x1x64xf32>
+  return %r : tensor<1x6x1x64xf32>
+}

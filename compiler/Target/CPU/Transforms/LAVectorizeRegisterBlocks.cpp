@@ -47,6 +47,8 @@ void vectorizeBlocks(RewriterBase &rewriter, ArrayRef<linalg::LinalgOp> blocks) 
       if (expanded)
         rewriter.replaceOp(apply, (*expanded)[0]);
     }
+    if (auto generic = dyn_cast<linalg::GenericOp>(block.getOperation()))
+      dropWindowOffsets(generic);
     rewriter.setInsertionPoint(block);
     FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(rewriter, block);
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << block.getLoc() << ": " << block->getName() << " ["
