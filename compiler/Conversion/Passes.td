@@ -22,7 +22,8 @@ def LAToLinalg : Pass<"la-to-linalg", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect", "mlir::vector::VectorDialect"];
+                           "mlir::math::MathDialect", "mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect"];
   let options = [
     Option<"registerStateElements", "register-state-elements", "int64_t", /*default=*/"128",
            "Largest scan state (elements over all states) carried in vector registers; 0 keeps every "

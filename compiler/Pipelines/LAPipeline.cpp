@@ -65,6 +65,9 @@ void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocation
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = loopsMayReturnAllocations;
   pm.addNestedPass<func::FuncOp>(createLAReadOnlyArguments());
+  // A tensor computed only to be inserted into a larger one (la.window's padded copy) is computed in place
+  // in the larger one's buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so
   // a result written by a loop (a sweep) is still recognised as an allocation and becomes the out-param.

@@ -24,7 +24,8 @@ struct LAToLinalgPass : impl::LAToLinalgBase<LAToLinalgPass> {
     ConversionTarget target(*context);
     target.addIllegalDialect<LADialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, scf::SCFDialect, arith::ArithDialect,
-                           math::MathDialect, func::FuncDialect, vector::VectorDialect>();
+                           math::MathDialect, func::FuncDialect, vector::VectorDialect, affine::AffineDialect,
+                           bufferization::BufferizationDialect>();
 
     RewritePatternSet patterns(context);
     populateLAMapToLinalgPatterns(patterns);
