@@ -78,3 +78,47 @@ func.func @gated_chunk_loop(%x: tensor<32x16xf32>, %w: tensor<32xf32>) -> tensor
   } -> tensor<32x16xf32>
   return %r : tensor<32x16xf32>
 }
+
+// -----
+
+// A ratio of two products with different plans (8-row and 4-row blocks): the ratio runs on the first's
+// blocks, which compute their tile of the numerator; the denominator stays one whole op, read by slices.
+// (With one plan both would be computed in each block: la-register-tile-contractions.mlir.)
+// CHECK-LABEL: func.func @ratio_of_differently_planned_products
+// CHECK:       %[[DEN:.*]] = linalg.generic {{.*}} ins(%arg0, %arg2 : tensor<37x16xf32>, tensor<16x32xf32>)
+// CHECK:       scf.for %[[N:.*]] = %c0 to %c32 step %c8
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %arg1 : tensor<8x16xf32>, tensor<16x32xf32>)
+// CHECK:         tensor.extract_slice %[[DEN]][%[[N]], 0] [8, 32] [1, 1]
+#q5 = affine_map<(n, e, d) -> (n, d)>
+#s5 = affine_map<(n, e, d) -> (d, e)>
+#r5 = affine_map<(n, e, d) -> (n, e)>
+#id5 = affine_map<(n, e) -> (n, e)>
+func.func @ratio_of_differently_planned_products(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>,
+                                                 %t: tensor<16x32xf32>) -> tensor<37x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<37x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<37x32xf32>) -> tensor<37x32xf32>
+  %num = linalg.generic {indexing_maps = [#q5, #s5, #r5], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : tensor<37x16xf32>, tensor<16x32xf32>) outs(%init : tensor<37x32xf32>)
+      attrs = {la.register_block = #la.register_block<tile = [8, 32, 1], order = [0, 1, 2], vector = 1, rows = 0>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %m fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x32xf32>
+  %den = linalg.generic {indexing_maps = [#q5, #s5, #r5], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %t : tensor<37x16xf32>, tensor<16x32xf32>) outs(%init : tensor<37x32xf32>)
+      attrs = {la.register_block = #la.register_block<tile = [4, 32, 1], order = [0, 1, 2], vector = 1, rows = 0>} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y fastmath<contract> : f32
+    %sum = arith.addf %acc, %m fastmath<contract> : f32
+    linalg.yield %sum : f32
+  } -> tensor<37x32xf32>
+  %r = linalg.generic {indexing_maps = [#id5, #id5, #id5], iterator_types = ["parallel", "parallel"]}
+      ins(%num, %den : tensor<37x32xf32>, tensor<37x32xf32>) outs(%empty : tensor<37x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %g = arith.divf %a, %b : f32
+    linalg.yield %g : f32
+  } -> tensor<37x32xf32>
+  return %r : tensor<37x32xf32>
+}

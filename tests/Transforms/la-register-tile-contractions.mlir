@@ -216,15 +216,19 @@ func.func @gated_product(%q: tensor<37x16xf32>, %s: tensor<16x32xf32>, %w: tenso
 
 // -----
 
-// A consumer of two products (num / den) is fused with the first one only; the second is computed whole
-// beforehand and read slice by slice.
+// A consumer of two products with one plan (num / den) runs on the blocks of both: each block computes its
+// tile of the numerator, then of the denominator, each in registers, then divides. Neither product is
+// stored whole.
 // CHECK-LABEL: func.func @ratio_of_products
-// CHECK:       scf.for {{.*}} -> (tensor<37x32xf32>)
-// CHECK:       %[[DEN:.*]] = tensor.insert_slice {{.*}}[32, 0] [5, 32] [1, 1]
-// CHECK:       scf.for %[[N:.*]] = %c0 to %c32 step %c8 iter_args({{.*}}) -> (tensor<37x32xf32>)
+// CHECK:       scf.for %{{.*}} = %c0 to %c32 step %c8 iter_args({{.*}}) -> (tensor<37x32xf32>)
 // CHECK:         %[[NUM:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
-// CHECK:         tensor.extract_slice %[[DEN]][%[[N]], 0] [8, 32] [1, 1]
-// CHECK:         arith.divf %[[NUM]], {{.*}} : vector<8x32xf32>
+// CHECK:           vector.fma {{.*}} : vector<8x32xf32>
+// CHECK:         %[[DEN:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// CHECK:           vector.fma {{.*}} : vector<8x32xf32>
+// CHECK:         arith.divf %[[NUM]], %[[DEN]] : vector<8x32xf32>
+// CHECK:       %[[NUM5:.*]] = scf.for {{.*}} -> (vector<5x32xf32>)
+// CHECK:       %[[DEN5:.*]] = scf.for {{.*}} -> (vector<5x32xf32>)
+// CHECK:       arith.divf %[[NUM5]], %[[DEN5]] : vector<5x32xf32>
 #q4 = affine_map<(n, e, d) -> (n, d)>
 #s4 = affine_map<(n, e, d) -> (d, e)>
 #r4 = affine_map<(n, e, d) -> (n, e)>

@@ -39,10 +39,11 @@ linalg::GenericOp findEpilogue(Value value) {
 }
 
 FailureOr<SmallVector<LoopLikeOpInterface>>
-fuseEpilogueIntoBlocks(RewriterBase &rewriter, linalg::GenericOp contraction, linalg::GenericOp epilogue,
+fuseEpilogueIntoBlocks(RewriterBase &rewriter, ArrayRef<linalg::GenericOp> contractions, linalg::GenericOp epilogue,
                        ArrayRef<int64_t> blockShape, ArrayRef<int64_t> loopOrder) {
   // Epilogue loop i is output dimension i of the contraction (identity maps), i.e. contraction loop
   // outputMap(i).
+  linalg::GenericOp contraction = contractions.front();
   AffineMap outputMap = contraction.getMatchingIndexingMap(contraction.getDpsInitOperand(0));
   unsigned numLoops = epilogue.getNumLoops();
   SmallVector<int64_t> tileSizes(numLoops), interchange;
@@ -52,15 +53,21 @@ fuseEpilogueIntoBlocks(RewriterBase &rewriter, linalg::GenericOp contraction, li
     if (std::optional<unsigned> loop = outputMap.getResultPosition(rewriter.getAffineDimExpr(contractionLoop)))
       interchange.push_back(*loop);
 
-  Value accumulatorInit = contraction.getDpsInits().front();
+  llvm::SmallPtrSet<Operation *, 2> fusedContractions;
+  llvm::SmallPtrSet<Value, 2> accumulatorInits;
+  for (linalg::GenericOp op : contractions) {
+    fusedContractions.insert(op);
+    accumulatorInits.insert(op.getDpsInits().front());
+  }
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
   options.tilingOptions.setInterchange(interchange);
   options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer,
                                  bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
     // (`isDestination` marks slices of the epilogue's own output; the contraction's init is not one.)
-    bool isContraction = !isDestination && producer.getOwner() == contraction.getOperation();
-    bool isAccumulatorFill = !isDestination && producer == accumulatorInit && isa<linalg::FillOp>(producer.getOwner());
+    bool isContraction = !isDestination && fusedContractions.contains(producer.getOwner());
+    bool isAccumulatorFill =
+        !isDestination && accumulatorInits.contains(producer) && isa<linalg::FillOp>(producer.getOwner());
     if (!isContraction && !isAccumulatorFill)
       return std::nullopt;
     return scf::SCFTileAndFuseOptions::ControlFnResult{};
@@ -79,8 +86,9 @@ fuseEpilogueIntoBlocks(RewriterBase &rewriter, linalg::GenericOp contraction, li
       op->removeAttr(RegisterBlockAttr::kName);
   }
   rewriter.replaceOp(epilogue, tiled->replacements.lookup(epilogue->getResult(0)));
-  if (contraction->use_empty())
-    rewriter.eraseOp(contraction);
+  for (linalg::GenericOp op : contractions)
+    if (op->use_empty())
+      rewriter.eraseOp(op);
   return tiled->loops;
 }
 

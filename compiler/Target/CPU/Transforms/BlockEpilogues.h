@@ -24,14 +24,14 @@ namespace mlir::la {
 /// maps, so each of its loops is one dimension of `value`).
 linalg::GenericOp findEpilogue(Value value);
 
-/// Tiles `epilogue` by the output part of `contraction`'s register block (`blockShape` over the
-/// contraction's loops; the tile loops follow `loopOrder`'s output loops) and fuses the contraction and the
-/// `linalg.fill` that initialises it into each tile. The epilogue and fill tiles get a #la.register_block of
-/// their tile's shape, so they are vectorised with the block; the fused contraction tile is an ordinary,
-/// smaller contraction, without a config until it is planned again. Returns the tile loops, outermost first
-/// (ragged ones still to be peeled).
+/// Tiles `epilogue` by the output part of the register block of `contractions` (`blockShape` over the
+/// loops of each, which share one plan; the tile loops follow `loopOrder`'s output loops) and fuses each
+/// contraction and the `linalg.fill` that initialises it into each tile. The epilogue and fill tiles get a
+/// #la.register_block of their tile's shape, so they are vectorised with the block; each fused contraction
+/// tile is an ordinary, smaller contraction, without a config until it is planned again. Returns the tile
+/// loops, outermost first (ragged ones still to be peeled).
 FailureOr<SmallVector<LoopLikeOpInterface>>
-fuseEpilogueIntoBlocks(RewriterBase &rewriter, linalg::GenericOp contraction, linalg::GenericOp epilogue,
+fuseEpilogueIntoBlocks(RewriterBase &rewriter, ArrayRef<linalg::GenericOp> contractions, linalg::GenericOp epilogue,
                        ArrayRef<int64_t> blockShape, ArrayRef<int64_t> loopOrder);
 
 /// Fuses `epilogue`, the elementwise consumer of `produced`, a result of an `scf.for` that each iteration

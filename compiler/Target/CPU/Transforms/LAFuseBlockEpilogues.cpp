@@ -21,7 +21,8 @@ namespace mlir::la {
 namespace {
 
 struct EpilogueTarget {
-  linalg::GenericOp contraction, epilogue;
+  SmallVector<linalg::GenericOp, 2> contractions;
+  linalg::GenericOp epilogue;
   RegisterBlockAttr config;
 };
 
@@ -31,25 +32,34 @@ struct LAFuseBlockEpiloguesPass : impl::LAFuseBlockEpiloguesBase<LAFuseBlockEpil
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<EpilogueTarget> targets;
-    llvm::SmallPtrSet<Operation *, 4> epilogues;
+    llvm::DenseMap<Operation *, size_t> targetOfEpilogue;
     func.walk([&](linalg::GenericOp op) {
       RegisterBlockAttr config = getRegisterBlock(op);
       if (!config || !config.getRowLoop())
         return;
-      // A consumer of two products (AFT's num / den) is fused with the first; the second is sliced.
       linalg::GenericOp epilogue = findEpilogue(op->getResult(0));
-      if (epilogue && epilogues.insert(epilogue).second)
-        targets.push_back({op, epilogue, config});
+      if (!epilogue)
+        return;
+      // A consumer of two products with one plan (AFT's num / den) runs on the blocks of both: each block
+      // computes its tile of each product, then the consumer; the second product is never stored whole
+      // (aft_conv: its 8 MiB accumulator was filled, written and read back). With different plans it runs
+      // on the first's blocks and reads slices of the second.
+      auto [it, inserted] = targetOfEpilogue.try_emplace(epilogue, targets.size());
+      if (inserted)
+        targets.push_back({{op}, epilogue, config});
+      else if (targets[it->second].config == config)
+        targets[it->second].contractions.push_back(op);
     });
     // Causal chunk loops write their output a chunk at a time: a consumer of that runs on each chunk.
     SmallVector<std::pair<OpResult, linalg::GenericOp>> loopTargets;
+    llvm::SmallPtrSet<Operation *, 4> loopEpilogues;
     func.walk([&](scf::ForOp loop) {
       for (OpResult result : loop.getResults()) {
         auto insert = loop.getYieldedValues()[result.getResultNumber()].getDefiningOp<tensor::InsertSliceOp>();
         if (!insert || llvm::count_if(insert.getSourceType().getShape(), [](int64_t size) { return size > 1; }) < 2)
           continue;
         if (linalg::GenericOp epilogue = findEpilogue(result))
-          if (epilogues.insert(epilogue).second)
+          if (!targetOfEpilogue.contains(epilogue) && loopEpilogues.insert(epilogue).second)
             loopTargets.emplace_back(result, epilogue);
       }
     });
@@ -65,9 +75,10 @@ struct LAFuseBlockEpiloguesPass : impl::LAFuseBlockEpiloguesBase<LAFuseBlockEpil
     for (EpilogueTarget &target : targets) {
       Location loc = target.epilogue.getLoc(); // the ops are replaced before a failure is known
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loc << ": consumer fused into the blocks of "
-                              << target.contraction.getLoc() << "\n");
+                              << target.contractions.size() << " product(s), the first at "
+                              << target.contractions.front().getLoc() << "\n");
       FailureOr<SmallVector<LoopLikeOpInterface>> loops = fuseEpilogueIntoBlocks(
-          rewriter, target.contraction, target.epilogue, target.config.getTileSizes(), target.config.getLoopOrder());
+          rewriter, target.contractions, target.epilogue, target.config.getTileSizes(), target.config.getLoopOrder());
       if (failed(loops)) {
         emitError(loc, "la-fuse-block-epilogues: fusing this consumer into register blocks failed");
         return signalPassFailure();
