@@ -24,11 +24,10 @@ namespace mlir::la {
 namespace {
 
 /// The zero-padded copy of `input`, p = `padding[d]` on each side of dimension d: `input` inserted into the
-/// interior of an empty tensor, then the borders filled. Empty-tensor elimination (before bufferization)
-/// lets the producer of `input` write straight into the interior, and only the borders are stored twice. (A
-/// `tensor.pad` became a memset of the whole buffer and a copy of the materialised input into it: two
-/// extra passes over aft_conv's e^K and e^K ⊙ V.) The input goes in first, so that two pads of the same
-/// shape stay two buffers rather than one that CSE shares and bufferization must copy.
+/// interior of a fresh tensor, then the border slabs filled. Empty-tensor elimination (before
+/// bufferization) lets the producer of `input` write straight into the interior, so each element is stored
+/// once. (A `tensor.pad` became a memset of the whole buffer and a copy of the materialised input into it:
+/// two extra passes over aft_conv's e^K and e^K ⊙ V.)
 Value createPadded(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> padding) {
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t rank = inputType.getRank();
