@@ -2,7 +2,8 @@
 //
 // `scf::tileConsumerAndFuseProducersUsingSCF` does the work, rooted at the consumer; what is ours is the
 // choice of consumer, its tile (the contraction's block, seen through the output map) and which producers
-// follow it into the tile: the contraction and the fill of its accumulator, nothing shared with other ops.
+// follow it into the tile: the contractions and the fills of their accumulators, nothing shared with other
+// ops.
 // For a loop that already writes its result tile by tile, upstream `scf::tileAndFuseConsumer` does the
 // work; ours is moving the consumer's other operands in front of the loop and dropping the dead result.
 //

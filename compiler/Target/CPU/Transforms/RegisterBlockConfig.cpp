@@ -56,7 +56,9 @@ std::optional<int64_t> planPanelLoop(linalg::GenericOp op, ArrayRef<int64_t> ran
 
 } // namespace
 
-bool isWindowRead(linalg::GenericOp op, AffineMap map) {
+/// Whether `map`, an input map of `op`, reads a window (la.window fused into its consumer, WindowToLinalg.cpp):
+/// each result a loop, or a parallel loop plus a reduction loop (a position and its offset), no loop twice.
+static bool isWindowRead(linalg::GenericOp op, AffineMap map) {
   if (map.isProjectedPermutation())
     return false;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -137,20 +139,19 @@ std::optional<RegisterBlockAttr> planRegisterBlock(linalg::GenericOp op, const R
     return std::nullopt;
   // The vector loop: the output's innermost loop.
   int64_t vectorLoop = outputMap.getDimPosition(outputMap.getNumResults() - 1);
-  // The vectoriser takes no window read; a block steps the window's offsets one at a time, where
-  // dropWindowOffsets makes it a plain read the vectoriser takes.
-  bool readsWindows = llvm::any_of(
-      op.getDpsInputOperands(), [&](OpOperand *input) { return isWindowRead(op, op.getMatchingIndexingMap(input)); });
+  // The vectoriser takes no window read (every window read has a position); a block steps the window's
+  // offsets one at a time, where dropWindowOffsets makes it a plain read the vectoriser takes.
+  llvm::SmallBitVector windowPositions = getWindowPositions(op);
+  bool readsWindows = windowPositions.any();
   if (ranges[vectorLoop] < limits.vectorWidth / 2 || (!readsWindows && failed(linalg::vectorizeOpPrecondition(op))))
     return std::nullopt;
   // The row loop: the innermost other output loop that is longer than one; with window reads, the innermost
   // window position among them, so that the rows' windows overlap and each row's loads are mostly the
   // previous row's (aft_conv at B = 2, 32×128 positions, 8 heads of 64: rows over heads 23 ms, over
   // positions 19.5 ms, `lac run --threads 2`).
-  llvm::SmallBitVector windowPositions = getWindowPositions(op);
   std::optional<int64_t> rowLoop;
   for (bool windowsOnly : {true, false}) {
-    if (windowsOnly && windowPositions.none())
+    if (windowsOnly && !readsWindows)
       continue;
     for (int result = static_cast<int>(outputMap.getNumResults()) - 2; result >= 0 && !rowLoop; --result) {
       unsigned loop = outputMap.getDimPosition(result);

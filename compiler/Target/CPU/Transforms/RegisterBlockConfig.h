@@ -42,13 +42,10 @@ struct RegisterBlockLimits {
 /// contraction has several row blocks and one long reduction.
 std::optional<RegisterBlockAttr> planRegisterBlock(linalg::GenericOp op, const RegisterBlockLimits &limits);
 
-/// Whether `map`, an input map of `op`, reads a window (la.window fused into its consumer, WindowToLinalg.cpp):
-/// each result a loop, or a parallel loop plus a reduction loop (a position and its offset), no loop twice.
-bool isWindowRead(linalg::GenericOp op, AffineMap map);
-
-/// In a register block, where the offset loops of a window read run one step (the block's slice of the input
-/// is already shifted by them), reads the position alone: a plain read the vectoriser takes. Changes nothing
-/// where an offset loop is longer than one.
+/// In a register block, where the offset loops of a window read (la.window fused into its consumer: an input
+/// read at a position plus an offset loop) run one step (the block's slice of the input is already shifted
+/// by them), reads the position alone: a plain read the vectoriser takes. Changes nothing where an offset
+/// loop is longer than one.
 void dropWindowOffsets(linalg::GenericOp op);
 
 /// The register-block config attached to `op`, or null.
