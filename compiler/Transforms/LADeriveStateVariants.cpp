@@ -8,7 +8,11 @@
 //   prefill(x)        = (y, s)     every scan starts from the compiler's initial state (zero), every position
 //                                  from 0; s holds each scan at the last position and each count of positions;
 //   resume(x, s_in)   = (y, s)     every scan starts from its state in s_in, every position is offset by its
-//                                  count in s_in.
+//                                  count in s_in;
+//   state(x, s_in)    = s          resume without y: what is dead once y goes (the read-out, the
+//                                  normaliser) is not computed, and an add scan read only for its last
+//                                  position is a sum (Kᵀ V), so a piece's state costs a fraction of the piece
+//                                  (the runtime's sequence-parallel calls run ahead with it).
 //
 // A variant is declared in the kernel file as a body-less function naming its source,
 //
@@ -39,6 +43,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/Inliner.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -152,6 +157,14 @@ bool readsPosition(MapOp map, int64_t seq) {
       .wasInterrupted();
 }
 
+/// "abc..." for `rank` dimensions.
+std::string lettersFor(int64_t rank) {
+  std::string letters;
+  for (int64_t d = 0; d < rank; ++d)
+    letters.push_back(static_cast<char>('a' + d));
+  return letters;
+}
+
 /// The state a value carries along the sequence (a scan's running value, a position counter): its type
 /// without the sequence dimension.
 RankedTensorType withoutSequence(Value value, int64_t seq) {
@@ -230,6 +243,89 @@ Value sliceLastPosition(OpBuilder &builder, Location loc, Value value, int64_t s
   return tensor::CollapseShapeOp::create(builder, loc, slice, getUnitDimReassociation(rank, seq));
 }
 
+/// Σ_t weight_t ⊙ element_t along `seq`, shaped `type` (the element without the sequence): the state
+/// variant's form of a scan read only for its last position. `weight` (may be null) spans a prefix of the
+/// element's dimensions, like a decay gate. A running outer product (contract "bhnd,bhne->bhnde", the
+/// position's letter in every input) becomes the contraction that sums the letter ("bhnd,bhne->bhde": Kᵀ V,
+/// register-tiled like any other; the weight a third factor); anything else a `la.reduce add`.
+Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value weight, int64_t seq, TypeAttr acc,
+                       RankedTensorType type) {
+  MLIRContext *context = builder.getContext();
+  auto contract = element.getDefiningOp<ContractOp>();
+  if (contract && !contract.getMaskAttr() && !contract.getGate() && contract.getAccAttr() == acc) {
+    SubscriptsAttr subscripts = contract.getSubscripts();
+    char letter = subscripts.getResult()[seq];
+    if (llvm::all_of(subscripts.getInputs(), [&](StringRef term) { return term.contains(letter); })) {
+      SmallVector<Value> inputs(contract.getInputs());
+      SmallVector<std::string> terms;
+      for (StringRef term : subscripts.getInputs())
+        terms.push_back(term.str());
+      if (weight) {
+        inputs.push_back(weight);
+        terms.push_back(subscripts.getResult().take_front(cast<RankedTensorType>(weight.getType()).getRank()).str());
+      }
+      std::string result = subscripts.getResult().str();
+      result.erase(seq, 1);
+      return ContractOp::create(builder, loc, type, SubscriptsAttr::getFromTerms(context, terms, result), inputs, acc)
+          .getResult();
+    }
+  }
+  if (weight) {
+    std::string letters = lettersFor(cast<RankedTensorType>(element.getType()).getRank());
+    std::string weightLetters = letters.substr(0, cast<RankedTensorType>(weight.getType()).getRank());
+    element = MapOp::create(builder, loc, element.getType(), MapFn::mul, ValueRange{weight, element},
+                            SubscriptsAttr::getFromTerms(context, {weightLetters, letters}, letters))
+                  .getResult();
+  }
+  return ReduceOp::create(builder, loc, type, Combiner::add, element, ArrayRef<int64_t>{seq}, acc).getResult(0);
+}
+
+/// The state an add or decay scan along `seq` ends with from `init`, without running it:
+///   add     init + Σ_t x_t
+///   decay   e^{G} ⊙ init + Σ_t e^{G − L_t} ⊙ x_t     (L_t the sum of the log-gates up to t, G their total)
+/// With log-gates ≤ 0 (their domain) every exponent is ≤ 0: nothing overflows however long the piece.
+Value finalState(OpBuilder &builder, ScanOp scan, int64_t seq, Value init) {
+  Location loc = scan.getLoc();
+  MLIRContext *context = builder.getContext();
+  Value element = scan.getInputs()[0];
+  RankedTensorType type = withoutSequence(scan.getResult(0), seq);
+  TypeAttr acc = scan.getAccAttr();
+  if (scan.getCombiner() == Combiner::add) {
+    Value sum = sumAlongSequence(builder, loc, element, Value(), seq, acc, type);
+    return MapOp::create(builder, loc, type, MapFn::add, ValueRange{init, sum}).getResult();
+  }
+  Value gate = scan.getInputs()[1];
+  auto gateType = cast<RankedTensorType>(gate.getType());
+  std::string letters = lettersFor(type.getRank() + 1);
+  std::string gateLetters = letters.substr(0, gateType.getRank());
+  std::string totalLetters = gateLetters, stateLetters = letters;
+  totalLetters.erase(seq, 1);
+  stateLetters.erase(seq, 1);
+  RankedTensorType totalType = withoutSequence(gate, seq);
+  // G − L_t as the sum of the gates after t, summed from the end: the difference of two f32 sums of the whole
+  // piece loses |G|·N·ε (0.13 at N = 8192 for retention's first head: e^0.13 is 14% off).
+  Value later = ScanOp::create(builder, loc, TypeRange{gateType}, CombinerAttr::get(context, Combiner::add),
+                               ValueRange{gate}, ValueRange{}, seq, ScanKind::exclusive, /*reverse=*/true,
+                               IntegerAttr(), acc)
+                    .getResult(0);
+  Value weight = MapOp::create(builder, loc, gateType, MapFn::exp, ValueRange{later}).getResult();
+  Value total = ReduceOp::create(builder, loc, totalType, Combiner::add, gate, ArrayRef<int64_t>{seq}, acc).getResult(0);
+  Value sum = sumAlongSequence(builder, loc, element, weight, seq, acc, type);
+  Value factor = MapOp::create(builder, loc, totalType, MapFn::exp, ValueRange{total}).getResult();
+  Value decayed = MapOp::create(builder, loc, type, MapFn::mul, ValueRange{factor, init},
+                                SubscriptsAttr::getFromTerms(context, {totalLetters, stateLetters}, stateLetters))
+                      .getResult();
+  return MapOp::create(builder, loc, type, MapFn::add, ValueRange{decayed, sum}).getResult();
+}
+
+/// Erases the ops of `body` whose results nothing reads, last first (the state variant's read-out).
+void eraseDeadOps(Block &body) {
+  SmallVector<Operation *> ops = llvm::map_to_vector(body.without_terminator(), [](Operation &op) { return &op; });
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+}
+
 std::string signatureText(FunctionType type) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -259,13 +355,44 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
   // MLIR only lets a declaration be private; with its body it becomes the public entry it stands for. The
   // reference to the source goes: as a symbol use it would keep the source alive in every compiled module.
   declaration.setPublic();
-  declaration->removeAttr(variant == Variant::Prefill ? LADialect::kPrefillOfAttrName : LADialect::kResumeOfAttrName);
+  declaration->removeAttr(getStateVariantAttrName(variant));
   return success();
 }
 
+constexpr Variant kVariants[] = {Variant::Prefill, Variant::Resume, Variant::State};
+
 } // namespace
 
-StringRef getStateVariantName(StateVariant variant) { return variant == StateVariant::Prefill ? "prefill" : "resume"; }
+StringRef getStateVariantName(StateVariant variant) {
+  switch (variant) {
+  case StateVariant::Prefill:
+    return "prefill";
+  case StateVariant::Resume:
+    return "resume";
+  case StateVariant::State:
+    return "state";
+  }
+  llvm_unreachable("unknown state variant");
+}
+
+std::optional<StateVariant> parseStateVariant(StringRef name) {
+  for (Variant variant : kVariants)
+    if (getStateVariantName(variant) == name)
+      return variant;
+  return std::nullopt;
+}
+
+StringRef getStateVariantAttrName(StateVariant variant) {
+  switch (variant) {
+  case StateVariant::Prefill:
+    return LADialect::kPrefillOfAttrName;
+  case StateVariant::Resume:
+    return LADialect::kResumeOfAttrName;
+  case StateVariant::State:
+    return LADialect::kStateOfAttrName;
+  }
+  llvm_unreachable("unknown state variant");
+}
 
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
                                                   SymbolTable &symbols) {
@@ -313,6 +440,7 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   // arguments; both variants return them after the source's results.
   Block &body = work.getBody().front();
   DerivedStateVariant derived;
+  derived.sequenceDim = *seq;
   SmallVector<Operation *> sources;
   for (Operation &op : body) {
     auto scan = dyn_cast<ScanOp>(op);
@@ -321,21 +449,28 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
       sources.push_back(&op);
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
+  bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states;
   for (Operation *op : sources) {
     derived.stateLocations.push_back(op->getLoc());
     Location loc = op->getLoc();
     if (auto scan = dyn_cast<ScanOp>(op)) {
-      if (variant == Variant::Resume)
-        scan.getInitMutable().append(ValueRange{body.addArgument(withoutSequence(scan.getResult(0), *seq), loc)});
+      Value init;
+      if (takesStates) {
+        init = body.addArgument(withoutSequence(scan.getResult(0), *seq), loc);
+        scan.getInitMutable().append(ValueRange{init});
+      }
       builder.setInsertionPoint(ret);
-      states.push_back(sliceLastPosition(builder, loc, scan.getResult(0), *seq));
+      // The state variant does not run the scan for its last position: a sum gives it (checkCausal admits
+      // add and decay scans only).
+      states.push_back(variant == Variant::State ? finalState(builder, scan, *seq, init)
+                                                 : sliceLastPosition(builder, loc, scan.getResult(0), *seq));
       continue;
     }
     auto map = cast<MapOp>(op);
     RankedTensorType type = withoutSequence(map.getResult(), *seq);
     Value before;
-    if (variant == Variant::Resume) {
+    if (takesStates) {
       before = body.addArgument(type, loc);
       map = offsetPositions(builder, map, *seq, before);
     }
@@ -345,11 +480,15 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
                             : counted);
   }
   // Read only now: a position-reading map the function returns has been replaced by its shifted form.
-  SmallVector<Value> results(ret.getOperands());
+  SmallVector<Value> results;
+  if (variant != Variant::State)
+    results.append(ret.getOperands().begin(), ret.getOperands().end());
   results.append(states);
   builder.setInsertionPoint(ret);
   func::ReturnOp::create(builder, ret.getLoc(), results);
   ret.erase();
+  if (variant == Variant::State)
+    eraseDeadOps(body);
   SmallVector<DictionaryAttr> argAttrs;
   work.getAllArgAttrs(argAttrs);
   argAttrs.resize(body.getNumArguments(), DictionaryAttr::get(work.getContext()));
@@ -373,9 +512,8 @@ struct LADeriveStateVariantsPass : impl::LADeriveStateVariantsBase<LADeriveState
     SymbolTable symbols(module);
     SmallVector<std::tuple<func::FuncOp, StringRef, Variant>> declarations;
     for (auto func : module.getOps<func::FuncOp>())
-      for (auto [name, variant] : {std::pair{LADialect::kPrefillOfAttrName, Variant::Prefill},
-                                   std::pair{LADialect::kResumeOfAttrName, Variant::Resume}})
-        if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(name))
+      for (Variant variant : kVariants)
+        if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(getStateVariantAttrName(variant)))
           declarations.emplace_back(func, of.getValue(), variant);
     for (auto [declaration, sourceName, variant] : declarations) {
       if (!declaration.isExternal()) {

@@ -180,13 +180,14 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
 }
 
 def LADeriveStateVariants : Pass<"la-derive-state-variants", "mlir::ModuleOp"> {
-  let summary = "Writes the body of each declared prefill/resume variant of a causal entry: "
+  let summary = "Writes the body of each declared prefill/resume/state variant of a causal entry: "
                 "func.func @gla_with_state(...) attributes {la.resume_of = @gla}";
   let description = [{
     A causal entry carries state from one position to the next: each prefix scan along the sequence
     (SPEC §8). For a body-less `func.func` with `la.prefill_of = @E`, the body becomes E's with every such
     scan's value at the last position returned after E's results; with `la.resume_of = @E` the scans also
-    start from states passed after E's arguments, one per scan in program order. Calls are inlined first.
+    start from states passed after E's arguments, one per scan in program order; with `la.state_of = @E` the
+    states are returned alone (what only E's results read is dead). Calls are inlined first.
 
     Errors: the declared signature is not the derived one (the derived one is printed); E is not causal (the
     op that reads later positions, or all earlier ones without a fixed-size state, is named).

@@ -1,4 +1,4 @@
-//===- StateVariants.h - prefill and resume variants of a causal entry -*- C++ -*-===//
+//===- StateVariants.h - prefill, resume and state variants of a causal entry -*- C++ -*-===//
 //
 // The derivation behind la-derive-state-variants (LADeriveStateVariants.cpp), for callers that want a variant
 // the kernel file does not declare (`lac run --variant`).
@@ -12,22 +12,30 @@
 
 namespace mlir::la {
 
-enum class StateVariant { Prefill, Resume };
+/// prefill(x) = (y, s); resume(x, s_in) = (y, s); state(x, s_in) = s, the state a piece of the sequence hands
+/// on without its outputs (a sequence-parallel call runs ahead with it to where another thread starts).
+enum class StateVariant { Prefill, Resume, State };
 
-/// "prefill" or "resume".
+/// "prefill", "resume" or "state".
 StringRef getStateVariantName(StateVariant variant);
+/// The variant named `name`; none for another name.
+std::optional<StateVariant> parseStateVariant(StringRef name);
+/// The attribute that declares a variant in a kernel file: la.prefill_of, la.resume_of, la.state_of.
+StringRef getStateVariantAttrName(StateVariant variant);
 
 /// A derived variant: a new public function beside its source, and where each state comes from.
 struct DerivedStateVariant {
   func::FuncOp function;
   /// One per state, in signature order: the scan that carries it.
   SmallVector<Location> stateLocations;
+  /// The dimension the scans run along, at the same position in every operand.
+  int64_t sequenceDim = 0;
 };
 
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes
-/// the source's arguments, resume those and then one state per scan along the sequence; both return the
-/// source's results, then each scan's state after the last position. Emits an error at the op that makes
-/// `source` non-causal, and fails.
+/// the source's arguments, resume and state those and then one state per scan along the sequence; prefill
+/// and resume return the source's results, then each scan's state after the last position; state returns the
+/// states alone. Emits an error at the op that makes `source` non-causal, and fails.
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
                                                   SymbolTable &symbols);
 

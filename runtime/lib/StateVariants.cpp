@@ -10,7 +10,6 @@
 
 #include "ParsedProgram.h"
 
-#include "LA/IR/LADialect.h"
 #include "Transforms/StateVariants.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -80,13 +79,9 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant) {
-  std::optional<mlir::la::StateVariant> kind;
-  if (variant == "prefill")
-    kind = mlir::la::StateVariant::Prefill;
-  else if (variant == "resume")
-    kind = mlir::la::StateVariant::Resume;
-  else
-    return llvm::createStringError("variant '" + variant.str() + "': expected prefill or resume");
+  std::optional<mlir::la::StateVariant> kind = mlir::la::parseStateVariant(variant);
+  if (!kind)
+    return llvm::createStringError("variant '" + variant.str() + "': expected prefill, resume or state");
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
@@ -118,7 +113,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
     if (stateName.empty() || taken.contains(stateName))
       stateName = (stateName.empty() ? "state" : stateName) + std::to_string(i);
     taken.insert(stateName);
-    if (*kind == mlir::la::StateVariant::Resume)
+    if (*kind != mlir::la::StateVariant::Prefill)
       names.push_back(stateName);
   }
 
@@ -133,10 +128,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
   text += ") -> (";
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     text += (i ? ", " : "") + printed(type.getResult(i));
-  text += ") attributes {" +
-          std::string(*kind == mlir::la::StateVariant::Prefill ? mlir::la::LADialect::kPrefillOfAttrName
-                                                               : mlir::la::LADialect::kResumeOfAttrName) +
-          " = @" + entry.str() + "}\n";
+  text += ") attributes {" + mlir::la::getStateVariantAttrName(*kind).str() + " = @" + entry.str() + "}\n";
   derivedFunction.erase();
   return text;
 }
@@ -144,7 +136,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
 llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
                                               llvm::StringRef entry) {
   std::string program = source.str();
-  for (llvm::StringRef variant : {"prefill", "resume"}) {
+  for (llvm::StringRef variant : {"prefill", "resume", "state"}) {
     auto declaration = declareStateVariant(program, bufferName, entry, variant);
     if (!declaration)
       return declaration.takeError();

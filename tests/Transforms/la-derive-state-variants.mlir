@@ -24,6 +24,8 @@ func.func private @causal_prefill(%q: !x, %k: !x, %v: !x) -> (!x, !x, tensor<?x?
     attributes {la.prefill_of = @causal}
 func.func private @causal_resume(%q: !x, %k: !x, %v: !x, %s0: !x, %z0: tensor<?x?x?xf32>)
     -> (!x, !x, tensor<?x?x?xf32>) attributes {la.resume_of = @causal}
+func.func private @causal_state(%q: !x, %k: !x, %v: !x, %s0: !x, %z0: tensor<?x?x?xf32>)
+    -> (!x, tensor<?x?x?xf32>) attributes {la.state_of = @causal}
 
 // CHECK-LABEL: func.func @causal_prefill(
 // CHECK-NOT: call
@@ -40,6 +42,50 @@ func.func private @causal_resume(%q: !x, %k: !x, %v: !x, %s0: !x, %z0: tensor<?x
 // CHECK-NOT: la.resume_of
 // CHECK: la.scan add %{{.*}} init(%[[S0]] : tensor<?x?x?x?xf32>) along 2 inclusive
 // CHECK: la.scan add %{{.*}} init(%[[Z0]] : tensor<?x?x?xf32>) along 2 inclusive
+
+// The state variant: no read-out, no scan. The running outer product is summed over the sequence as one
+// contraction (Kᵀ V), the running sum of the keys as a reduction, each added to its state.
+// CHECK-LABEL: func.func @causal_state(
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[K:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[V:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[S0:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[Z0:[a-z0-9]+]]: tensor<?x?x?xf32>)
+// CHECK-SAME: -> (tensor<?x?x?x?xf32> {la.state}, tensor<?x?x?xf32> {la.state})
+// CHECK-NOT: la.scan
+// CHECK-NOT: la.normalize
+// CHECK: %[[KF:.*]] = la.map elu1 %[[K]]
+// CHECK-NOT: %[[Q]]
+// CHECK: %[[KV:.*]] = la.contract "bhnd,bhne->bhde" %[[KF]], %[[V]]
+// CHECK: %[[S:.*]] = la.map add %[[S0]], %[[KV]]
+// CHECK: %[[ZS:.*]] = la.reduce add %[[KF]] along [2]
+// CHECK: %[[Z:.*]] = la.map add %[[Z0]], %[[ZS]]
+// CHECK: return %[[S]], %[[Z]]
+
+// -----
+
+// A decay scan's state variant: e^{G} ⊙ h0 + Σ_t e^{Σ_{u>t} g_u} ⊙ k_t ⊗ v_t, the weights from a reverse
+// exclusive scan of the log-gates (summed from the end, where the weights that matter are) and the sum one
+// contraction with the weight as a third factor.
+!x = tensor<?x?x?x?xf32>
+!g = tensor<?x?x?xf32>
+!s = tensor<?x?x?x?x?xf32>
+!h = tensor<?x?x?x?xf32>
+func.func @decayed(%q: !x, %k: !x, %v: !x, %g: !g) -> !x {
+  %kv = la.contract "bhtk,bhtv->bhtkv" %k, %v : !x, !x -> !s
+  %st = la.scan decay %kv, %g along 2 inclusive : !s, !g -> !s
+  %o = la.contract "bhtk,bhtkv->bhtv" %q, %st : !x, !s -> !x
+  return %o : !x
+}
+func.func private @decayed_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> !h attributes {la.state_of = @decayed}
+
+// CHECK-LABEL: func.func @decayed_state(
+// CHECK-SAME: %{{[a-z0-9]+}}: tensor<?x?x?x?xf32>, %[[K:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[V:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[G:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[H0:[a-z0-9]+]]: tensor<?x?x?x?xf32>)
+// CHECK: %[[LATER:.*]] = la.scan add %[[G]] along 2 exclusive reverse
+// CHECK: %[[W:.*]] = la.map exp %[[LATER]]
+// CHECK: %[[TOTAL:.*]] = la.reduce add %[[G]] along [2]
+// CHECK: %[[SUM:.*]] = la.contract "bhtk,bhtv,bht->bhkv" %[[K]], %[[V]], %[[W]]
+// CHECK: %[[F:.*]] = la.map exp %[[TOTAL]]
+// CHECK: %[[DECAYED:.*]] = la.map mul "ab,abde->abde" %[[F]], %[[H0]]
+// CHECK: %[[H:.*]] = la.map add %[[DECAYED]], %[[SUM]]
+// CHECK: return %[[H]]
+// CHECK-NOT: la.scan decay
 
 // -----
 

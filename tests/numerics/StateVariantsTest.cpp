@@ -3,7 +3,8 @@
 // SPEC §8's contract for the derived variants (la-derive-state-variants, la::declareStateVariant): prefill of
 // the first n positions, then a resume of several positions, then resumes of one position each, reproduces
 // the whole-sequence kernel at every position (f32: relative RMS ≤ 1e-5; f16 and bf16 inputs: ≤ 5e-3), and the
-// last state equals the state prefill of the whole sequence ends with. Split points n ∈ {1, 17, N − 1}, B·H = 1
+// last state equals the state prefill of the whole sequence ends with; the state variant on each resumed piece
+// hands on resume's state. Split points n ∈ {1, 17, N − 1}, B·H = 1
 // and 64. With half inputs the states stay f32 (`la.state`), so they match to f32 accuracy however many
 // resumes carry them.
 //
@@ -70,7 +71,7 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
   auto program = (*runtime)->loadSource(source, c.file);
   ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
-  std::string entry = c.entry, prefill = entry + ".prefill", resume = entry + ".resume";
+  std::string entry = c.entry, prefill = entry + ".prefill", resume = entry + ".resume", stateOnly = entry + ".state";
   auto signature = (*runtime)->signature(**program, entry);
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
 
@@ -136,8 +137,22 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
         std::vector<la::HostTensor> arguments = piece(range.first, range.second);
         if (i > 0)
           arguments.insert(arguments.end(), states.begin(), states.end());
+        // The state variant hands on what resume does, without the outputs (its add and decay scans summed).
+        std::vector<la::HostTensor> handedOn;
+        if (i > 0)
+          handedOn = call(stateOnly, arguments);
         std::vector<la::HostTensor> results = call(i == 0 ? prefill : resume, std::move(arguments));
         ASSERT_EQ(results.size(), wholePrefill.size()) << what;
+        if (i > 0) {
+          ASSERT_EQ(handedOn.size(), results.size() - 1) << what;
+          for (size_t s = 0; s < handedOn.size(); ++s) {
+            std::vector<double> state;
+            for (int64_t e = 0; e < handedOn[s].numElements(); ++e)
+              state.push_back(handedOn[s].get(e));
+            EXPECT_LE(relativeRms(state, results[s + 1]), 1e-5)
+                << what << ": state variant's state #" << s << " on piece " << i;
+          }
+        }
         states.assign(results.begin() + 1, results.end());
         outputs.push_back(std::move(results));
       }
@@ -190,7 +205,7 @@ TEST(StateVariantsErrors, NonCausalEntriesNameTheOp) {
 
   declaration = la::declareStateVariant(source, "flash.mlir", "flash_causal", "decode");
   ASSERT_FALSE(bool(declaration));
-  EXPECT_NE(llvm::toString(declaration.takeError()).find("expected prefill or resume"), std::string::npos);
+  EXPECT_NE(llvm::toString(declaration.takeError()).find("expected prefill, resume or state"), std::string::npos);
 }
 
 } // namespace

@@ -7,7 +7,7 @@
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json] [--tuning-db PATH]
 //   lac tune FILE ... (Tune.cpp)
-//   lac signature FILE [--entry NAME [--variant prefill|resume]] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]
+//   lac signature FILE [--entry NAME [--variant prefill|resume|state]] [--shape [ARG=]BxHxNxD ...] [--dtype T] [--json]
 //   (compile, run, tune and signature take --variant: the state-passing variants of a causal entry,
 //   docs/prefill-decode.md)
 //
@@ -67,8 +67,8 @@ static cl::list<std::string> shapes("shape",
 static cl::opt<std::string> variantName(
     "variant",
     cl::desc("A state-passing variant of a causal entry (SPEC §8): prefill (the entry's inputs → its outputs, then "
-             "the state after the last position) or resume (the inputs, then that state → the outputs, then the new "
-             "state); `lac signature --variant` lists the state arguments"),
+             "the state after the last position), resume (the inputs, then that state → the outputs, then the new "
+             "state) or state (the inputs → the state alone); `lac signature --variant` lists the state arguments"),
     cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand),
     cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
@@ -231,8 +231,8 @@ llvm::Expected<std::string> readSource(llvm::StringRef path) {
 /// The entry to compile or run: `--entry`, or with `--variant V` the derived entry `<entry>.V`.
 std::string selectedEntryName() { return variantName.empty() ? std::string(entryName) : entryName + "." + variantName; }
 
-/// The program text: the file, and with `--variant` the declarations of both variants appended
-/// (la/runtime/Compiler.h, declareStateVariant), so that the variant is an entry like the others. Both, as
+/// The program text: the file, and with `--variant` the declarations of every variant appended
+/// (la/runtime/Compiler.h, withStateVariants), so that the variant is an entry like the others. All, as
 /// la::Decoder declares them: resume needs prefill for its state shapes, and the program (whose hash keys the
 /// kernel cache and the tuning records) is then the one a decode loop in C++ compiles.
 llvm::Expected<std::string> programSource() {
@@ -245,8 +245,8 @@ llvm::Expected<std::string> programSource() {
   if (!variantName.empty()) {
     if (entryName.empty())
       return llvm::createStringError("--variant " + variantName + " needs --entry: the causal entry to derive it from");
-    if (variantName != "prefill" && variantName != "resume")
-      return llvm::createStringError("--variant " + variantName + ": expected prefill or resume");
+    if (variantName != "prefill" && variantName != "resume" && variantName != "state")
+      return llvm::createStringError("--variant " + variantName + ": expected prefill, resume or state");
     auto declared = la::withStateVariants(*source, inputFile, entryName);
     if (!declared)
       return llvm::createStringError("--variant " + variantName + ": " + llvm::toString(declared.takeError()));
@@ -256,10 +256,13 @@ llvm::Expected<std::string> programSource() {
   return *cached;
 }
 
+/// Whether the selected variant takes states after the entry's own arguments (resume, state).
+bool variantTakesStates() { return variantName == "resume" || variantName == "state"; }
+
 /// How many leading arguments of the selected entry are the `--entry`'s own: all of them, except with
-/// `--variant resume`, whose states follow.
+/// `--variant resume` or `state`, whose states follow.
 size_t ownArgumentCount(const std::vector<la::EntryInfo> &entries, const la::EntryInfo &selected) {
-  if (variantName != "resume")
+  if (!variantTakesStates())
     return selected.signature.arguments.size();
   for (const la::EntryInfo &info : entries)
     if (info.name == entryName)
@@ -267,18 +270,18 @@ size_t ownArgumentCount(const std::vector<la::EntryInfo> &entries, const la::Ent
   return selected.signature.arguments.size();
 }
 
-/// With `--variant resume`, gives each state argument that `--shape` left open the shape of the state prefill
+/// With `--variant resume` or `state`, gives each state argument that `--shape` left open the shape of the state prefill
 /// ends with for the entry's own arguments (`ownCount` of them, which must be shaped by then).
 llvm::Error fillStateShapes(la::Runtime &runtime, const la::Program &program, size_t ownCount,
                             std::vector<la::TensorSpec> &specs) {
   auto isOpen = [](const la::TensorSpec &spec) { return !spec.hasStaticShape(); };
-  if (variantName != "resume" || std::none_of(specs.begin() + ownCount, specs.end(), isOpen))
+  if (!variantTakesStates() || std::none_of(specs.begin() + ownCount, specs.end(), isOpen))
     return llvm::Error::success();
   for (size_t i = 0; i < ownCount; ++i)
     if (isOpen(specs[i]))
-      return llvm::createStringError(llvm::formatv("--variant resume: the states' shapes follow from the entry's "
-                                                   "own arguments, but argument #{0} is {1}; pass --shape",
-                                                   i, la::toMLIRTypeString(specs[i]))
+      return llvm::createStringError(llvm::formatv("--variant {0}: the states' shapes follow from the entry's "
+                                                   "own arguments, but argument #{1} is {2}; pass --shape",
+                                                   variantName, i, la::toMLIRTypeString(specs[i]))
                                          .str());
   llvm::SmallVector<la::TensorSpec> own(specs.begin(), specs.begin() + ownCount);
   auto prefill = runtime.resultSpecs(program, entryName + ".prefill", own);
@@ -297,7 +300,7 @@ llvm::Error fillStateShapes(la::Runtime &runtime, const la::Program &program, si
 /// fillStateShapes for `compile` and `signature`, which have no runtime of their own: one for the CPU with
 /// no disk cache compiles prefill to learn the shapes.
 llvm::Error fillStateShapes(llvm::StringRef source, size_t ownCount, std::vector<la::TensorSpec> &specs) {
-  if (variantName != "resume")
+  if (!variantTakesStates())
     return llvm::Error::success();
   la::RuntimeOptions options;
   options.cacheDir = "none";
@@ -441,7 +444,7 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(la::Runtime &runtime, con
       return makeError("--random: " + llvm::toString(dims.takeError()));
     std::vector<la::TensorSpec> declaredSpecs(signature.arguments.begin(), signature.arguments.end());
     size_t ownCount = declaredSpecs.size();
-    if (variantName == "resume") {
+    if (variantTakesStates()) {
       auto own = runtime.signature(program, entryName);
       if (!own)
         return own.takeError();
@@ -835,13 +838,13 @@ int main(int argc, char **argv) {
       argc, argv,
       "lac: compile and run la kernels\n\n"
       "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
-      "  lac run FILE [--entry E [--variant prefill|resume]] (--input A.npy ... | --random "
+      "  lac run FILE [--entry E [--variant prefill|resume|state]] (--input A.npy ... | --random "
       "B,H,N,D) [--repeat N] [--check] [--tuning-db PATH]\n"
-      "  lac tune FILE [--entry E [--variant prefill|resume]] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
+      "  lac tune FILE [--entry E [--variant prefill|resume|state]] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
       "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
       "[--json]\n"
       "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"
-      "  lac signature FILE [--entry E [--variant prefill|resume]] [--shape [ARG=]BxHxNxD ...] [--dtype T] "
+      "  lac signature FILE [--entry E [--variant prefill|resume|state]] [--shape [ARG=]BxHxNxD ...] [--dtype T] "
       "[--json]\n"
       "  lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... "
       "[--out I=PATH.npy] [--seed N] [--json]\n");

@@ -48,7 +48,8 @@ void LADialect::initialize() {
 LogicalResult LADialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
   if (attribute.getName() == RegisterBlockAttr::kName && !isa<RegisterBlockAttr>(attribute.getValue()))
     return op->emitOpError() << "'" << RegisterBlockAttr::kName << "' must be a #la.register_block";
-  if (attribute.getName() == kPrefillOfAttrName || attribute.getName() == kResumeOfAttrName) {
+  if (attribute.getName() == kPrefillOfAttrName || attribute.getName() == kResumeOfAttrName ||
+      attribute.getName() == kStateOfAttrName) {
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()))
       return op->emitOpError() << "'" << attribute.getName().getValue() << "' must name the source entry (@name), not "
                                << attribute.getValue();

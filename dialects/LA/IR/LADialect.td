@@ -37,10 +37,11 @@ def LA_Dialect : Dialect {
   // `la.domain` on a function argument must hold a #la.domain and sit on a floating-point tensor.
   let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
-    /// On a body-less func.func: it is the prefill (resume) variant of the named causal entry, written by
-    /// la-derive-state-variants.
+    /// On a body-less func.func: it is the prefill (resume, state) variant of the named causal entry, written
+    /// by la-derive-state-variants.
     static constexpr ::llvm::StringLiteral kPrefillOfAttrName = "la.prefill_of";
     static constexpr ::llvm::StringLiteral kResumeOfAttrName = "la.resume_of";
+    static constexpr ::llvm::StringLiteral kStateOfAttrName = "la.state_of";
     /// On a result of a derived variant: it is a state (SPEC §8), carried to the next resume. With f16 or bf16
     /// inputs the entry's own results are stored in the half type, but a state stays in f32: rounding it at
     /// every resume would make a decode loop drift from the whole-sequence kernel.

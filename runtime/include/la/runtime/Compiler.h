@@ -103,14 +103,16 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 /// The declaration of a state-passing variant of the causal `entry` (SPEC §8), to append to `source`:
 ///   func.func private @<entry>.<variant>(<entry's arguments>, <states>) -> (<entry's results>, <states>)
 ///       attributes {la.<variant>_of = @<entry>}
-/// `variant` is "prefill" (no state arguments: the compiler's initial state) or "resume". The entry's own
+/// `variant` is "prefill" (no state arguments: the compiler's initial state), "resume", or "state" (prefill
+/// returning the states alone, which is all a piece of the sequence hands to the next). The entry's own
 /// arguments keep their %names and domains; each state is named after the scan that carries it (`%s =
 /// la.scan ...` gives `%s`). Errors name the op that makes `entry` non-causal.
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant);
 
-/// `source` with both variants of `entry` declared after it, prefill then resume: the program la::Decoder and
-/// `lac --variant` compile, so that its hash (which keys the kernel cache and the tuning records) is one.
+/// `source` with every variant of `entry` declared after it, prefill, resume, state: the program la::Decoder,
+/// sequence-parallel calls and `lac --variant` compile, so that its hash (which keys the kernel cache and the
+/// tuning records) is one.
 llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
                                               llvm::StringRef entry);
 
