@@ -14,6 +14,8 @@
 #include "ForkJoinTeam.h"
 #include "RedisClient.h"
 #include "ReferenceRunner.h"
+#include "SequencePieces.h"
+#include "SliceCall.h"
 #include "la/runtime/Compiler.h"
 #include "la/runtime/Tuner.h"
 #include "la/runtime/TuningDatabase.h"
@@ -101,6 +103,8 @@ llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &progra
     stats->codeHash = callStats.codeHash;
     stats->config = callStats.config;
     stats->tuned = callStats.tuned;
+    stats->sequencePieces = callStats.sequencePieces;
+    stats->compileMs += callStats.compileMs;
   }
   return std::move(outputs);
 }
@@ -322,7 +326,15 @@ public:
         return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                          llvm::toString(std::move(err)));
     } else {
-      execute(**kernel, inputs, outputs);
+      auto pieces =
+          executeInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats);
+      if (!pieces)
+        return makeError(program.name() + ": entry '" + entry +
+                         "': a sequence-parallel call: " + llvm::toString(pieces.takeError()));
+      if (*pieces == 0)
+        execute(**kernel, inputs, outputs);
+      if (stats)
+        stats->sequencePieces = *pieces;
     }
     if (!runtimeOptions.checkNumerics)
       return llvm::Error::success();
@@ -795,67 +807,23 @@ private:
   /// Runs every slice of a call, spread over the team in contiguous ranges (one per thread).
   void execute(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs) {
     const CompiledKernel &info = kernel.info();
-    int64_t numSlices = 1;
-    const TensorSpec &batched = inputs[info.slicing.firstSlicedArgument()].spec;
-    for (int64_t d = 0; d < info.slicing.dims; ++d)
-      numSlices *= batched.shape[d];
+    int64_t numSlices = countSlices(info, inputs);
     if (numSlices == 0)
       return;
-
-    llvm::SmallVector<const TensorSpec *, 8> sliceSpecs;
-    llvm::SmallVector<char *, 8> bases;
-    // Bytes from one slice of each tensor to the next: 0 for an argument every slice reads whole.
-    llvm::SmallVector<size_t, 8> steps;
-    for (auto [i, ref] : llvm::enumerate(inputs)) {
-      sliceSpecs.push_back(&info.arguments[i]);
-      bases.push_back(static_cast<char *>(ref.data));
-      steps.push_back(info.slicing.isShared(i) ? 0 : info.arguments[i].numBytes());
-    }
-    // A sliced kernel reads its slice's coordinates from one f32 [1, .., 1] argument per sliced dimension
-    // (la-slice-positions): a table per dimension with one entry per slice, stepped like the other tensors.
-    TensorSpec positionSpec;
-    positionSpec.shape.assign(info.slicing.dims, 1);
-    std::vector<std::vector<float>> positions(info.slicing.dims, std::vector<float>(numSlices));
-    for (int64_t slice = 0; slice < numSlices; ++slice)
-      for (int64_t d = info.slicing.dims - 1, rest = slice; d >= 0; --d) {
-        int64_t size = batched.shape[d];
-        positions[d][slice] = static_cast<float>(rest % size);
-        rest /= size;
-      }
-    for (std::vector<float> &table : positions) {
-      sliceSpecs.push_back(&positionSpec);
-      bases.push_back(reinterpret_cast<char *>(table.data()));
-      steps.push_back(positionSpec.numBytes());
-    }
-    for (auto [i, ref] : llvm::enumerate(outputs)) {
-      sliceSpecs.push_back(&info.results[i]);
-      bases.push_back(static_cast<char *>(ref.data));
-      steps.push_back(info.results[i].numBytes());
-    }
-
+    llvm::ArrayRef<int64_t> batchShape = inputs[info.slicing.firstSlicedArgument()].spec.shape;
     auto runRange = [&](int64_t begin, int64_t end) {
-      // One memref descriptor per tensor: {allocated, aligned, offset, sizes[r], strides[r]}.
-      llvm::SmallVector<llvm::SmallVector<int64_t, 11>, 8> descriptors(sliceSpecs.size());
-      llvm::SmallVector<void *, 8> pointers;
-      for (auto [i, spec] : llvm::enumerate(sliceSpecs)) {
-        auto &desc = descriptors[i];
-        int64_t rank = spec->shape.size();
-        desc.assign(3 + 2 * rank, 0);
-        int64_t stride = 1;
-        for (int64_t d = rank - 1; d >= 0; --d) {
-          desc[3 + d] = spec->shape[d];
-          desc[3 + rank + d] = stride;
-          stride *= spec->shape[d];
-        }
-        pointers.push_back(desc.data());
-      }
+      SliceCall call(kernel);
+      llvm::SmallVector<char *, 8> arguments(inputs.size()), results(outputs.size());
+      llvm::SmallVector<int64_t, 2> coordinates(info.slicing.dims);
       for (int64_t slice = begin; slice < end; ++slice) {
-        for (size_t i = 0; i < sliceSpecs.size(); ++i) {
-          char *data = bases[i] + static_cast<size_t>(slice) * steps[i];
-          std::memcpy(&descriptors[i][0], &data, sizeof(data));
-          std::memcpy(&descriptors[i][1], &data, sizeof(data));
-        }
-        kernel.call(pointers.data());
+        // Bytes from one slice of each tensor to the next: none for an argument every slice reads whole.
+        for (auto [i, ref] : llvm::enumerate(inputs))
+          arguments[i] = static_cast<char *>(ref.data) +
+                         (info.slicing.isShared(i) ? 0 : static_cast<size_t>(slice) * info.arguments[i].numBytes());
+        for (auto [i, ref] : llvm::enumerate(outputs))
+          results[i] = static_cast<char *>(ref.data) + static_cast<size_t>(slice) * info.results[i].numBytes();
+        getSliceCoordinates(batchShape, slice, coordinates);
+        call(arguments, results, coordinates);
       }
     };
 
@@ -864,6 +832,197 @@ private:
     if (parts <= 1 || !team ||
         !team->tryRun(parts, [&](unsigned p) { runRange(numSlices * p / parts, numSlices * (p + 1) / parts); }))
       runRange(0, numSlices);
+  }
+
+  /// A causal entry's derived variants, as a sequence-parallel call runs them.
+  struct SequenceVariants {
+    /// The program with prefill, resume and state declared (withStateVariants).
+    std::shared_ptr<Program> program;
+    std::string prefill, resume, state;
+    /// The dimension the entry's scans run along.
+    int64_t sequenceDim = 0;
+    size_t numResults = 0;
+  };
+
+  /// The variants of `entry`, derived on first use; null where it has none (it is not causal).
+  std::shared_ptr<const SequenceVariants> getSequenceVariants(const ProgramImpl &program, llvm::StringRef entry) {
+    std::string key = (program.contentHash() + "/" + entry).str();
+    {
+      std::lock_guard lock(sequenceMutex);
+      if (auto it = sequenceVariants.find(key); it != sequenceVariants.end())
+        return it->second;
+    }
+    std::shared_ptr<SequenceVariants> variants;
+    auto seq = getSequenceDimension(program.source(), program.name(), entry);
+    auto declared = seq ? withStateVariants(program.source(), program.name(), entry)
+                        : llvm::Expected<std::string>(seq.takeError());
+    auto loaded = declared ? loadSource(*declared, program.name())
+                           : llvm::Expected<std::shared_ptr<Program>>(declared.takeError());
+    // Not causal (the usual case: nothing to split) or not derivable: calls run one thread per slice.
+    if (loaded) {
+      variants = std::make_shared<SequenceVariants>();
+      variants->program = std::move(*loaded);
+      variants->prefill = (entry + ".prefill").str();
+      variants->resume = (entry + ".resume").str();
+      variants->state = (entry + ".state").str();
+      variants->sequenceDim = *seq;
+      variants->numResults = program.lookup(entry)->signature.results.size();
+    } else {
+      llvm::consumeError(loaded.takeError());
+    }
+    std::lock_guard lock(sequenceMutex);
+    return sequenceVariants.try_emplace(key, std::move(variants)).first->second;
+  }
+
+  /// Runs a call of a causal entry with at most half as many batch×head slices as threads on two threads per
+  /// slice, each on pieces of the sequence (SequencePieces.h); returns the pieces per slice, or 0 where the
+  /// call does not qualify (and nothing ran): another target, too few threads or positions, an argument
+  /// every slice shares, a sequence dimension that is not the first after the sliced ones, or a busy team.
+  llvm::Expected<int64_t> executeInPieces(const ProgramImpl &program, llvm::StringRef entry,
+                                          const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
+                                          llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
+    const CompiledKernel &info = whole.info();
+    int64_t numSlices = countSlices(info, inputs);
+    if (!runtimeOptions.splitSequences || !team || numSlices == 0 || outputs.empty() ||
+        2 * numSlices > static_cast<int64_t>(runtimeOptions.numThreads) ||
+        llvm::is_contained(info.slicing.sharedArguments, true))
+      return 0;
+    std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
+    if (!variants || info.slicing.dims != variants->sequenceDim)
+      return 0;
+    // Every result runs along the sequence; an argument does where it has the dimension (SPEC §8: at the same
+    // position in every operand), and must then have the results' length there.
+    int64_t seq = variants->sequenceDim;
+    auto lengthOf = [&](const TensorSpec &spec) -> int64_t {
+      return static_cast<int64_t>(spec.shape.size()) > seq ? spec.shape[seq] : -1;
+    };
+    int64_t length = lengthOf(outputs[0].spec);
+    llvm::SmallVector<bool, 8> alongSequence;
+    for (const TensorRef &output : outputs)
+      if (lengthOf(output.spec) != length)
+        return 0;
+    for (const TensorRef &input : inputs) {
+      alongSequence.push_back(lengthOf(input.spec) >= 0);
+      if (alongSequence.back() && lengthOf(input.spec) != length)
+        return 0;
+    }
+    std::optional<SequencePieces> pieces = planSequencePieces(length);
+    if (!pieces)
+      return 0;
+
+    // The kernels: prefill, resume and state on a piece, resume on a shorter last piece.
+    auto pieceSpecs = [&](int64_t positions) {
+      llvm::SmallVector<TensorSpec, 8> specs;
+      for (auto [input, along] : llvm::zip(inputs, alongSequence)) {
+        specs.push_back(input.spec);
+        if (along)
+          specs.back().shape[seq] = positions;
+      }
+      return specs;
+    };
+    auto &impl = static_cast<const ProgramImpl &>(*variants->program);
+    // The call's compile time includes theirs (a first call compiles all four).
+    auto getPieceKernel = [&](const std::string &name, llvm::ArrayRef<TensorSpec> argumentSpecs) {
+      CallStats pieceStats;
+      auto kernel = getKernel(impl, name, argumentSpecs, &pieceStats);
+      if (stats)
+        stats->compileMs += pieceStats.compileMs;
+      return kernel;
+    };
+    llvm::SmallVector<TensorSpec, 8> specs = pieceSpecs(pieces->pieceLength);
+    auto prefill = getPieceKernel(variants->prefill, specs);
+    if (!prefill)
+      return prefill.takeError();
+    llvm::SmallVector<TensorSpec> prefillResults = fullResultSpecs((*prefill)->info(), specs);
+    llvm::ArrayRef<TensorSpec> stateSpecs = llvm::ArrayRef<TensorSpec>(prefillResults).drop_front(variants->numResults);
+    specs.append(stateSpecs.begin(), stateSpecs.end());
+    auto resume = getPieceKernel(variants->resume, specs);
+    if (!resume)
+      return resume.takeError();
+    auto state = getPieceKernel(variants->state, specs);
+    if (!state)
+      return state.takeError();
+    int64_t lastLength = pieces->size(pieces->count() - 1);
+    llvm::Expected<LoadedKernel *> resumeLast = *resume;
+    if (lastLength != pieces->pieceLength) {
+      llvm::SmallVector<TensorSpec, 8> lastSpecs = pieceSpecs(lastLength);
+      lastSpecs.append(stateSpecs.begin(), stateSpecs.end());
+      resumeLast = getPieceKernel(variants->resume, lastSpecs);
+      if (!resumeLast)
+        return resumeLast.takeError();
+    }
+
+    // Per slice, five sets of states: slots 0-3 (PieceWork) and the initial state, zero (SPEC §8).
+    const CompiledKernel &prefillInfo = (*prefill)->info();
+    llvm::SmallVector<size_t, 4> stateOffsets;
+    size_t setBytes = 0;
+    for (const TensorSpec &spec : llvm::ArrayRef<TensorSpec>(prefillInfo.results).drop_front(variants->numResults)) {
+      stateOffsets.push_back(setBytes);
+      setBytes += (spec.numBytes() + 63) / 64 * 64;
+    }
+    constexpr int kInitialSlot = 4, kSlots = 5;
+    std::vector<char> stateMemory(static_cast<size_t>(numSlices) * kSlots * setBytes, 0);
+    auto statesAt = [&](int64_t slice, int slot, llvm::SmallVectorImpl<char *> &into) {
+      char *set = stateMemory.data() + (static_cast<size_t>(slice) * kSlots + (slot < 0 ? kInitialSlot : slot)) * setBytes;
+      for (size_t offset : stateOffsets)
+        into.push_back(set + offset);
+    };
+    // A tensor's bytes per slice, and per position for those along the sequence.
+    auto pieceOf = [&](const TensorRef &ref, bool along, int64_t slice, int64_t piece) {
+      size_t sliceBytes = ref.spec.numBytes() / numSlices;
+      size_t offset = along ? static_cast<size_t>(pieces->begin(piece)) * (sliceBytes / length) : 0;
+      return static_cast<char *>(ref.data) + static_cast<size_t>(slice) * sliceBytes + offset;
+    };
+
+    llvm::ArrayRef<int64_t> batchShape = inputs[info.slicing.firstSlicedArgument()].spec.shape;
+    std::vector<std::unique_ptr<PieceHandoff>> handoffs;
+    for (int64_t slice = 0; slice < numSlices; ++slice)
+      handoffs.push_back(std::make_unique<PieceHandoff>(pieces->count()));
+    bool ran = team->tryRun(2 * numSlices, [&](unsigned part) {
+      int64_t slice = part / 2;
+      SliceCall prefillCall(**prefill), resumeCall(**resume), stateCall(**state), lastCall(**resumeLast);
+      llvm::SmallVector<int64_t, 2> coordinates(info.slicing.dims);
+      getSliceCoordinates(batchShape, slice, coordinates);
+      llvm::SmallVector<char *, 8> arguments, results;
+      auto pieceInputs = [&](int64_t piece) {
+        arguments.clear();
+        for (auto [input, along] : llvm::zip(inputs, alongSequence))
+          arguments.push_back(pieceOf(input, along, slice, piece));
+      };
+      auto withOutputs = [&](int64_t piece, int from, int to) {
+        pieceInputs(piece);
+        if (from >= 0)
+          statesAt(slice, from, arguments);
+        results.clear();
+        for (const TensorRef &output : outputs)
+          results.push_back(pieceOf(output, /*along=*/true, slice, piece));
+        statesAt(slice, to, results);
+        SliceCall &call = from < 0 ? prefillCall : piece + 1 == pieces->count() ? lastCall : resumeCall;
+        call(arguments, results, coordinates);
+      };
+      auto stateOnly = [&](int64_t piece, int from, int to) {
+        pieceInputs(piece);
+        statesAt(slice, from, arguments);
+        results.clear();
+        statesAt(slice, to, results);
+        stateCall(arguments, results, coordinates);
+      };
+      PieceWork work{withOutputs, stateOnly};
+      if (part % 2 == 0)
+        handoffs[slice]->runFront(work);
+      else
+        handoffs[slice]->runRunner(work);
+    });
+    return ran ? pieces->count() : 0;
+  }
+
+  /// The number of batch×head slices of a call of `info` on `inputs`.
+  static int64_t countSlices(const CompiledKernel &info, llvm::ArrayRef<TensorRef> inputs) {
+    int64_t numSlices = 1;
+    const TensorSpec &batched = inputs[info.slicing.firstSlicedArgument()].spec;
+    for (int64_t d = 0; d < info.slicing.dims; ++d)
+      numSlices *= batched.shape[d];
+    return numSlices;
   }
 
   RuntimeOptions runtimeOptions;
@@ -878,6 +1037,8 @@ private:
   std::shared_mutex memoryMutex;
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
   std::once_flag diskWarning;
+  std::mutex sequenceMutex;
+  llvm::StringMap<std::shared_ptr<const SequenceVariants>> sequenceVariants;
 };
 
 } // namespace

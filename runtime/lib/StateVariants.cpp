@@ -77,6 +77,38 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
   return names;
 }
 
+namespace {
+
+/// `variant` of `entry` derived in `parsed` as the function `<entry>.<variant>`.
+llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm::StringRef bufferName,
+                                                     llvm::StringRef entry, mlir::la::StateVariant variant) {
+  llvm::StringRef variantName = mlir::la::getStateVariantName(variant);
+  mlir::ModuleOp module = *parsed.module;
+  mlir::SymbolTable symbols(module);
+  auto function = symbols.lookup<mlir::func::FuncOp>(entry);
+  if (!function || function.isExternal())
+    return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
+                                   variantName.str() + " variant of");
+  auto derived = mlir::la::deriveStateVariant(function, variant, (entry + "." + variantName).str(), symbols);
+  if (mlir::failed(derived))
+    return parsed.diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variantName.str() +
+                                    " variant");
+  return *derived;
+}
+
+} // namespace
+
+llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName,
+                                             llvm::StringRef entry) {
+  auto parsed = parseProgram(source, bufferName);
+  if (!parsed)
+    return parsed.takeError();
+  auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill);
+  if (!derived)
+    return derived.takeError();
+  return derived->sequenceDim;
+}
+
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant) {
   std::optional<mlir::la::StateVariant> kind = mlir::la::parseStateVariant(variant);
@@ -85,17 +117,11 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
-  mlir::ModuleOp module = *(*parsed)->module;
-  mlir::SymbolTable symbols(module);
-  auto function = symbols.lookup<mlir::func::FuncOp>(entry);
-  if (!function || function.isExternal())
-    return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
-                                   variant.str() + " variant of");
-  std::string name = (entry + "." + variant).str();
-  auto derived = mlir::la::deriveStateVariant(function, *kind, name, symbols);
-  if (mlir::failed(derived))
-    return (*parsed)->diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variant.str() +
-                                        " variant");
+  auto derived = derive(**parsed, bufferName, entry, *kind);
+  if (!derived)
+    return derived.takeError();
+  mlir::func::FuncOp function = mlir::SymbolTable::lookupNearestSymbolFrom<mlir::func::FuncOp>(
+      *(*parsed)->module, mlir::StringAttr::get((*parsed)->module->getContext(), entry));
   mlir::func::FuncOp derivedFunction = derived->function;
   mlir::FunctionType type = derivedFunction.getFunctionType();
 
@@ -119,7 +145,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
 
   std::string text = "\n// The " + variant.str() + " variant of @" + entry.str() + " (lac --variant " + variant.str() +
                      "; la-derive-state-variants writes its body).\n";
-  text += "func.func private @" + name + "(";
+  text += "func.func private @" + derivedFunction.getSymName().str() + "(";
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     text += (i ? ", %" : "%") + names[i] + ": " + printed(type.getInput(i));
     if (mlir::DictionaryAttr attrs = derivedFunction.getArgAttrDict(i); attrs && !attrs.empty())

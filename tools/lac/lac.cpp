@@ -119,6 +119,12 @@ static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs after one warm-up
                                 cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per hardware thread)"), cl::init(0),
                                  cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
+static cl::opt<bool> splitSequences(
+    "split-sequences",
+    cl::desc("Run a causal entry whose batch×head slices are at most half the threads on two threads per slice, "
+             "on pieces of the sequence (la::RuntimeOptions::splitSequences); =false: one thread per slice, "
+             "outputs that repeat bit for bit"),
+    cl::init(true), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
                           cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand), cl::cat(commonCategory));
 static cl::opt<bool> check("check",
@@ -522,6 +528,7 @@ llvm::Expected<std::vector<la::HostTensor>> makeInputs(la::Runtime &runtime, con
 llvm::Expected<la::RuntimeOptions> makeRuntimeOptions() {
   la::RuntimeOptions options;
   options.numThreads = threads;
+  options.splitSequences = splitSequences;
   options.cacheDir = cacheDir;
   options.remoteCache = remoteCache.getNumOccurrences() ? std::string(remoteCache)
                                                         : llvm::sys::Process::GetEnv("LA_REMOTE_CACHE").value_or("");
@@ -700,6 +707,7 @@ int runRun() {
                               {"tuned", stats.tuned},
                               {"repeat", static_cast<int64_t>(repeat)},
                               {"threads", static_cast<int64_t>(usedThreads)},
+                              {"sequence_pieces", stats.sequencePieces},
                               {"outputs", std::move(outSpecs)}};
     if (!times.empty()) {
       object["median_ms"] = median;
@@ -726,7 +734,10 @@ int runRun() {
   llvm::outs() << entry << ": " << (*results).size() << " result(s)";
   for (const la::HostTensor &tensor : *results)
     llvm::outs() << " " << tensor.spec().str();
-  llvm::outs() << llvm::formatv("; kernel {0} ({1:f1} ms)\n", la::cacheSourceName(stats.cache), stats.compileMs);
+  llvm::outs() << llvm::formatv("; kernel {0} ({1:f1} ms)", la::cacheSourceName(stats.cache), stats.compileMs);
+  if (stats.sequencePieces > 0)
+    llvm::outs() << llvm::formatv("; sequence-parallel: {0} pieces per slice, two threads each", stats.sequencePieces);
+  llvm::outs() << "\n";
   if (stats.gpu) {
     const la::emu::Dim3 &grid = stats.gpu->grid;
     llvm::outs() << llvm::formatv("gpu: grid {0}x{1}x{2} ({3} blocks) of {4} threads", grid.x, grid.y, grid.z,

@@ -92,6 +92,15 @@ struct RuntimeOptions {
   /// the next call a kernel wake-up (tens of µs here, the size of a whole decode step); a spinning one keeps
   /// a core busy for this long after each call. 0: sleep at once.
   unsigned workerSpinMicroseconds = 100;
+  /// Sequence-parallel calls of causal entries on the CPU: where a call has at most half as many batch×head
+  /// slices as threads and a sequence of at least four pieces of 256 positions, each slice runs on two
+  /// threads, one from the start and one from a later piece it reaches first by computing the state alone
+  /// (the entry's derived `state` variant; runtime/lib/SequencePieces.h). Linear attention at B = H = 1,
+  /// N = 65536 runs 1.6× faster on two threads than on one. Where the second thread takes over depends on
+  /// timing, so the outputs of two calls may differ at rounding level (as prefill + resumes differ from the
+  /// whole-sequence kernel: ≤ 1e-5 relative); off, every call runs one thread per slice and repeats bit for
+  /// bit.
+  bool splitSequences = true;
   CompileOptions compile;
   /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
   /// With Lookup, a kernel compiled for new shapes takes the configuration of the database's record for its
@@ -150,6 +159,9 @@ struct CallStats {
   std::string config;
   /// Whether that configuration came from a tuning-database record (even one equal to the default).
   bool tuned = false;
+  /// A sequence-parallel call (RuntimeOptions::splitSequences): the pieces each slice was cut into; 0 for a
+  /// call that ran one thread per slice.
+  int64_t sequencePieces = 0;
 };
 
 /// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.

@@ -1,0 +1,46 @@
+//===- SliceCall.h - call a compiled CPU kernel on one batch×head slice -*- C++ -*-===//
+//
+// A compiled CPU kernel takes one memref descriptor per tensor, {allocated, aligned, offset, sizes[r],
+// strides[r]}, in the order: its arguments, one f32 [1, .., 1] coordinate per sliced dimension (the slice's
+// index there, which `la-slice-positions` made the kernel read), its results. A SliceCall builds them once
+// for the kernel's slice shapes; each call then only points them at a slice's data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LA_RUNTIME_LIB_SLICECALL_H
+#define LA_RUNTIME_LIB_SLICECALL_H
+
+#include "CpuJit.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace la {
+
+class SliceCall {
+public:
+  explicit SliceCall(const LoadedKernel &kernel);
+  SliceCall(const SliceCall &) = delete;
+  SliceCall &operator=(const SliceCall &) = delete;
+
+  /// Runs the kernel on one slice: `arguments` and `results` point at that slice's data (shaped like the
+  /// kernel's `arguments` and `results`), `coordinates` give its index along each sliced dimension.
+  void operator()(llvm::ArrayRef<char *> arguments, llvm::ArrayRef<char *> results,
+                  llvm::ArrayRef<int64_t> coordinates);
+
+private:
+  void point(size_t tensor, char *data);
+
+  const LoadedKernel &kernel;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 11>, 8> descriptors;
+  llvm::SmallVector<void *, 8> pointers;
+  /// The coordinate tensors' data, one f32 each.
+  llvm::SmallVector<float, 2> coordinateValues;
+};
+
+/// The index along each of the first `coordinates.size()` dimensions of `shape` of slice number `slice`
+/// (row-major: the last sliced dimension varies fastest).
+void getSliceCoordinates(llvm::ArrayRef<int64_t> shape, int64_t slice, llvm::MutableArrayRef<int64_t> coordinates);
+
+} // namespace la
+
+#endif // LA_RUNTIME_LIB_SLICECALL_H
