@@ -41,7 +41,7 @@ struct SequencePieces {
 
 /// The pieces of a sequence of `length` positions: about 64 (the handoff then lands within 1/64 of the
 /// balance), each a multiple of 64 positions (whole chunks of the chunked kernels) and at least
-/// `minPieceLength`; none where fewer than four such pieces fit.
+/// `minPieceLength`; none where the sequence makes fewer than four pieces (the last one may be shorter).
 std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPieceLength = 256);
 
 /// One slice's work, as the two roles ask for it. State slots: -1 is the initial state, 0 and 1 the front's,

@@ -1,0 +1,95 @@
+//===- SequencePiecesTest.cpp - two threads on one slice's pieces ---------===//
+//
+// runtime/lib/SequencePieces.h: how a sequence is cut, and the handoff between the front (pieces in order
+// from the start) and the runner (states alone, then the pieces from where it took over). The work here is
+// simulated: a state is the number of pieces it covers, so a piece run from the wrong state is caught, and
+// each role sleeps for its cost. Every piece's outputs are computed exactly once, each from the state of
+// all pieces before it; a cheap state makes the runner take over about where the costs balance; a state
+// that costs as much as a piece leaves every piece to the front.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SequencePieces.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace {
+
+TEST(RuntimeConcurrencySequencePieces, PlansAboutSixtyFourPiecesOfWholeChunks) {
+  std::optional<la::SequencePieces> pieces = la::planSequencePieces(65536);
+  ASSERT_TRUE(pieces);
+  EXPECT_EQ(pieces->pieceLength, 1024);
+  EXPECT_EQ(pieces->count(), 64);
+
+  // 100000 / 64 = 1562.5 rounds up to 1600 positions; the last piece has the 800 left.
+  pieces = la::planSequencePieces(100000);
+  ASSERT_TRUE(pieces);
+  EXPECT_EQ(pieces->pieceLength, 1600);
+  EXPECT_EQ(pieces->count(), 63);
+  EXPECT_EQ(pieces->begin(62), 99200);
+  EXPECT_EQ(pieces->size(62), 800);
+
+  // Short sequences: pieces of the minimum length, and none below four of them.
+  pieces = la::planSequencePieces(4096);
+  ASSERT_TRUE(pieces);
+  EXPECT_EQ(pieces->pieceLength, 256);
+  EXPECT_EQ(pieces->count(), 16);
+  pieces = la::planSequencePieces(1000);
+  ASSERT_TRUE(pieces);
+  EXPECT_EQ(pieces->count(), 4);
+  EXPECT_EQ(pieces->size(3), 232);
+  EXPECT_FALSE(la::planSequencePieces(768));
+  EXPECT_FALSE(la::planSequencePieces(0));
+}
+
+/// Runs both roles of one slice of `count` pieces on two threads, the front's pieces taking `pieceCost` and
+/// the runner's states `stateCost`; returns the piece the runner took over from.
+int64_t runHandoff(int64_t count, std::chrono::microseconds pieceCost, std::chrono::microseconds stateCost) {
+  // Slot s holds the number of pieces its state covers; -1 is the initial state (none).
+  std::array<int64_t, 4> slots{-2, -2, -2, -2};
+  std::vector<std::atomic<int>> outputRuns(count);
+  auto covered = [&](int from) { return from < 0 ? 0 : slots[from]; };
+  auto withOutputs = [&](int64_t piece, int from, int to) {
+    EXPECT_NE(from, to);
+    EXPECT_EQ(covered(from), piece) << "piece " << piece << " ran from a state of " << covered(from) << " pieces";
+    std::this_thread::sleep_for(pieceCost);
+    outputRuns[piece].fetch_add(1);
+    slots[to] = piece + 1;
+  };
+  auto stateOnly = [&](int64_t piece, int from, int to) {
+    EXPECT_NE(from, to);
+    EXPECT_GE(to, 2) << "the runner writes its own slots";
+    EXPECT_EQ(covered(from), piece);
+    std::this_thread::sleep_for(stateCost);
+    slots[to] = piece + 1;
+  };
+  la::PieceWork work{withOutputs, stateOnly};
+  la::PieceHandoff handoff(count);
+  std::thread runner([&] { handoff.runRunner(work); });
+  handoff.runFront(work);
+  runner.join();
+  for (int64_t piece = 0; piece < count; ++piece)
+    EXPECT_EQ(outputRuns[piece].load(), 1) << "piece " << piece;
+  return handoff.handoffPiece();
+}
+
+TEST(RuntimeConcurrencySequencePieces, CheapStatesHandOverNearTheBalance) {
+  // At a state cost of 1/4 of a piece the balance is at 64 / (2 − 1/4) ≈ 36.6. Sleeps overshoot under
+  // load, so the test asks for a handoff in the second half, not at the exact piece.
+  int64_t handoff = runHandoff(64, std::chrono::microseconds(2000), std::chrono::microseconds(500));
+  EXPECT_GT(handoff, 32);
+  EXPECT_LT(handoff, 56);
+}
+
+TEST(RuntimeConcurrencySequencePieces, StatesAsCostlyAsPiecesLeaveEverythingToTheFront) {
+  // The runner never gets ahead of the front, so it gives up and the front runs every piece.
+  EXPECT_EQ(runHandoff(16, std::chrono::microseconds(200), std::chrono::microseconds(2000)), 16);
+}
+
+} // namespace
