@@ -247,7 +247,7 @@ Value sliceLastPosition(OpBuilder &builder, Location loc, Value value, int64_t s
 /// variant's form of a scan read only for its last position. `weight` (may be null) spans a prefix of the
 /// element's dimensions, like a decay gate. A running outer product (contract "bhnd,bhne->bhnde", the
 /// position's letter in every input) becomes the contraction that sums the letter ("bhnd,bhne->bhde": Kᵀ V,
-/// register-tiled like any other; the weight a third factor); anything else a `la.reduce add`.
+/// register-tiled like any other; the weight scales K first); anything else a `la.reduce add`.
 Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value weight, int64_t seq, TypeAttr acc,
                        RankedTensorType type) {
   MLIRContext *context = builder.getContext();
@@ -261,8 +261,22 @@ Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value we
       for (StringRef term : subscripts.getInputs())
         terms.push_back(term.str());
       if (weight) {
-        inputs.push_back(weight);
-        terms.push_back(subscripts.getResult().take_front(cast<RankedTensorType>(weight.getType()).getRank()).str());
+        // The weight scales the first input that has all its letters (k in k ⊗ v): a two-factor contraction
+        // is what the register blocks take.
+        std::string weightTerm =
+            subscripts.getResult().take_front(cast<RankedTensorType>(weight.getType()).getRank()).str();
+        auto scaled = llvm::find_if(terms, [&](StringRef term) {
+          return llvm::all_of(weightTerm, [&](char letter) { return term.contains(letter); });
+        });
+        if (scaled == terms.end()) {
+          inputs.push_back(weight);
+          terms.push_back(weightTerm);
+        } else {
+          Value &input = inputs[scaled - terms.begin()];
+          input = MapOp::create(builder, loc, input.getType(), MapFn::mul, ValueRange{weight, input},
+                                SubscriptsAttr::getFromTerms(context, {weightTerm, *scaled}, *scaled))
+                      .getResult();
+        }
       }
       std::string result = subscripts.getResult().str();
       result.erase(seq, 1);

@@ -62,7 +62,7 @@ func.func private @causal_state(%q: !x, %k: !x, %v: !x, %s0: !x, %z0: tensor<?x?
 
 // A decay scan's state variant: e^{G} ⊙ h0 + Σ_t e^{Σ_{u>t} g_u} ⊙ k_t ⊗ v_t, the weights from a reverse
 // exclusive scan of the log-gates (summed from the end, where the weights that matter are) and the sum one
-// contraction with the weight as a third factor.
+// contraction of the weighted keys with the values.
 !x = tensor<?x?x?x?xf32>
 !g = tensor<?x?x?xf32>
 !s = tensor<?x?x?x?x?xf32>
@@ -80,7 +80,8 @@ func.func private @decayed_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> !h 
 // CHECK: %[[LATER:.*]] = la.scan add %[[G]] along 2 exclusive reverse
 // CHECK: %[[W:.*]] = la.map exp %[[LATER]]
 // CHECK: %[[TOTAL:.*]] = la.reduce add %[[G]] along [2]
-// CHECK: %[[SUM:.*]] = la.contract "bhtk,bhtv,bht->bhkv" %[[K]], %[[V]], %[[W]]
+// CHECK: %[[WK:.*]] = la.map mul "bht,bhtk->bhtk" %[[W]], %[[K]]
+// CHECK: %[[SUM:.*]] = la.contract "bhtk,bhtv->bhkv" %[[WK]], %[[V]]
 // CHECK: %[[F:.*]] = la.map exp %[[TOTAL]]
 // CHECK: %[[DECAYED:.*]] = la.map mul "ab,abde->abde" %[[F]], %[[H0]]
 // CHECK: %[[H:.*]] = la.map add %[[DECAYED]], %[[SUM]]
