@@ -326,8 +326,7 @@ public:
         return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                          llvm::toString(std::move(err)));
     } else {
-      auto pieces =
-          executeInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats);
+      auto pieces = executeInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats);
       if (!pieces)
         return makeError(program.name() + ": entry '" + entry +
                          "': a sequence-parallel call: " + llvm::toString(pieces.takeError()));
@@ -854,8 +853,8 @@ private:
     }
     std::shared_ptr<SequenceVariants> variants;
     auto seq = getSequenceDimension(program.source(), program.name(), entry);
-    auto declared = seq ? withStateVariants(program.source(), program.name(), entry)
-                        : llvm::Expected<std::string>(seq.takeError());
+    auto declared =
+        seq ? withStateVariants(program.source(), program.name(), entry) : llvm::Expected<std::string>(seq.takeError());
     auto loaded = declared ? loadSource(*declared, program.name())
                            : llvm::Expected<std::shared_ptr<Program>>(declared.takeError());
     // Not causal (the usual case: nothing to split) or not derivable: calls run one thread per slice.
@@ -878,9 +877,9 @@ private:
   /// slice, each on pieces of the sequence (SequencePieces.h); returns the pieces per slice, or 0 where the
   /// call does not qualify (and nothing ran): another target, too few threads or positions, an argument
   /// every slice shares, a sequence dimension that is not the first after the sliced ones, or a busy team.
-  llvm::Expected<int64_t> executeInPieces(const ProgramImpl &program, llvm::StringRef entry,
-                                          const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
-                                          llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
+  llvm::Expected<int64_t> executeInPieces(const ProgramImpl &program, llvm::StringRef entry, const LoadedKernel &whole,
+                                          llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
+                                          CallStats *stats) {
     const CompiledKernel &info = whole.info();
     int64_t numSlices = countSlices(info, inputs);
     if (!runtimeOptions.splitSequences || !team || numSlices == 0 || outputs.empty() ||
@@ -963,7 +962,8 @@ private:
     constexpr int kInitialSlot = 4, kSlots = 5;
     std::vector<char> stateMemory(static_cast<size_t>(numSlices) * kSlots * setBytes, 0);
     auto statesAt = [&](int64_t slice, int slot, llvm::SmallVectorImpl<char *> &into) {
-      char *set = stateMemory.data() + (static_cast<size_t>(slice) * kSlots + (slot < 0 ? kInitialSlot : slot)) * setBytes;
+      char *set =
+          stateMemory.data() + (static_cast<size_t>(slice) * kSlots + (slot < 0 ? kInitialSlot : slot)) * setBytes;
       for (size_t offset : stateOffsets)
         into.push_back(set + offset);
     };

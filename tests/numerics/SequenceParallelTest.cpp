@@ -92,8 +92,8 @@ TEST_P(SequenceParallel, TwoThreadsPerSliceMatchOne) {
 
   const int64_t length = 1100;
   for (auto [heads, threads] : {std::pair<int64_t, unsigned>{1, 2}, {2, 4}}) {
-    std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(heads) + " on " +
-                       std::to_string(threads) + " threads";
+    std::string what =
+        std::string(kernel.entry) + " B·H=" + std::to_string(heads) + " on " + std::to_string(threads) + " threads";
     std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, heads, length);
     int64_t pieces = -1;
     std::vector<la::HostTensor> expected = run(*one, **program, kernel.entry, inputs, pieces);
@@ -121,8 +121,8 @@ TEST_P(SequenceParallel, TwoThreadsPerSliceMatchOne) {
 INSTANTIATE_TEST_SUITE_P(Kernels, SequenceParallel,
                          testing::Values(Kernel{"linear_attention.mlir", "linear_attention_causal"},
                                          Kernel{"flow_attention.mlir", "flow_attention_causal"},
-                                         Kernel{"retention.mlir", "retention"},
-                                         Kernel{"retention.mlir", "simple_gla"}, Kernel{"retention.mlir", "gla"}),
+                                         Kernel{"retention.mlir", "retention"}, Kernel{"retention.mlir", "simple_gla"},
+                                         Kernel{"retention.mlir", "gla"}),
                          [](const testing::TestParamInfo<Kernel> &info) { return std::string(info.param.entry); });
 
 TEST(SequenceParallelNotCausal, RunsOneThreadPerSlice) {

@@ -276,8 +276,8 @@ size_t ownArgumentCount(const std::vector<la::EntryInfo> &entries, const la::Ent
   return selected.signature.arguments.size();
 }
 
-/// With `--variant resume` or `state`, gives each state argument that `--shape` left open the shape of the state prefill
-/// ends with for the entry's own arguments (`ownCount` of them, which must be shaped by then).
+/// With `--variant resume` or `state`, gives each state argument that `--shape` left open the shape of the state
+/// prefill ends with for the entry's own arguments (`ownCount` of them, which must be shaped by then).
 llvm::Error fillStateShapes(la::Runtime &runtime, const la::Program &program, size_t ownCount,
                             std::vector<la::TensorSpec> &specs) {
   auto isOpen = [](const la::TensorSpec &spec) { return !spec.hasStaticShape(); };
@@ -851,7 +851,8 @@ int main(int argc, char **argv) {
       "  lac compile FILE --emit=STAGE [--entry E] [--shape [ARG=]BxHxNxD]\n"
       "  lac run FILE [--entry E [--variant prefill|resume|state]] (--input A.npy ... | --random "
       "B,H,N,D) [--repeat N] [--check] [--tuning-db PATH]\n"
-      "  lac tune FILE [--entry E [--variant prefill|resume|state]] (--input A.npy ... | --random B,H,N,D) [--strategy S] "
+      "  lac tune FILE [--entry E [--variant prefill|resume|state]] (--input A.npy ... | --random B,H,N,D) [--strategy "
+      "S] "
       "[--budget N] [--time SECONDS] [--db PATH|redis://HOST:PORT] [--log TRACE.jsonl] "
       "[--json]\n"
       "  lac tune-db export|import [FILE] --db PATH|redis://HOST:PORT\n"

@@ -112,8 +112,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
 
 /// The dimension along which the causal `entry` carries its state: the one its scans run along, at the same
 /// position in every operand. Errors as declareStateVariant's, for an entry that is not causal.
-llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName,
-                                             llvm::StringRef entry);
+llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry);
 
 /// `source` with every variant of `entry` declared after it, prefill, resume, state: the program la::Decoder,
 /// sequence-parallel calls and `lac --variant` compile, so that its hash (which keys the kernel cache and the

@@ -93,13 +93,13 @@ struct RuntimeOptions {
   /// a core busy for this long after each call. 0: sleep at once.
   unsigned workerSpinMicroseconds = 100;
   /// Sequence-parallel calls of causal entries on the CPU: where a call has at most half as many batch×head
-  /// slices as threads and a sequence of at least four pieces of 256 positions, each slice runs on two
+  /// slices as threads and a sequence long enough for four pieces of 256 positions, each slice runs on two
   /// threads, one from the start and one from a later piece it reaches first by computing the state alone
   /// (the entry's derived `state` variant; runtime/lib/SequencePieces.h). Linear attention at B = H = 1,
-  /// N = 65536 runs 1.6× faster on two threads than on one. Where the second thread takes over depends on
-  /// timing, so the outputs of two calls may differ at rounding level (as prefill + resumes differ from the
-  /// whole-sequence kernel: ≤ 1e-5 relative); off, every call runs one thread per slice and repeats bit for
-  /// bit.
+  /// N = 65536 runs 2.2× faster on two threads than on one (docs/BENCHMARKS.md). Where the second thread
+  /// takes over depends on timing, so the outputs of two calls may differ at rounding level (as prefill +
+  /// resumes differ from the whole-sequence kernel: ≤ 1e-5 relative); off, every call runs one thread per
+  /// slice and repeats bit for bit.
   bool splitSequences = true;
   CompileOptions compile;
   /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
