@@ -104,6 +104,7 @@ llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &progra
     stats->config = callStats.config;
     stats->tuned = callStats.tuned;
     stats->sequencePieces = callStats.sequencePieces;
+    stats->sequenceThreadsPerSlice = callStats.sequenceThreadsPerSlice;
     stats->compileMs += callStats.compileMs;
   }
   return std::move(outputs);
@@ -873,19 +874,21 @@ private:
     return sequenceVariants.try_emplace(key, std::move(variants)).first->second;
   }
 
-  /// Runs a call of a causal entry with at most half as many batch×head slices as threads on two threads per
-  /// slice, each on pieces of the sequence (SequencePieces.h); returns the pieces per slice, or 0 where the
-  /// call does not qualify (and nothing ran): another target, too few threads or positions, an argument
-  /// every slice shares, a sequence dimension that is not the first after the sliced ones, or a busy team.
+  /// Runs a call of a causal entry on pieces of its sequence (SequencePieces.h): with at most half as many
+  /// batch×head slices as threads, two threads per slice; otherwise, for a sequence of at least
+  /// kMinSerialPiecesLength positions, one thread per slice running its pieces in order (their tensors stay
+  /// in cache where the whole sequence's passes stream from memory). Returns the pieces per slice, or 0
+  /// where the call does not qualify and nothing ran: off, no pieces, an argument every slice shares, a
+  /// sequence dimension that is not the first after the sliced ones, or a busy team.
   llvm::Expected<int64_t> executeInPieces(const ProgramImpl &program, llvm::StringRef entry, const LoadedKernel &whole,
                                           llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
                                           CallStats *stats) {
     const CompiledKernel &info = whole.info();
     int64_t numSlices = countSlices(info, inputs);
-    if (!runtimeOptions.splitSequences || !team || numSlices == 0 || outputs.empty() ||
-        2 * numSlices > static_cast<int64_t>(runtimeOptions.numThreads) ||
+    if (!runtimeOptions.splitSequences || numSlices == 0 || outputs.empty() ||
         llvm::is_contained(info.slicing.sharedArguments, true))
       return 0;
+    bool twoThreadsPerSlice = team && 2 * numSlices <= static_cast<int64_t>(runtimeOptions.numThreads);
     std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
     if (!variants || info.slicing.dims != variants->sequenceDim)
       return 0;
@@ -905,8 +908,11 @@ private:
       if (alongSequence.back() && lengthOf(input.spec) != length)
         return 0;
     }
-    std::optional<SequencePieces> pieces = planSequencePieces(length);
-    if (!pieces)
+    // A thread alone on a slice takes longer pieces: it has no handoff to balance, and a piece's calls then
+    // cost less per position.
+    std::optional<SequencePieces> pieces =
+        planSequencePieces(length, twoThreadsPerSlice ? kMinParallelPieceLength : kMinSerialPieceLength);
+    if (!pieces || (!twoThreadsPerSlice && length < kMinSerialPiecesLength))
       return 0;
 
     // The kernels: prefill, resume and state on a piece, resume on a shorter last piece.
@@ -938,9 +944,13 @@ private:
     auto resume = getPieceKernel(variants->resume, specs);
     if (!resume)
       return resume.takeError();
-    auto state = getPieceKernel(variants->state, specs);
-    if (!state)
-      return state.takeError();
+    // Only a runner computes states alone.
+    llvm::Expected<LoadedKernel *> state = *resume;
+    if (twoThreadsPerSlice) {
+      state = getPieceKernel(variants->state, specs);
+      if (!state)
+        return state.takeError();
+    }
     int64_t lastLength = pieces->size(pieces->count() - 1);
     llvm::Expected<LoadedKernel *> resumeLast = *resume;
     if (lastLength != pieces->pieceLength) {
@@ -978,8 +988,8 @@ private:
     std::vector<std::unique_ptr<PieceHandoff>> handoffs;
     for (int64_t slice = 0; slice < numSlices; ++slice)
       handoffs.push_back(std::make_unique<PieceHandoff>(pieces->count()));
-    bool ran = team->tryRun(2 * numSlices, [&](unsigned part) {
-      int64_t slice = part / 2;
+    enum class Role { Front, Runner, Alone };
+    auto runSlice = [&](int64_t slice, Role role) {
       SliceCall prefillCall(**prefill), resumeCall(**resume), stateCall(**state), lastCall(**resumeLast);
       llvm::SmallVector<int64_t, 2> coordinates(info.slicing.dims);
       getSliceCoordinates(batchShape, slice, coordinates);
@@ -1008,13 +1018,38 @@ private:
         stateCall(arguments, results, coordinates);
       };
       PieceWork work{withOutputs, stateOnly};
-      if (part % 2 == 0)
-        handoffs[slice]->runFront(work);
-      else
+      if (role == Role::Runner)
         handoffs[slice]->runRunner(work);
-    });
-    return ran ? pieces->count() : 0;
+      else
+        handoffs[slice]->runFront(work); // alone, no runner takes over: every piece in order
+    };
+    if (twoThreadsPerSlice) {
+      bool ran = team->tryRun(2 * numSlices, [&](unsigned part) {
+        runSlice(part / 2, part % 2 == 0 ? Role::Front : Role::Runner);
+      });
+      if (!ran)
+        return 0;
+      if (stats)
+        stats->sequenceThreadsPerSlice = 2;
+      return pieces->count();
+    }
+    auto runRange = [&](int64_t begin, int64_t end) {
+      for (int64_t slice = begin; slice < end; ++slice)
+        runSlice(slice, Role::Alone);
+    };
+    int64_t parts = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
+    if (parts <= 1 || !team ||
+        !team->tryRun(parts, [&](unsigned p) { runRange(numSlices * p / parts, numSlices * (p + 1) / parts); }))
+      runRange(0, numSlices);
+    if (stats)
+      stats->sequenceThreadsPerSlice = 1;
+    return pieces->count();
   }
+
+  /// Below this many positions a slice whose thread is alone runs its sequence whole: a whole-sequence kernel
+  /// loses to its pieces only once the sequence's passes no longer fit in cache (docs/BENCHMARKS.md).
+  static constexpr int64_t kMinSerialPiecesLength = 16384;
+  static constexpr int64_t kMinParallelPieceLength = 256, kMinSerialPieceLength = 1024;
 
   /// The number of batch×head slices of a call of `info` on `inputs`.
   static int64_t countSlices(const CompiledKernel &info, llvm::ArrayRef<TensorRef> inputs) {

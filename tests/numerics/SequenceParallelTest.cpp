@@ -1,12 +1,13 @@
-//===- SequenceParallelTest.cpp - two threads per slice match one ---------===//
+//===- SequenceParallelTest.cpp - causal calls on pieces match the whole --===//
 //
-// A sequence-parallel call (RuntimeOptions::splitSequences, runtime/lib/SequencePieces.h) runs each slice
-// of a causal entry on two threads over pieces of the sequence. For every causal library kernel it must
-// reproduce the same call on one thread (relative RMS ≤ 1e-5, as prefill + resumes do: StateVariantsTest),
-// at B·H = 1 on two threads and B·H = 2 on four, with a sequence whose last piece is shorter (1100
-// positions: four pieces of 256 and one of 76). It must be used where it applies (CallStats::sequencePieces)
-// and nowhere else: not with the option off, not for a non-causal entry, not with more slices than pairs of
-// threads.
+// A causal call may run on pieces of its sequence (RuntimeOptions::splitSequences, runtime/lib/
+// SequencePieces.h): two threads per slice where the threads allow, else one thread running a long sequence
+// piece by piece. For every causal library kernel either must reproduce the whole-sequence kernel (relative
+// RMS ≤ 1e-5, as prefill + resumes do: StateVariantsTest), with a last piece shorter than the others: B·H = 1
+// on two threads and 2 on four (1100 positions: four pieces of 256 and one of 76), B·H = 1 on one thread
+// (16500 positions: sixteen of 1024 and one of 116). It must be used where it applies (CallStats) and nowhere
+// else: not with the option off, not for a non-causal entry, not for a short sequence with more slices than
+// pairs of threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,16 +58,15 @@ std::vector<la::HostTensor> makeInputs(const la::EntrySignature &signature, int6
   return inputs;
 }
 
-/// Runs `entry` on `inputs`; `pieces` receives CallStats::sequencePieces.
+/// Runs `entry` on `inputs`; `stats` receives how the call ran.
 std::vector<la::HostTensor> run(la::Runtime &runtime, const la::Program &program, const std::string &entry,
-                                std::vector<la::HostTensor> &inputs, int64_t &pieces) {
+                                std::vector<la::HostTensor> &inputs, la::CallStats &stats) {
   std::vector<la::TensorRef> refs;
   for (la::HostTensor &tensor : inputs)
     refs.push_back(tensor.ref());
-  la::CallStats stats;
+  stats = la::CallStats();
   auto results = runtime.run(program, entry, refs, &stats);
   EXPECT_TRUE(bool(results)) << entry << ": " << llvm::toString(results.takeError());
-  pieces = stats.sequencePieces;
   return results ? std::vector<la::HostTensor>(results->begin(), results->end()) : std::vector<la::HostTensor>();
 }
 
@@ -81,40 +81,44 @@ double relativeRms(const la::HostTensor &x, const la::HostTensor &y) {
 
 class SequenceParallel : public testing::TestWithParam<Kernel> {};
 
-TEST_P(SequenceParallel, TwoThreadsPerSliceMatchOne) {
+TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
   const Kernel &kernel = GetParam();
-  auto one = makeRuntime(1);
-  ASSERT_TRUE(one);
-  auto program = one->loadFile(std::string(LA_KERNELS_DIR) + "/" + kernel.file);
+  auto whole = makeRuntime(1, /*splitSequences=*/false);
+  ASSERT_TRUE(whole);
+  auto program = whole->loadFile(std::string(LA_KERNELS_DIR) + "/" + kernel.file);
   ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
-  auto signature = one->signature(**program, kernel.entry);
+  auto signature = whole->signature(**program, kernel.entry);
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
 
-  const int64_t length = 1100;
-  for (auto [heads, threads] : {std::pair<int64_t, unsigned>{1, 2}, {2, 4}}) {
-    std::string what =
-        std::string(kernel.entry) + " B·H=" + std::to_string(heads) + " on " + std::to_string(threads) + " threads";
-    std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, heads, length);
-    int64_t pieces = -1;
-    std::vector<la::HostTensor> expected = run(*one, **program, kernel.entry, inputs, pieces);
-    EXPECT_EQ(pieces, 0) << what << ": one thread";
+  struct Case {
+    int64_t heads, length;
+    unsigned threads;
+    int64_t pieces;
+    int threadsPerSlice;
+  };
+  // 1100 positions: four pieces of 256 and one of 76. 16500: sixteen of 1024 and one of 116, for a thread
+  // alone on its slice (from 16384 positions on).
+  for (Case c : {Case{1, 1100, 2, 5, 2}, Case{2, 1100, 4, 5, 2}, Case{1, 16500, 1, 17, 1}}) {
+    std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(c.heads) + " N=" +
+                       std::to_string(c.length) + " on " + std::to_string(c.threads) + " threads";
+    std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, c.heads, c.length);
+    la::CallStats stats;
+    std::vector<la::HostTensor> expected = run(*whole, **program, kernel.entry, inputs, stats);
+    EXPECT_EQ(stats.sequencePieces, 0) << what << ": off";
 
-    auto parallel = makeRuntime(threads);
-    ASSERT_TRUE(parallel);
-    std::vector<la::HostTensor> split = run(*parallel, **program, kernel.entry, inputs, pieces);
-    EXPECT_EQ(pieces, 5) << what;
+    auto pieced = makeRuntime(c.threads);
+    ASSERT_TRUE(pieced);
+    std::vector<la::HostTensor> split = run(*pieced, **program, kernel.entry, inputs, stats);
+    EXPECT_EQ(stats.sequencePieces, c.pieces) << what;
+    EXPECT_EQ(stats.sequenceThreadsPerSlice, c.threadsPerSlice) << what;
     ASSERT_EQ(split.size(), expected.size()) << what;
     for (size_t r = 0; r < split.size(); ++r)
       EXPECT_LE(relativeRms(split[r], expected[r]), 1e-5) << what << ": result #" << r;
 
-    // Off, or more slices than pairs of threads: one thread per slice.
-    auto off = makeRuntime(threads, /*splitSequences=*/false);
-    ASSERT_TRUE(off);
-    run(*off, **program, kernel.entry, inputs, pieces);
-    EXPECT_EQ(pieces, 0) << what << ": splitSequences off";
-    std::vector<la::HostTensor> wider = makeInputs(*signature, 2, heads, length);
-    run(*parallel, **program, kernel.entry, wider, pieces);
-    EXPECT_EQ(pieces, 0) << what << ": B = 2";
+    // More slices than pairs of threads, and a sequence too short for a thread alone: the sequence whole.
+    std::vector<la::HostTensor> wider = makeInputs(*signature, 2 * c.threads, c.heads, 1100);
+    run(*pieced, **program, kernel.entry, wider, stats);
+    EXPECT_EQ(stats.sequencePieces, 0) << what << ": B = " << 2 * c.threads;
   }
 }
 
@@ -125,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, SequenceParallel,
                                          Kernel{"retention.mlir", "gla"}),
                          [](const testing::TestParamInfo<Kernel> &info) { return std::string(info.param.entry); });
 
-TEST(SequenceParallelNotCausal, RunsOneThreadPerSlice) {
+TEST(SequenceParallelNotCausal, RunsTheSequenceWhole) {
   auto runtime = makeRuntime(2);
   ASSERT_TRUE(runtime);
   auto program = runtime->loadFile(std::string(LA_KERNELS_DIR) + "/linear_attention.mlir");
@@ -133,9 +137,9 @@ TEST(SequenceParallelNotCausal, RunsOneThreadPerSlice) {
   auto signature = runtime->signature(**program, "linear_attention");
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
   std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, 1, 2048);
-  int64_t pieces = -1;
-  run(*runtime, **program, "linear_attention", inputs, pieces);
-  EXPECT_EQ(pieces, 0);
+  la::CallStats stats;
+  run(*runtime, **program, "linear_attention", inputs, stats);
+  EXPECT_EQ(stats.sequencePieces, 0);
 }
 
 } // namespace

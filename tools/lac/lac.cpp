@@ -121,9 +121,9 @@ static cl::opt<unsigned> threads("threads", cl::desc("Worker threads (0: one per
                                  cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::cat(commonCategory));
 static cl::opt<bool> splitSequences(
     "split-sequences",
-    cl::desc("Run a causal entry whose batch×head slices are at most half the threads on two threads per slice, "
-             "on pieces of the sequence (la::RuntimeOptions::splitSequences); =false: one thread per slice, "
-             "outputs that repeat bit for bit"),
+    cl::desc("Run a causal entry on pieces of its sequence: two threads per slice where the slices are at most "
+             "half the threads, else one per slice from 16384 positions on (la::RuntimeOptions::splitSequences); "
+             "=false: each slice's sequence whole on one thread, outputs that repeat bit for bit"),
     cl::init(true), cl::sub(runCommand), cl::cat(commonCategory));
 static cl::opt<bool> json("json", cl::desc("Print one JSON object with the figures"), cl::sub(runCommand),
                           cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand), cl::cat(commonCategory));
@@ -708,6 +708,7 @@ int runRun() {
                               {"repeat", static_cast<int64_t>(repeat)},
                               {"threads", static_cast<int64_t>(usedThreads)},
                               {"sequence_pieces", stats.sequencePieces},
+                              {"sequence_threads_per_slice", stats.sequenceThreadsPerSlice},
                               {"outputs", std::move(outSpecs)}};
     if (!times.empty()) {
       object["median_ms"] = median;
@@ -736,7 +737,8 @@ int runRun() {
     llvm::outs() << " " << tensor.spec().str();
   llvm::outs() << llvm::formatv("; kernel {0} ({1:f1} ms)", la::cacheSourceName(stats.cache), stats.compileMs);
   if (stats.sequencePieces > 0)
-    llvm::outs() << llvm::formatv("; sequence-parallel: {0} pieces per slice, two threads each", stats.sequencePieces);
+    llvm::outs() << llvm::formatv("; sequence in {0} pieces, {1} thread{2} per slice", stats.sequencePieces,
+                                  stats.sequenceThreadsPerSlice, stats.sequenceThreadsPerSlice == 1 ? "" : "s");
   llvm::outs() << "\n";
   if (stats.gpu) {
     const la::emu::Dim3 &grid = stats.gpu->grid;

@@ -92,14 +92,16 @@ struct RuntimeOptions {
   /// the next call a kernel wake-up (tens of µs here, the size of a whole decode step); a spinning one keeps
   /// a core busy for this long after each call. 0: sleep at once.
   unsigned workerSpinMicroseconds = 100;
-  /// Sequence-parallel calls of causal entries on the CPU: where a call has at most half as many batch×head
-  /// slices as threads and a sequence long enough for four pieces of 256 positions, each slice runs on two
-  /// threads, one from the start and one from a later piece it reaches first by computing the state alone
-  /// (the entry's derived `state` variant; runtime/lib/SequencePieces.h). Linear attention at B = H = 1,
-  /// N = 65536 runs 2.2× faster on two threads than on one (docs/BENCHMARKS.md). Where the second thread
-  /// takes over depends on timing, so the outputs of two calls may differ at rounding level (as prefill +
-  /// resumes differ from the whole-sequence kernel: ≤ 1e-5 relative); off, every call runs one thread per
-  /// slice and repeats bit for bit.
+  /// Causal entries on the CPU run on pieces of their sequence (the entry's derived variants,
+  /// runtime/lib/SequencePieces.h): where a call has at most half as many batch×head slices as threads, each
+  /// slice on two threads, one from the start and one from a later piece that it reaches first by computing
+  /// the state alone (sequences of four pieces of 256 positions or more); otherwise, from 16384 positions on,
+  /// each slice on its thread piece by piece, since a piece's tensors stay in cache where the whole
+  /// sequence's passes stream from memory. Linear attention at B = H = 1, N = 65536: 2.2× faster on two
+  /// threads than the whole sequence on one; at B = 2, H = 8, N = 16384 1.25× faster (docs/BENCHMARKS.md).
+  /// Where the second thread takes over depends on timing, so two calls may differ at rounding level (as
+  /// prefill + resumes differ from the whole-sequence kernel: ≤ 1e-5 relative); off, every call runs each
+  /// slice's sequence whole on one thread and repeats bit for bit.
   bool splitSequences = true;
   CompileOptions compile;
   /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
@@ -159,9 +161,11 @@ struct CallStats {
   std::string config;
   /// Whether that configuration came from a tuning-database record (even one equal to the default).
   bool tuned = false;
-  /// A sequence-parallel call (RuntimeOptions::splitSequences): the pieces each slice was cut into; 0 for a
-  /// call that ran one thread per slice.
+  /// A call that ran a causal entry on pieces of its sequence (RuntimeOptions::splitSequences): the pieces
+  /// each slice was cut into, and the threads that ran each slice (2: a sequence-parallel call); 0 pieces
+  /// for a call that ran each slice's sequence whole.
   int64_t sequencePieces = 0;
+  int sequenceThreadsPerSlice = 0;
 };
 
 /// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.
