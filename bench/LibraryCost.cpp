@@ -89,6 +89,14 @@ KernelCost la::bench::libraryCost(LibraryKernel kernel, const LibraryShape &s) {
     cost.flops = 4 * b * t * t * d + 3 * t * t + 7 * elems;
     cost.bytes = 4.0 * (4 * elems + t * t);
     break;
+  case LibraryKernel::AftFullCausal: {
+    // aft_full over the pairs t' ≤ t only, T(T+1)/2 of them: the products' multiply-adds, e^{w − rowmax} and
+    // the row max on the lower triangle of w, which is all the formula reads of it.
+    const double pairs = t * (t + 1) / 2;
+    cost.flops = 4 * b * pairs * d + 3 * pairs + 7 * elems;
+    cost.bytes = 4.0 * (4 * elems + pairs);
+    break;
+  }
   case LibraryKernel::Gau:
     // Per batch: Q Kᵀ (2·N²·s), relu, square and the 1/(N·s) scale (3·N²), A V (2·N²·e), gate (N·e).
     // Quadratic by definition. Bytes: u, v, out [B, N, e], q, k [B, N, s].

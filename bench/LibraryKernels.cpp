@@ -31,6 +31,8 @@ const char *la::bench::libraryEntryName(LibraryKernel kernel) {
     return "aft_local";
   case LibraryKernel::AftFull:
     return "aft_full";
+  case LibraryKernel::AftFullCausal:
+    return "aft_full_causal";
   case LibraryKernel::AftConv:
     return "aft_conv";
   case LibraryKernel::Gau:
@@ -55,6 +57,7 @@ LibraryFamily la::bench::libraryFamily(LibraryKernel kernel) {
   case LibraryKernel::AftSimple:
   case LibraryKernel::AftLocal:
   case LibraryKernel::AftFull:
+  case LibraryKernel::AftFullCausal:
   case LibraryKernel::AftConv:
     return LibraryFamily::Aft;
   case LibraryKernel::Gau:
@@ -96,6 +99,7 @@ const char *la::bench::libraryKernelFile(LibraryFamily family) {
 bool la::bench::libraryIsCausal(LibraryKernel kernel) {
   switch (kernel) {
   case LibraryKernel::AftCausal:
+  case LibraryKernel::AftFullCausal:
   case LibraryKernel::FlashCausal:
   case LibraryKernel::Retention:
   case LibraryKernel::SimpleGla:
@@ -116,6 +120,7 @@ std::vector<LibraryArgument> la::bench::libraryArguments(LibraryKernel kernel, c
     return {{"q", aft}, {"k", aft}, {"v", aft}};
   case LibraryKernel::AftLocal:
   case LibraryKernel::AftFull:
+  case LibraryKernel::AftFullCausal:
     // w is the learned [T, T] position bias; N(0, 1) keeps aft_local's e^w − 1 decomposition (SPEC §3)
     // away from the cancellation it suffers for strongly negative w.
     return {{"q", aft}, {"k", aft}, {"v", aft}, {"w", {s.t, s.t}}};

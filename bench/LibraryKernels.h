@@ -27,6 +27,7 @@ enum class LibraryKernel {
   AftSimple,
   AftLocal,
   AftFull,
+  AftFullCausal,
   AftConv,
   Gau,
   Flash,

@@ -132,15 +132,18 @@ Tensor sharedMatmul(ForkJoinPool &pool, const float *w, const float *x, int64_t 
 }
 
 /// w[None, :, :, None] + k[:, None, :, :]: [T, T] and [B, T, d] -> [B, T, T, d], parallel over B·T rows.
-Tensor jointLogits(ForkJoinPool &pool, const float *w, const float *k, int64_t batch, int64_t t, int64_t d) {
+Tensor jointLogits(ForkJoinPool &pool, const float *w, const float *k, int64_t batch, int64_t t, int64_t d,
+                   bool causal) {
   Tensor out = allocate(static_cast<size_t>(batch) * t * t * d);
   float *__restrict o = out.data();
+  const float hidden = -std::numeric_limits<float>::infinity();
   pool.parallelFor(batch * t, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       int64_t b = row / t, i = row % t;
       for (int64_t j = 0; j < t; ++j)
         for (int64_t c = 0; c < d; ++c)
-          o[(static_cast<size_t>(row) * t + j) * d + c] = w[i * t + j] + k[(b * t + j) * d + c];
+          o[(static_cast<size_t>(row) * t + j) * d + c] =
+              causal && j > i ? hidden : w[i * t + j] + k[(b * t + j) * d + c];
     }
   });
   return out;
@@ -360,10 +363,10 @@ void aftConv(const LibraryShape &sh, const float *q, const float *k, const float
 }
 
 /// SPEC §7's form: softmax over t' of the [B, T, T, d] joint logits k + w, times v, summed over t'.
-void aftFull(const LibraryShape &sh, const float *q, const float *k, const float *v, const float *w, float *out,
-             ForkJoinPool &pool) {
+void aftFull(const LibraryShape &sh, bool causal, const float *q, const float *k, const float *v, const float *w,
+             float *out, ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
-  Tensor logits = jointLogits(pool, w, k, b, t, d);              // w[None, :, :, None] + k[:, None]
+  Tensor logits = jointLogits(pool, w, k, b, t, d, causal); // w[None, :, :, None] + k[:, None], −inf at t' > t
   Tensor weights = softmaxSeq(pool, logits.data(), b * t, t, d); // torch.softmax(., dim=2)
   logits.reset();
   Tensor wv = mulValuesJoint(pool, weights.data(), v, b, t, d); // weights * v[:, None]
@@ -511,6 +514,7 @@ double la::bench::libraryReferenceLargestTensorBytes(LibraryKernel kernel, const
   case LibraryKernel::AftLocal:
     return 4.0 * std::max(t * t, b * t * d); // e^{w} − 1 and its banded copy
   case LibraryKernel::AftFull:
+  case LibraryKernel::AftFullCausal:
     return 4.0 * b * t * t * d; // the joint logits, their softmax, times v
   case LibraryKernel::AftConv:
     return 4.0 * b * t * sh.h * d; // every intermediate is [B, X, Y, h, c]
@@ -531,7 +535,8 @@ double la::bench::libraryReferencePeakBytes(LibraryKernel kernel, const LibraryS
   // aft_full keeps two [B, T, T, d] tensors alive at a time (each op's input and output); the others hold
   // about a dozen tensors of the largest size until they return (an upper estimate).
   double largest = libraryReferenceLargestTensorBytes(kernel, sh);
-  return kernel == LibraryKernel::AftFull ? 2 * largest : 12 * largest;
+  bool joint = kernel == LibraryKernel::AftFull || kernel == LibraryKernel::AftFullCausal;
+  return joint ? 2 * largest : 12 * largest;
 }
 
 std::string la::bench::libraryReferenceUnsupported(LibraryKernel kernel, const LibraryShape &sh) {
@@ -561,7 +566,8 @@ void la::bench::runLibraryReference(LibraryKernel kernel, const LibraryShape &sh
   case LibraryKernel::AftLocal:
     return aftLocal(sh, a[0], a[1], a[2], a[3], out, pool);
   case LibraryKernel::AftFull:
-    return aftFull(sh, a[0], a[1], a[2], a[3], out, pool);
+  case LibraryKernel::AftFullCausal:
+    return aftFull(sh, kernel == LibraryKernel::AftFullCausal, a[0], a[1], a[2], a[3], out, pool);
   case LibraryKernel::AftConv:
     return aftConv(sh, a[0], a[1], a[2], a[3], out, pool);
   case LibraryKernel::Gau:

@@ -5,8 +5,9 @@
 // thread count:
 //   - AFT as the paper's equations: causal and simple with a global max subtracted before exp, aft_local
 //     as SPEC §3's global sums plus a band-masked dense [T, T] matrix product (what `torch.matmul` with a
-//     masked bias does), aft_full as SPEC §7's [B, T, T, d] joint softmax, aft_conv as SPEC §3's global
-//     sums plus two depthwise F.conv2d's (groups = h·c, padding 3) of e^K ⊙ V and e^K with e^{w} − 1;
+//     masked bias does), aft_full as SPEC §7's [B, T, T, d] joint softmax (aft_full_causal: −inf at
+//     t' > t), aft_conv as SPEC §3's global sums plus two depthwise F.conv2d's (groups = h·c, padding 3) of
+//     e^K ⊙ V and e^K with e^{w} − 1;
 //   - GAU and FLASH as lucidrains/FLASH-pytorch's `GAU` and `FLASH` forward after the projections: dense
 //     relu² scores, chunks as a [B, G, c, ·] reshape, causal chunk states by cumsum and shift;
 //   - retention / simple GLA / GLA in fla's chunked torch form (chunk 64): a decay-masked score tile per

@@ -78,7 +78,7 @@ OracleCheck checkAft(LibraryKernel kernel, const LibraryShape &sh, const std::ve
       want = oracle::aftLocal(1, t, nc, q.data(), k.data(), v.data(), a[3], kAftLocalWindow);
       break;
     default:
-      want = oracle::aftFull(1, t, nc, q.data(), k.data(), v.data(), a[3], /*causal=*/false);
+      want = oracle::aftFull(1, t, nc, q.data(), k.data(), v.data(), a[3], kernel == LibraryKernel::AftFullCausal);
       break;
     }
     for (int64_t i = 0; i < t; ++i)

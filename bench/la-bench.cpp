@@ -582,6 +582,7 @@ const LibraryCase libraryCases[] = {
     // O(T^2 d) by definition, but as two matrix products (la-factor-joint-softmax): 0.6 s of roofline at
     // T = 16384, where the unfused reference (B*T*T*d joint logits) is skipped for its memory.
     {LibraryKernel::AftFull, {2, 1, 0, 64, 64}},
+    {LibraryKernel::AftFullCausal, {2, 1, 0, 64, 64}},
     {LibraryKernel::AftConv, {2, 8, 0, 64, 64}}, // T as an X×Y = 32×(T/32) image, h=8 heads of c=64
     {LibraryKernel::Gau,
      {2, 1, 0, 128, 256},

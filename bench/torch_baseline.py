@@ -165,6 +165,17 @@ def aft_full(torch, q, k, v, w):
     return torch.sigmoid(q) * (ew @ (ek * v)) / (ew @ ek)
 
 
+def causal_mask(torch, t):
+    """True where t' > t, the positions aft_full_causal hides: a module buffer, built once outside the call."""
+    idx = torch.arange(t)
+    return idx[None, :] > idx[:, None]
+
+
+def aft_full_causal(torch, q, k, v, w, hidden):
+    """aft_full with w at -inf where t' > t: e^(w - max w) is 0 there, so the same two matrix products."""
+    return aft_full(torch, q, k, v, w.masked_fill(hidden, float("-inf")))
+
+
 # ---------------------------------------------------------------------------------------------------------
 # GAU / FLASH (SPEC.md section 4): u, v [B, N, e]; q/k pairs [B, N, s]
 # ---------------------------------------------------------------------------------------------------------
@@ -274,6 +285,7 @@ LIBRARY = {
     "aft_simple": (aft_simple, "aft", dict(B=2, d=512), "q k v", None),
     "aft_local": (aft_local, "aft", dict(B=2, d=64), "q k v w", None),
     "aft_full": (aft_full, "aft", dict(B=2, d=64), "q k v w", None),
+    "aft_full_causal": (aft_full_causal, "aft", dict(B=2, d=64), "q k v w", None),
     "aft_conv": (aft_conv, "aft", dict(B=2, h=8, c=64), "q k v w", None),
     "gau": (gau, "flash", dict(B=2, s=128, e=256), "u v q k", 4096),
     "flash": (flash, "flash", dict(B=2, s=128, e=256), "u v qq kq ql kl", None),
@@ -323,12 +335,14 @@ def library_inputs(torch, name, t, dims, generator):
         args.append(torch.nn.functional.logsigmoid(x) if arg == "g" else x)
     if name == "aft_local":
         args.append(band_mask(torch, t))
+    if name == "aft_full_causal":
+        args.append(causal_mask(torch, t))
     return args
 
 
 def library_largest_bytes(name, t, dims):
     """The largest tensor the eager form materialises (as la-bench's libraryReferenceLargestTensorBytes)."""
-    if name in ("aft_full", "aft_local"):
+    if name in ("aft_full", "aft_full_causal", "aft_local"):
         return 4.0 * t * t
     if name == "aft_conv":
         return 4.0 * dims["B"] * t * dims["h"] * dims["c"]
@@ -367,6 +381,8 @@ def naive_library(torch, name, args):
             w = torch.zeros(t, t, dtype=torch.float64)
         elif name == "aft_local":
             w = torch.where((idx[:, None] - idx[None, :]).abs() < AFT_LOCAL_WINDOW, a[3], torch.zeros_like(a[3]))
+        elif name == "aft_full_causal":
+            w = a[3].masked_fill(idx[None, :] > idx[:, None], float("-inf"))
         else:
             w = a[3]
         weights = torch.softmax(w[None, :, :, None] + k[:, None, :, :], dim=2)
