@@ -333,14 +333,16 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
         MapOp::create(rewriter, loc, match->values.getType(), MapFn::mul, ValueRange{expB, match->values}).getResult();
     auto products = SubscriptsAttr::getFromTerms(context, {match->aLetters, match->bLetters}, outLetters);
     // Softmax weights outside the mask count in the denominator but not in the numerator. Where A is -inf
-    // outside the mask (causal AFT-full), e^{A - mA} is exactly 0 there and the mask changes nothing: both
-    // products drop it and stay plain matrix products, which are register-tiled (a masked one is not).
-    MaskAttr numeratorMask = match->mask;
+    // outside the mask (causal AFT-full), e^{A - mA} is exactly 0 there, so the denominator may keep the mask
+    // too: both products then cover the triangle only (la-chunk-scans runs them in row blocks,
+    // ChunkTrilContractions.h).
+    MaskAttr numeratorMask = match->mask, denominatorMask;
     if (numeratorMask && isNegInfinityOutsideTril(aTensor, match->aLetters, numeratorMask))
-      numeratorMask = MaskAttr();
+      denominatorMask = numeratorMask;
     Value numerator =
         ContractOp::create(rewriter, loc, resultType, products, ValueRange{expA, weightedValues}, numeratorMask);
-    Value denominator = ContractOp::create(rewriter, loc, resultType, products, ValueRange{expA, expB});
+    Value denominator =
+        ContractOp::create(rewriter, loc, resultType, products, ValueRange{expA, expB}, denominatorMask);
 
     // numerator / denominator where the denominator is exact (kExactDenominator), the joint form elsewhere.
     Value length = tensor::DimOp::create(rewriter, loc, bTensor, StringRef(match->bLetters).find(position));
