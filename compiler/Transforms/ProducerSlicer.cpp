@@ -3,6 +3,10 @@
 #include "Transforms/ProducerSlicer.h"
 #include "Transforms/RecomputeCost.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 namespace mlir::la {
 
 bool mapUsesIndex(MapOp map) {
@@ -24,8 +28,7 @@ Value ProducerSlicer::slice(Value value, ArrayRef<DimWindow> windows) {
     return value;
   Operation *producer = value.getDefiningOp();
   if (auto map = dyn_cast_or_null<MapOp>(producer);
-      map && !mapUsesIndex(map) &&
-      (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && recomputeCost(map) <= kCheapRecomputeCost)))
+      map && (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && recomputeCost(map) <= kCheapRecomputeCost)))
     return sliceMap(map, windows);
   if (auto contract = dyn_cast_or_null<ContractOp>(producer))
     if (Value sliced = sliceBlockContract(contract, windows))
@@ -47,10 +50,33 @@ Value ProducerSlicer::sliceMap(MapOp map, ArrayRef<DimWindow> windows, Value rep
           inputWindows.push_back({static_cast<int64_t>(inputDim), w.window});
     inputs.push_back(slice(input, inputWindows));
   }
-  Operation *clone = builder.clone(*map);
+  // A position the map reads (`la.index d`) is the whole value's: on a window, the window's start plus the
+  // slice's own position (causal AFT-full's mask on a block of the bias).
+  SmallVector<std::pair<int64_t, Value>> starts;
+  for (const DimWindow &w : windows)
+    if (!isConstantIntValue(w.window.start, 0))
+      starts.push_back({w.dim, getValueOrCreateConstantIndexOp(builder, loc, w.window.start)});
+  auto clone = cast<MapOp>(builder.clone(*map));
   clone->setOperands(inputs);
   clone->getResult(0).setType(slicedType(map.getResult(), windows));
-  return clone->getResult(0);
+  clone.getBody().walk([&](IndexOp index) {
+    for (auto [dim, start] : starts) {
+      if (static_cast<int64_t>(index.getDim()) != dim)
+        continue;
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfter(index);
+      Value absolute;
+      if (index.getType().isIndex()) {
+        absolute = arith::AddIOp::create(builder, loc, index, start);
+      } else {
+        Value count = arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), start);
+        Value offset = arith::UIToFPOp::create(builder, loc, index.getType(), count);
+        absolute = arith::AddFOp::create(builder, loc, index, offset);
+      }
+      index.getResult().replaceAllUsesExcept(absolute, absolute.getDefiningOp());
+    }
+  });
+  return clone.getResult();
 }
 
 /// Inside a diagonal block of its own size, a block mask keeps everything and a causal_block mask is tril.

@@ -32,8 +32,8 @@ public:
     return *this;
   }
 
-  /// `value` restricted to `windows`. Recomputes an `la.map` (one without `la.index`, which reads absolute
-  /// positions) when it has no other use, when two or more of its dimensions are sliced (a tensor over
+  /// `value` restricted to `windows`. Recomputes an `la.map` (its `la.index` positions shifted by the
+  /// windows' starts) when it has no other use, when two or more of its dimensions are sliced (a tensor over
   /// pairs of positions, the very thing chunking avoids building) or when it is cheap (above); recomputes
   /// a `block`/`causal_block`-masked contraction whose two mask dimensions are sliced to the same diagonal
   /// block. Extracts a slice of anything else.

@@ -463,3 +463,52 @@ func.func @normaliser_with_state(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>,
   %final = tensor.collapse_shape %last [[0], [1, 2]] : tensor<1x1x3xf32> into tensor<1x3xf32>
   return %den, %final : tensor<1x10xf32>, tensor<1x3xf32>
 }
+
+// -----
+
+// Causal AFT-full's product, tril(t, s) over T = 600, in row blocks of 256: the columns before a block in dense
+// 256-wide blocks (no mask) accumulated by an inner loop up to the block's start, then the diagonal block with
+// the mask; the partial last block (88 rows) with its own static sizes. The masked exponential is recomputed
+// on each block, its positions (la.index) shifted by the block's start.
+// CHECK-LABEL: func.func @tril_rows
+// CHECK: scf.for %[[R:.*]] = %c0 to %c512 step %c256 iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
+// CHECK:   scf.for %[[C:.*]] = %{{.*}} to %[[R]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x256x3xf32>)
+// CHECK:     tensor.extract_slice %arg0[%[[R]], %[[C]]] [256, 256]
+// CHECK:       %[[T:.*]] = la.index 0 : index
+// CHECK:       arith.addi %[[T]], %[[R]] : index
+// CHECK:       %[[S:.*]] = la.index 1 : index
+// CHECK:       arith.addi %[[S]], %[[C]] : index
+// CHECK:     %[[P:.*]] = la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
+// CHECK:     la.map add %[[ACC]], %[[P]]
+// CHECK:   tensor.extract_slice %arg0[%[[R]], %[[R]]] [256, 256]
+// CHECK:   la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
+// CHECK:   tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[R]], 0] [2, 256, 3]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x88x3xf32>)
+// CHECK:   la.contract "ts,bsd->btd" {{.*}} : tensor<88x256xf32>, tensor<2x256x3xf32> -> tensor<2x88x3xf32>
+// CHECK: la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<88x88xf32>, tensor<2x88x3xf32> -> tensor<2x88x3xf32>
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, %c512, 0] [2, 88, 3]
+func.func @tril_rows(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>) -> tensor<2x600x3xf32> {
+  %m = la.map "ts->ts" %w : tensor<600x600xf32> -> tensor<600x600xf32> {
+  ^bb0(%x: f32):
+    %t = la.index 0 : index
+    %s = la.index 1 : index
+    %visible = arith.cmpi ule, %s, %t : index
+    %e = math.exp %x : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.select %visible, %e, %zero : f32
+    la.yield %r : f32
+  }
+  %o = la.contract "ts,bsd->btd" %m, %v mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
+  return %o : tensor<2x600x3xf32>
+}
+
+// -----
+
+// A triangle of fewer than two row blocks is left whole.
+// CHECK-LABEL: func.func @tril_one_block
+// CHECK-NOT: scf.for
+// CHECK: la.contract "ts,bsd->btd" %arg0, %arg1 mask tril(t, s)
+func.func @tril_one_block(%w: tensor<300x300xf32>, %v: tensor<2x300x3xf32>) -> tensor<2x300x3xf32> {
+  %o = la.contract "ts,bsd->btd" %w, %v mask tril(t, s) : tensor<300x300xf32>, tensor<2x300x3xf32> -> tensor<2x300x3xf32>
+  return %o : tensor<2x300x3xf32>
+}

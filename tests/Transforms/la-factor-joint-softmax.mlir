@@ -42,8 +42,9 @@ func.func @aft_full(%k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>, %w: tensor<1
 // -----
 
 // Causal AFT-full after canonicalisation: the -inf mask of w is folded into the sum's region. The mask's
-// part becomes a map of w alone; since it is -inf wherever tril(t, s) drops a term, e^{w - mw} is 0 there
-// and both products lose the mask (plain matrix products). The joint form still applies it.
+// part becomes a map of w alone; since it is -inf wherever tril(t, s) drops a term, e^{w - mw} is 0 there,
+// so the denominator may keep the mask like the numerator: both products cover the triangle only
+// (la-chunk-scans runs them in row blocks). The joint form applies it too.
 // CHECK-LABEL: func.func @aft_full_causal
 // CHECK-SAME: (%[[K:.*]]: tensor<2x16x8xf32>, %[[V:.*]]: tensor<2x16x8xf32>, %[[W:.*]]: tensor<16x16xf32>)
 // CHECK: %[[WC:.*]] = la.map %[[W]] : tensor<16x16xf32> -> tensor<16x16xf32>
@@ -52,8 +53,8 @@ func.func @aft_full(%k: tensor<2x16x8xf32>, %v: tensor<2x16x8xf32>, %w: tensor<1
 // CHECK: arith.cmpi ule, %[[S]], %[[T]]
 // CHECK: arith.select
 // CHECK: la.reduce max %[[WC]] along [1]
-// CHECK: la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} : tensor
-// CHECK: la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} : tensor
+// CHECK: la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} mask tril(t, s) : tensor
+// CHECK: la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} mask tril(t, s) : tensor
 // CHECK: scf.if
 // CHECK: } else {
 // CHECK: tensor.extract %[[WC]]
