@@ -328,9 +328,16 @@ public:
                          llvm::toString(std::move(err)));
     } else {
       auto pieces = executeInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats);
-      if (!pieces)
-        return makeError(program.name() + ": entry '" + entry +
-                         "': a sequence-parallel call: " + llvm::toString(pieces.takeError()));
+      // A piece kernel that fails to compile is the compiler's bug, not the caller's: the call still runs,
+      // on the whole-sequence kernel, and says why once.
+      if (!pieces) {
+        std::string message = llvm::toString(pieces.takeError());
+        std::call_once(piecesWarning, [&] {
+          llvm::WithColor::warning(llvm::errs(), "la")
+              << program.name() << ": entry '" << entry << "': " << message << "; running the sequence whole\n";
+        });
+        pieces = 0;
+      }
       if (*pieces == 0)
         execute(**kernel, inputs, outputs);
       if (stats)
@@ -1072,6 +1079,7 @@ private:
   std::shared_mutex memoryMutex;
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
   std::once_flag diskWarning;
+  std::once_flag piecesWarning;
   std::mutex sequenceMutex;
   llvm::StringMap<std::shared_ptr<const SequenceVariants>> sequenceVariants;
 };

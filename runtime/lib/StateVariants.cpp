@@ -48,6 +48,24 @@ template <typename Printable> std::string printed(Printable printable) {
   return text;
 }
 
+
+/// `variant` of `entry` derived in `parsed` as the function `<entry>.<variant>`.
+llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm::StringRef bufferName,
+                                                     llvm::StringRef entry, mlir::la::StateVariant variant) {
+  llvm::StringRef variantName = mlir::la::getStateVariantName(variant);
+  mlir::ModuleOp module = *parsed.module;
+  mlir::SymbolTable symbols(module);
+  auto function = symbols.lookup<mlir::func::FuncOp>(entry);
+  if (!function || function.isExternal())
+    return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
+                                   variantName.str() + " variant of");
+  auto derived = mlir::la::deriveStateVariant(function, variant, (entry + "." + variantName).str(), symbols);
+  if (mlir::failed(derived))
+    return parsed.diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variantName.str() +
+                                    " variant");
+  return *derived;
+}
+
 } // namespace
 
 std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::StringRef entry) {
@@ -77,26 +95,6 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
   return names;
 }
 
-namespace {
-
-/// `variant` of `entry` derived in `parsed` as the function `<entry>.<variant>`.
-llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm::StringRef bufferName,
-                                                     llvm::StringRef entry, mlir::la::StateVariant variant) {
-  llvm::StringRef variantName = mlir::la::getStateVariantName(variant);
-  mlir::ModuleOp module = *parsed.module;
-  mlir::SymbolTable symbols(module);
-  auto function = symbols.lookup<mlir::func::FuncOp>(entry);
-  if (!function || function.isExternal())
-    return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
-                                   variantName.str() + " variant of");
-  auto derived = mlir::la::deriveStateVariant(function, variant, (entry + "." + variantName).str(), symbols);
-  if (mlir::failed(derived))
-    return parsed.diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variantName.str() +
-                                    " variant");
-  return *derived;
-}
-
-} // namespace
 
 llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName,
                                              llvm::StringRef entry) {
