@@ -366,7 +366,7 @@ void aftConv(const LibraryShape &sh, const float *q, const float *k, const float
 void aftFull(const LibraryShape &sh, bool causal, const float *q, const float *k, const float *v, const float *w,
              float *out, ForkJoinPool &pool) {
   const int64_t b = sh.b, t = sh.t, d = sh.d;
-  Tensor logits = jointLogits(pool, w, k, b, t, d, causal); // w[None, :, :, None] + k[:, None], −inf at t' > t
+  Tensor logits = jointLogits(pool, w, k, b, t, d, causal);      // w[None, :, :, None] + k[:, None], −inf at t' > t
   Tensor weights = softmaxSeq(pool, logits.data(), b * t, t, d); // torch.softmax(., dim=2)
   logits.reset();
   Tensor wv = mulValuesJoint(pool, weights.data(), v, b, t, d); // weights * v[:, None]

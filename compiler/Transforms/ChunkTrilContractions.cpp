@@ -78,8 +78,8 @@ struct ChunkTrilContraction : OpRewritePattern<ContractOp> {
               b, loc, first, start, step, ValueRange{zero}, [&](OpBuilder &nb, Location, Value col, ValueRange acc) {
                 Value part = ContractOp::create(nb, loc, partType, s, sliceInputs(nb, start, size, col, block),
                                                 MaskAttr(), op.getAccAttr());
-                scf::YieldOp::create(nb, loc,
-                                     MapOp::create(nb, loc, partType, MapFn::add, ValueRange{acc[0], part}).getResult());
+                scf::YieldOp::create(
+                    nb, loc, MapOp::create(nb, loc, partType, MapFn::add, ValueRange{acc[0], part}).getResult());
               });
           // The diagonal block: rows and columns start together, so the mask is the block's own tril.
           Value diagonal =

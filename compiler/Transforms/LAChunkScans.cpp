@@ -10,10 +10,10 @@
 #include "Transforms/CausalChunkStep.h"
 #include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkBlockContractions.h"
-#include "Transforms/ChunkTrilContractions.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
 #include "Transforms/ChunkScanReaders.h"
+#include "Transforms/ChunkTrilContractions.h"
 #include "Transforms/Passes.h"
 #include "Transforms/ProducerSlicer.h"
 

@@ -1031,9 +1031,8 @@ private:
         handoffs[slice]->runFront(work); // alone, no runner takes over: every piece in order
     };
     if (twoThreadsPerSlice) {
-      bool ran = team->tryRun(2 * numSlices, [&](unsigned part) {
-        runSlice(part / 2, part % 2 == 0 ? Role::Front : Role::Runner);
-      });
+      bool ran = team->tryRun(2 * numSlices,
+                              [&](unsigned part) { runSlice(part / 2, part % 2 == 0 ? Role::Front : Role::Runner); });
       if (!ran)
         return 0;
       if (stats)

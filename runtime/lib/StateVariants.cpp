@@ -48,7 +48,6 @@ template <typename Printable> std::string printed(Printable printable) {
   return text;
 }
 
-
 /// `variant` of `entry` derived in `parsed` as the function `<entry>.<variant>`.
 llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm::StringRef bufferName,
                                                      llvm::StringRef entry, mlir::la::StateVariant variant) {
@@ -94,7 +93,6 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
   }
   return names;
 }
-
 
 llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName,
                                              llvm::StringRef entry) {

@@ -99,8 +99,8 @@ TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
   // 1100 positions: four pieces of 256 and one of 76. 16500: sixteen of 1024 and one of 116, for a thread
   // alone on its slice (from 16384 positions on).
   for (Case c : {Case{1, 1100, 2, 5, 2}, Case{2, 1100, 4, 5, 2}, Case{1, 16500, 1, 17, 1}}) {
-    std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(c.heads) + " N=" +
-                       std::to_string(c.length) + " on " + std::to_string(c.threads) + " threads";
+    std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(c.heads) +
+                       " N=" + std::to_string(c.length) + " on " + std::to_string(c.threads) + " threads";
     std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, c.heads, c.length);
     la::CallStats stats;
     std::vector<la::HostTensor> expected = run(*whole, **program, kernel.entry, inputs, stats);

@@ -5,13 +5,17 @@
 // simulated: a state is the number of pieces it covers, so a piece run from the wrong state is caught, and
 // each role sleeps for its cost. Every piece's outputs are computed exactly once, each from the state of
 // all pieces before it; a cheap state makes the runner take over about where the costs balance; a state
-// that costs as much as a piece leaves every piece to the front.
+// that costs as much as a piece leaves every piece to the front. Then the runtime's own two-thread calls,
+// repeated, so that ThreadSanitizer (scripts/test --tsan) sees the real schedule.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Helpers.h"
 #include "SequencePieces.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include <array>
 #include <atomic>
@@ -90,6 +94,35 @@ TEST(RuntimeConcurrencySequencePieces, CheapStatesHandOverNearTheBalance) {
 TEST(RuntimeConcurrencySequencePieces, StatesAsCostlyAsPiecesLeaveEverythingToTheFront) {
   // The runner never gets ahead of the front, so it gives up and the front runs every piece.
   EXPECT_EQ(runHandoff(16, std::chrono::microseconds(200), std::chrono::microseconds(2000)), 16);
+}
+
+TEST(RuntimeConcurrencySequencePieces, RepeatedTwoThreadCallsMatchOneThread) {
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 1;
+  auto one = la::Runtime::create(options);
+  options.numThreads = 2;
+  auto two = la::Runtime::create(options);
+  ASSERT_TRUE(bool(one) && bool(two));
+  auto program = (*one)->loadFile(la::test::kernelPath("linear_attention.mlir"));
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  // 1100 positions: four pieces of 256 and a short last one.
+  la::test::AttentionInputs inputs(1, 1, 1100, 8, 5);
+  auto expected = (*one)->run(**program, "linear_attention_causal", inputs.refs);
+  ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
+  for (int call = 0; call < 20; ++call) {
+    la::CallStats stats;
+    auto split = (*two)->run(**program, "linear_attention_causal", inputs.refs, &stats);
+    ASSERT_TRUE(bool(split)) << llvm::toString(split.takeError());
+    EXPECT_EQ(stats.sequenceThreadsPerSlice, 2);
+    double error = 0, norm = 0;
+    for (int64_t i = 0; i < (*expected)[0].numElements(); ++i) {
+      double x = (*split)[0].get(i), y = (*expected)[0].get(i);
+      error += (x - y) * (x - y);
+      norm += y * y;
+    }
+    EXPECT_LE(std::sqrt(error / norm), 1e-5) << "call " << call;
+  }
 }
 
 } // namespace
