@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Helpers.h"
 #include "SequencePieces.h"
+#include "Helpers.h"
 
 #include <gtest/gtest.h>
 
