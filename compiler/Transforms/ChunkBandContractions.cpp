@@ -16,6 +16,7 @@
 
 #include "Transforms/ChunkBandContractions.h"
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/MaskedRowBlocks.h"
 #include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
@@ -35,23 +36,12 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
   ChunkBandContraction(MLIRContext *context, int64_t rowBlock) : OpRewritePattern(context), rowBlock(rowBlock) {}
 
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
-    MaskAttr mask = op.getMaskAttr();
-    if (!mask || mask.getKind() != MaskKind::band || mask.getOffset() != 0 || op.getGate())
+    FailureOr<MaskedRows> masked = matchMaskedRows(op, MaskKind::band, rewriter);
+    if (failed(masked))
       return failure();
-    SubscriptsAttr s = op.getSubscripts();
-    char n = mask.getRow(), m = mask.getCol();
-    size_t rowDim = s.getResult().find(n);
-    if (rowDim == StringRef::npos || s.getResult().contains(m))
-      return rewriter.notifyMatchFailure(op, "the band's rows are not a result letter or its columns are");
+    MaskAttr mask = masked->mask;
+    int64_t rows = masked->rows, cols = masked->cols, rowDim = masked->rowDim;
     auto resultType = op.getResult().getType();
-    if (!resultType.hasStaticShape() ||
-        llvm::any_of(op.getInputs(), [](Value v) { return !cast<RankedTensorType>(v.getType()).hasStaticShape(); }))
-      return failure();
-    int64_t cols = -1;
-    for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs()))
-      if (size_t d = term.find(m); d != std::string::npos)
-        cols = cast<RankedTensorType>(input.getType()).getDimSize(d);
-    int64_t rows = resultType.getDimSize(rowDim);
     int64_t reach = mask.getSize() - 1;
     int64_t span = rowBlock + 2 * reach;
     if (span >= cols)
@@ -69,20 +59,10 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
     Location loc = op.getLoc();
     auto emitBlock = [&](OpBuilder &b, OpFoldResult rowStart, int64_t size, OpFoldResult colStart, int64_t offset,
                          Value dest) -> Value {
-      ProducerSlicer slicer(b, loc);
-      SmallVector<Value> inputs;
-      for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs())) {
-        SmallVector<DimWindow> windows;
-        for (auto [d, letter] : llvm::enumerate(term)) {
-          if (letter == n)
-            windows.push_back({static_cast<int64_t>(d), {rowStart, size}});
-          else if (letter == m)
-            windows.push_back({static_cast<int64_t>(d), {colStart, span}});
-        }
-        inputs.push_back(slicer.slice(input, windows));
-      }
-      DimWindow rowWindow{static_cast<int64_t>(rowDim), {rowStart, size}};
-      MaskAttr shifted = MaskAttr::get(getContext(), MaskKind::band, n, m, mask.getSize(), offset);
+      SmallVector<Value> inputs = sliceMaskedInputs(b, loc, op, *masked, {rowStart, size}, {colStart, span});
+      DimWindow rowWindow{rowDim, {rowStart, size}};
+      MaskAttr shifted =
+          MaskAttr::get(getContext(), MaskKind::band, mask.getRow(), mask.getCol(), mask.getSize(), offset);
       Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rowWindow), op.getSubscripts(),
                                       inputs, shifted, op.getAccAttr());
       return insertChunk(b, loc, part, dest, rowDim, rowStart);

@@ -13,6 +13,7 @@
 
 #include "Transforms/ChunkTrilContractions.h"
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/MaskedRowBlocks.h"
 #include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
@@ -27,48 +28,26 @@ struct ChunkTrilContraction : OpRewritePattern<ContractOp> {
   ChunkTrilContraction(MLIRContext *context, int64_t block) : OpRewritePattern(context), block(block) {}
 
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
-    MaskAttr mask = op.getMaskAttr();
-    if (!mask || mask.getKind() != MaskKind::tril || mask.getOffset() != 0 || op.getGate())
+    FailureOr<MaskedRows> masked = matchMaskedRows(op, MaskKind::tril, rewriter);
+    if (failed(masked))
       return failure();
-    SubscriptsAttr s = op.getSubscripts();
-    char n = mask.getRow(), m = mask.getCol();
-    size_t rowDim = s.getResult().find(n);
-    if (rowDim == StringRef::npos || s.getResult().contains(m))
-      return rewriter.notifyMatchFailure(op, "the mask's rows are not a result letter or its columns are");
-    auto resultType = op.getResult().getType();
-    if (!resultType.hasStaticShape() ||
-        llvm::any_of(op.getInputs(), [](Value v) { return !cast<RankedTensorType>(v.getType()).hasStaticShape(); }))
-      return failure();
-    int64_t rows = resultType.getDimSize(rowDim), cols = -1;
-    for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs()))
-      if (size_t d = term.find(m); d != std::string::npos)
-        cols = cast<RankedTensorType>(input.getType()).getDimSize(d);
-    if (rows != cols || rows < 2 * block)
+    int64_t rows = masked->rows, rowDim = masked->rowDim;
+    if (masked->cols != rows || rows < 2 * block)
       return rewriter.notifyMatchFailure(op, "not a square triangle of two row blocks or more");
 
     Location loc = op.getLoc();
+    auto resultType = op.getResult().getType();
+    SubscriptsAttr s = op.getSubscripts();
     auto sliceInputs = [&](OpBuilder &b, OpFoldResult rowStart, int64_t rowSize, OpFoldResult colStart,
                            int64_t colSize) {
-      ProducerSlicer slicer(b, loc);
-      SmallVector<Value> inputs;
-      for (auto [input, term] : llvm::zip(op.getInputs(), s.getInputs())) {
-        SmallVector<DimWindow> windows;
-        for (auto [d, letter] : llvm::enumerate(term)) {
-          if (letter == n)
-            windows.push_back({static_cast<int64_t>(d), {rowStart, rowSize}});
-          else if (letter == m)
-            windows.push_back({static_cast<int64_t>(d), {colStart, colSize}});
-        }
-        inputs.push_back(slicer.slice(input, windows));
-      }
-      return inputs;
+      return sliceMaskedInputs(b, loc, op, *masked, {rowStart, rowSize}, {colStart, colSize});
     };
 
     Value whole = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
     SmallVector<Value> result = buildChunkLoop(
         rewriter, loc, rows, block, ValueRange{whole},
         [&](OpBuilder &b, Value start, int64_t size, ValueRange carried) -> SmallVector<Value> {
-          auto partType = ProducerSlicer::slicedType(op.getResult(), {{static_cast<int64_t>(rowDim), {start, size}}});
+          auto partType = ProducerSlicer::slicedType(op.getResult(), {{rowDim, {start, size}}});
           Value zero = arith::ConstantOp::create(
               b, loc, DenseElementsAttr::get(partType, b.getFloatAttr(partType.getElementType(), 0.0)));
           // The columns before the block: all kept, in dense blocks (`start` is a multiple of `block`).
@@ -82,8 +61,8 @@ struct ChunkTrilContraction : OpRewritePattern<ContractOp> {
                     nb, loc, MapOp::create(nb, loc, partType, MapFn::add, ValueRange{acc[0], part}).getResult());
               });
           // The diagonal block: rows and columns start together, so the mask is the block's own tril.
-          Value diagonal =
-              ContractOp::create(b, loc, partType, s, sliceInputs(b, start, size, start, size), mask, op.getAccAttr());
+          Value diagonal = ContractOp::create(b, loc, partType, s, sliceInputs(b, start, size, start, size),
+                                              masked->mask, op.getAccAttr());
           Value rowsOfBlock =
               MapOp::create(b, loc, partType, MapFn::add, ValueRange{before.getResult(0), diagonal}).getResult();
           return {insertChunk(b, loc, rowsOfBlock, carried[0], rowDim, start)};
