@@ -250,12 +250,12 @@ FailureOr<JointSoftmax> matchJointSoftmax(ContractOp contract) {
   return match;
 }
 
-/// `e^{x - max_s x}` along the position letter of `letters`.
-Value shiftedExp(PatternRewriter &rewriter, Location loc, Value x, StringRef letters, char position) {
+/// `e^{x - max_s m}` along the position letter of `letters`, `m` being `x` or a tensor no smaller anywhere.
+Value shiftedExp(PatternRewriter &rewriter, Location loc, Value x, StringRef letters, char position, Value m) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t dim = StringRef(letters).find(position);
   Value max =
-      ReduceOp::create(rewriter, loc, dropDim(type, dim), Combiner::max, x, ArrayRef<int64_t>{dim}).getResult(0);
+      ReduceOp::create(rewriter, loc, dropDim(type, dim), Combiner::max, m, ArrayRef<int64_t>{dim}).getResult(0);
   std::string maxLetters = without(letters, position);
   auto map = MapOp::create(rewriter, loc, type, ValueRange{x, max},
                            SubscriptsAttr::getFromTerms(rewriter.getContext(), {letters.str(), maxLetters}, letters));
@@ -268,9 +268,10 @@ Value shiftedExp(PatternRewriter &rewriter, Location loc, Value x, StringRef let
 }
 
 /// Builds the joint-form value of one output element inside the final map's region: two passes over s.
-/// `outIndex` gives the output position of each output letter.
+/// `outIndex` gives the output position of each output letter. With `visibleOnly` (A given without its -inf
+/// above the diagonal) both passes stop at the row's own position, which is the mask.
 Value jointForm(OpBuilder &b, Location loc, const JointSoftmax &match, Value aTensor, Value bTensor,
-                StringRef outLetters, ArrayRef<Value> outIndex, Value length) {
+                StringRef outLetters, ArrayRef<Value> outIndex, Value length, bool visibleOnly) {
   Type element = cast<RankedTensorType>(bTensor.getType()).getElementType();
   auto indices = [&](StringRef letters, Value position) {
     SmallVector<Value> list;
@@ -288,6 +289,8 @@ Value jointForm(OpBuilder &b, Location loc, const JointSoftmax &match, Value aTe
   Value negInfinity =
       arith::ConstantOp::create(b, loc, b.getFloatAttr(element, -std::numeric_limits<double>::infinity()));
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+  if (visibleOnly)
+    length = arith::AddIOp::create(b, loc, outIndex[StringRef(outLetters).find(match.mask.getRow())], oneIndex);
   auto maxLoop = scf::ForOp::create(b, loc, zeroIndex, length, oneIndex, ValueRange{negInfinity},
                                     [&](OpBuilder &nested, Location, Value s, ValueRange acc) {
                                       Value max = arith::MaximumFOp::create(nested, loc, acc[0], logit(nested, s));
@@ -300,7 +303,7 @@ Value jointForm(OpBuilder &b, Location loc, const JointSoftmax &match, Value aTe
         Value weight = math::ExpOp::create(nested, loc, arith::SubFOp::create(nested, loc, logit(nested, s), max));
         Value value = tensor::ExtractOp::create(nested, loc, match.values, indices(match.bLetters, s));
         Value weighted = arith::MulFOp::create(nested, loc, weight, value);
-        if (match.mask) {
+        if (match.mask && !visibleOnly) {
           Value row = outIndex[StringRef(outLetters).find(match.mask.getRow())];
           Value visible = arith::CmpIOp::create(nested, loc, arith::CmpIPredicate::ule, s, row);
           weighted = arith::SelectOp::create(nested, loc, visible, weighted, zero);
@@ -327,8 +330,15 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
 
     Value aTensor = materializeSummand(rewriter, match->sum, match->a);
     Value bTensor = materializeSummand(rewriter, match->sum, match->b);
-    Value expA = shiftedExp(rewriter, loc, aTensor, match->aLetters, position);
-    Value expB = shiftedExp(rewriter, loc, bTensor, match->bLetters, position);
+    // Where A is x with -inf above the diagonal (causal AFT-full), A is shifted by x's row maxima: read once and
+    // vectorised, without building A (a masked maximum is not vectorised), and no smaller than A's, so every
+    // factor stays ≤ 1. A row whose visible terms lie far below that shift has a small denominator, which the
+    // joint form below recomputes; it reads x and stops at the diagonal.
+    bool aMaskedByTril =
+        match->mask && isNegInfinityOutsideTril(aTensor, match->aLetters, match->mask);
+    Value aUnmasked = aMaskedByTril ? aTensor.getDefiningOp<MapOp>().getInputs()[0] : aTensor;
+    Value expA = shiftedExp(rewriter, loc, aTensor, match->aLetters, position, aUnmasked);
+    Value expB = shiftedExp(rewriter, loc, bTensor, match->bLetters, position, bTensor);
     Value weightedValues =
         MapOp::create(rewriter, loc, match->values.getType(), MapFn::mul, ValueRange{expB, match->values}).getResult();
     auto products = SubscriptsAttr::getFromTerms(context, {match->aLetters, match->bLetters}, outLetters);
@@ -337,7 +347,7 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
     // too: both products then cover the triangle only (la-chunk-scans runs them in row blocks,
     // ChunkTrilContractions.h).
     MaskAttr numeratorMask = match->mask, denominatorMask;
-    if (numeratorMask && isNegInfinityOutsideTril(aTensor, match->aLetters, numeratorMask))
+    if (aMaskedByTril)
       denominatorMask = numeratorMask;
     Value numerator =
         ContractOp::create(rewriter, loc, resultType, products, ValueRange{expA, weightedValues}, numeratorMask);
@@ -363,7 +373,9 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
                                  ValueRange{arith::DivFOp::create(b, loc, body->getArgument(0), body->getArgument(1))});
           },
           [&](OpBuilder &b, Location) {
-            scf::YieldOp::create(b, loc, jointForm(b, loc, *match, aTensor, bTensor, outLetters, outIndex, length));
+            scf::YieldOp::create(b, loc,
+                                 jointForm(b, loc, *match, aUnmasked, bTensor, outLetters, outIndex, length,
+                                           /*visibleOnly=*/aMaskedByTril));
           });
       YieldOp::create(rewriter, loc, choice.getResults());
     }

@@ -234,6 +234,25 @@ TEST(AftFullNumerics, LargeLogitsRecomputeUnderflowingRowsJointly) {
   }
 }
 
+// Causal AFT-full shifts the bias by its whole rows' maxima (read without the mask), so a bias far larger
+// above the diagonal than on and below it (what the mask hides) underflows every visible factor: each row
+// but the last, which hides nothing, must come out of the joint form, and still match the fp64 softmax.
+TEST(AftFullNumerics, HiddenBiasAboveTheDiagonalSendsRowsToTheJointForm) {
+  const int64_t batch = 2, t = 600, d = 8;
+  Argument q = randomArgument({batch, t, d}, 31, -2.0f, 2.0f);
+  Argument k = randomArgument({batch, t, d}, 32, -1.0f, 1.0f);
+  Argument v = randomArgument({batch, t, d}, 33, -1.0f, 1.0f);
+  Argument w = randomArgument({t, t}, 34, -1.0f, 1.0f);
+  for (int64_t r = 0; r < t; ++r)
+    for (int64_t c = r + 1; c < t; ++c)
+      w.data[r * t + c] = 200.0f;
+  std::vector<double> reference =
+      aftFull(batch, t, d, q.data.data(), k.data.data(), v.data.data(), w.data.data(), /*causal=*/true);
+  std::vector<la::HostTensor> outputs = runKernel("aft.mlir", "aft_full_causal", {q, k, v, w});
+  ASSERT_EQ(outputs.size(), 1u);
+  expectMatches(reference, outputs[0], t, "aft_full_causal");
+}
+
 std::vector<AftCase> aftCases() {
   std::vector<AftCase> cases;
   for (const char *entry : {"aft_causal", "aft_simple", "aft_full", "aft_full_causal", "aft_local"})
