@@ -334,8 +334,7 @@ struct FactorJointSoftmax : OpRewritePattern<ContractOp> {
     // vectorised, without building A (a masked maximum is not vectorised), and no smaller than A's, so every
     // factor stays ≤ 1. A row whose visible terms lie far below that shift has a small denominator, which the
     // joint form below recomputes; it reads x and stops at the diagonal.
-    bool aMaskedByTril =
-        match->mask && isNegInfinityOutsideTril(aTensor, match->aLetters, match->mask);
+    bool aMaskedByTril = match->mask && isNegInfinityOutsideTril(aTensor, match->aLetters, match->mask);
     Value aUnmasked = aMaskedByTril ? aTensor.getDefiningOp<MapOp>().getInputs()[0] : aTensor;
     Value expA = shiftedExp(rewriter, loc, aTensor, match->aLetters, position, aUnmasked);
     Value expB = shiftedExp(rewriter, loc, bTensor, match->bLetters, position, bTensor);

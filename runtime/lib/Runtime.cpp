@@ -896,6 +896,11 @@ private:
         llvm::is_contained(info.slicing.sharedArguments, true))
       return 0;
     bool twoThreadsPerSlice = team && 2 * numSlices <= static_cast<int64_t>(runtimeOptions.numThreads);
+    // No dimension long enough for pieces (a decode step): nothing to look up, which keeps such calls cheap.
+    llvm::ArrayRef<int64_t> outputShape = outputs[0].spec.shape;
+    int64_t longest = outputShape.empty() ? 0 : *llvm::max_element(outputShape);
+    if (!planSequencePieces(longest) || (!twoThreadsPerSlice && longest < kMinSerialPiecesLength))
+      return 0;
     std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
     if (!variants || info.slicing.dims != variants->sequenceDim)
       return 0;

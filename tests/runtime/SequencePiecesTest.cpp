@@ -3,7 +3,8 @@
 // runtime/lib/SequencePieces.h: how a sequence is cut, and the handoff between the front (pieces in order
 // from the start) and the runner (states alone, then the pieces from where it took over). The work here is
 // simulated: a state is the number of pieces it covers, so a piece run from the wrong state is caught, and
-// each role sleeps for its cost. Every piece's outputs are computed exactly once, each from the state of
+// each role's cost is enforced by waiting on the other's progress (not by sleeping, which a loaded machine
+// or ThreadSanitizer would stretch). Every piece's outputs are computed exactly once, each from the state of
 // all pieces before it; a cheap state makes the runner take over about where the costs balance; a state
 // that costs as much as a piece leaves every piece to the front. Then the runtime's own two-thread calls,
 // repeated, so that ThreadSanitizer (scripts/test --tsan) sees the real schedule.
@@ -19,7 +20,8 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -52,17 +54,48 @@ TEST(RuntimeConcurrencySequencePieces, PlansAboutSixtyFourPiecesOfWholeChunks) {
   EXPECT_FALSE(la::planSequencePieces(0));
 }
 
-/// Runs both roles of one slice of `count` pieces on two threads, the front's pieces taking `pieceCost` and
-/// the runner's states `stateCost`; returns the piece the runner took over from.
-int64_t runHandoff(int64_t count, std::chrono::microseconds pieceCost, std::chrono::microseconds stateCost) {
+/// How far each role has got, for the other to wait on: the simulated costs are enforced by waiting, not by
+/// sleeping, so the schedule's decisions do not depend on how the machine runs the two threads.
+struct Pace {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int64_t frontStarted = 0, statesHanded = 0;
+  bool frontOver = false, chainOver = false;
+
+  template <typename Ready> void waitUntil(Ready ready) {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return ready(); });
+  }
+  template <typename Update> void update(Update change) {
+    {
+      std::lock_guard lock(mutex);
+      change();
+    }
+    changed.notify_all();
+  }
+};
+
+/// Runs both roles of one slice of `count` pieces on two threads. The front finishes piece i once
+/// `frontMayFinish(i, pace)` holds (or the runner's chain is over); the runner finishes the state of piece f
+/// once `runnerMayFinish(f, pace)` holds (or the front is over). Checks that every piece's outputs
+/// are computed once, each from the state of all pieces before it; returns the piece the runner took over
+/// from (count: none).
+template <typename FrontGate, typename RunnerGate>
+int64_t runHandoff(int64_t count, FrontGate frontMayFinish, RunnerGate runnerMayFinish) {
   // Slot s holds the number of pieces its state covers; -1 is the initial state (none).
   std::array<int64_t, 4> slots{-2, -2, -2, -2};
   std::vector<std::atomic<int>> outputRuns(count);
+  Pace pace;
   auto covered = [&](int from) { return from < 0 ? 0 : slots[from]; };
   auto withOutputs = [&](int64_t piece, int from, int to) {
     EXPECT_NE(from, to);
     EXPECT_EQ(covered(from), piece) << "piece " << piece << " ran from a state of " << covered(from) << " pieces";
-    std::this_thread::sleep_for(pieceCost);
+    if (to < 2) {
+      pace.update([&] { pace.frontStarted = piece + 1; });
+      pace.waitUntil([&] { return pace.chainOver || frontMayFinish(piece, pace); });
+    } else {
+      pace.update([&] { pace.chainOver = true; });
+    }
     outputRuns[piece].fetch_add(1);
     slots[to] = piece + 1;
   };
@@ -70,30 +103,42 @@ int64_t runHandoff(int64_t count, std::chrono::microseconds pieceCost, std::chro
     EXPECT_NE(from, to);
     EXPECT_GE(to, 2) << "the runner writes its own slots";
     EXPECT_EQ(covered(from), piece);
-    std::this_thread::sleep_for(stateCost);
+    pace.waitUntil([&] { return pace.frontOver || runnerMayFinish(piece, pace); });
     slots[to] = piece + 1;
+    pace.update([&] { pace.statesHanded = piece + 1; });
   };
   la::PieceWork work{withOutputs, stateOnly};
   la::PieceHandoff handoff(count);
-  std::thread runner([&] { handoff.runRunner(work); });
+  std::thread runner([&] {
+    handoff.runRunner(work);
+    pace.update([&] { pace.chainOver = true; });
+  });
   handoff.runFront(work);
+  pace.update([&] { pace.frontOver = true; });
   runner.join();
   for (int64_t piece = 0; piece < count; ++piece)
     EXPECT_EQ(outputRuns[piece].load(), 1) << "piece " << piece;
   return handoff.handoffPiece();
 }
 
-TEST(RuntimeConcurrencySequencePieces, CheapStatesHandOverNearTheBalance) {
-  // At a state cost of 1/4 of a piece the balance is at 64 / (2 − 1/4) ≈ 36.6. Sleeps overshoot under
-  // load, so the test asks for a handoff in the second half, not at the exact piece.
-  int64_t handoff = runHandoff(64, std::chrono::microseconds(2000), std::chrono::microseconds(500));
-  EXPECT_GT(handoff, 32);
-  EXPECT_LT(handoff, 56);
+TEST(RuntimeConcurrencySequencePieces, CheapStatesHandOverAtTheBalance) {
+  // A state costs a quarter of a piece: the front finishes piece i once the runner has handed on 4(i + 1)
+  // states, and the runner finishes state f once the front has started piece ⌊f/4⌋. When the runner holds
+  // F states the front has claimed ⌊F/4⌋ or ⌊F/4⌋ + 1 pieces, and the first F with F − claimed ≥ 64 − F is
+  // 37 either way (the balance, 64 / (2 − 1/4), is 36.6).
+  int64_t handoff = runHandoff(
+      64, [](int64_t piece, Pace &pace) { return pace.statesHanded >= 4 * (piece + 1); },
+      [](int64_t state, Pace &pace) { return pace.frontStarted >= state / 4 + 1; });
+  EXPECT_EQ(handoff, 37);
 }
 
 TEST(RuntimeConcurrencySequencePieces, StatesAsCostlyAsPiecesLeaveEverythingToTheFront) {
-  // The runner never gets ahead of the front, so it gives up and the front runs every piece.
-  EXPECT_EQ(runHandoff(16, std::chrono::microseconds(200), std::chrono::microseconds(2000)), 16);
+  // A state costs four pieces: the runner finishes state f once the front has started piece 4(f + 1). It
+  // never gets ahead of the front, so it gives up and the front runs every piece.
+  EXPECT_EQ(runHandoff(
+                16, [](int64_t, Pace &) { return true; },
+                [](int64_t state, Pace &pace) { return pace.frontStarted >= 4 * (state + 1); }),
+            16);
 }
 
 TEST(RuntimeConcurrencySequencePieces, RepeatedTwoThreadCallsMatchOneThread) {
