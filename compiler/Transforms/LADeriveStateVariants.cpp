@@ -186,8 +186,7 @@ MapOp offsetPositions(OpBuilder &builder, MapOp map, int64_t seq, Value offset) 
       terms.push_back(subscripts.getInput(i).str());
     resultTerm = subscripts.getResult().str();
   } else {
-    for (int64_t d = 0; d < resultType.getRank(); ++d)
-      resultTerm.push_back(static_cast<char>('a' + d));
+    resultTerm = lettersFor(resultType.getRank());
     terms.assign(map.getInputs().size(), resultTerm);
   }
   std::string offsetTerm = resultTerm;
@@ -251,6 +250,12 @@ Value sliceLastPosition(OpBuilder &builder, Location loc, Value value, int64_t s
 Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value weight, int64_t seq, TypeAttr acc,
                        RankedTensorType type) {
   MLIRContext *context = builder.getContext();
+  // `x` times the weight, their dimensions named `term` and `weightTerm`.
+  auto weighted = [&](Value x, StringRef term, StringRef weightTerm) -> Value {
+    return MapOp::create(builder, loc, x.getType(), MapFn::mul, ValueRange{weight, x},
+                         SubscriptsAttr::getFromTerms(context, {weightTerm.str(), term.str()}, term))
+        .getResult();
+  };
   auto contract = element.getDefiningOp<ContractOp>();
   if (contract && !contract.getMaskAttr() && !contract.getGate() && contract.getAccAttr() == acc) {
     SubscriptsAttr subscripts = contract.getSubscripts();
@@ -273,9 +278,7 @@ Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value we
           terms.push_back(weightTerm);
         } else {
           Value &input = inputs[scaled - terms.begin()];
-          input = MapOp::create(builder, loc, input.getType(), MapFn::mul, ValueRange{weight, input},
-                                SubscriptsAttr::getFromTerms(context, {weightTerm, *scaled}, *scaled))
-                      .getResult();
+          input = weighted(input, *scaled, weightTerm);
         }
       }
       std::string result = subscripts.getResult().str();
@@ -286,10 +289,8 @@ Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value we
   }
   if (weight) {
     std::string letters = lettersFor(cast<RankedTensorType>(element.getType()).getRank());
-    std::string weightLetters = letters.substr(0, cast<RankedTensorType>(weight.getType()).getRank());
-    element = MapOp::create(builder, loc, element.getType(), MapFn::mul, ValueRange{weight, element},
-                            SubscriptsAttr::getFromTerms(context, {weightLetters, letters}, letters))
-                  .getResult();
+    element =
+        weighted(element, letters, StringRef(letters).take_front(cast<RankedTensorType>(weight.getType()).getRank()));
   }
   return ReduceOp::create(builder, loc, type, Combiner::add, element, ArrayRef<int64_t>{seq}, acc).getResult(0);
 }

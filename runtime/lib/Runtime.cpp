@@ -859,13 +859,14 @@ private:
       if (auto it = sequenceVariants.find(key); it != sequenceVariants.end())
         return it->second;
     }
+    // Not causal (the usual case: nothing to split) or not derivable: calls run the sequence whole.
     std::shared_ptr<SequenceVariants> variants;
-    auto seq = getSequenceDimension(program.source(), program.name(), entry);
-    auto declared =
-        seq ? withStateVariants(program.source(), program.name(), entry) : llvm::Expected<std::string>(seq.takeError());
-    auto loaded = declared ? loadSource(*declared, program.name())
-                           : llvm::Expected<std::shared_ptr<Program>>(declared.takeError());
-    // Not causal (the usual case: nothing to split) or not derivable: calls run one thread per slice.
+    std::optional<int64_t> seq =
+        llvm::expectedToOptional(getSequenceDimension(program.source(), program.name(), entry));
+    std::optional<std::string> declared =
+        seq ? llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry)) : std::nullopt;
+    std::optional<std::shared_ptr<Program>> loaded =
+        declared ? llvm::expectedToOptional(loadSource(*declared, program.name())) : std::nullopt;
     if (loaded) {
       variants = std::make_shared<SequenceVariants>();
       variants->program = std::move(*loaded);
@@ -874,8 +875,6 @@ private:
       variants->state = (entry + ".state").str();
       variants->sequenceDim = *seq;
       variants->numResults = program.lookup(entry)->signature.results.size();
-    } else {
-      llvm::consumeError(loaded.takeError());
     }
     std::lock_guard lock(sequenceMutex);
     return sequenceVariants.try_emplace(key, std::move(variants)).first->second;

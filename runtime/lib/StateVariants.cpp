@@ -116,14 +116,13 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
   auto derived = derive(**parsed, bufferName, entry, *kind);
   if (!derived)
     return derived.takeError();
-  mlir::func::FuncOp function = mlir::SymbolTable::lookupNearestSymbolFrom<mlir::func::FuncOp>(
-      *(*parsed)->module, mlir::StringAttr::get((*parsed)->module->getContext(), entry));
   mlir::func::FuncOp derivedFunction = derived->function;
   mlir::FunctionType type = derivedFunction.getFunctionType();
+  bool takesStates = *kind != mlir::la::StateVariant::Prefill;
 
   // Argument names: the entry's own, then one per state; a clash gets the state's number appended.
   std::vector<std::string> names = entryArgumentNames(source, entry);
-  names.resize(function.getNumArguments());
+  names.resize(type.getNumInputs() - (takesStates ? derived->stateLocations.size() : 0));
   llvm::StringSet<> taken;
   for (auto [i, argName] : llvm::enumerate(names)) {
     if (argName.empty())
@@ -135,7 +134,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
     if (stateName.empty() || taken.contains(stateName))
       stateName = (stateName.empty() ? "state" : stateName) + std::to_string(i);
     taken.insert(stateName);
-    if (*kind != mlir::la::StateVariant::Prefill)
+    if (takesStates)
       names.push_back(stateName);
   }
 
