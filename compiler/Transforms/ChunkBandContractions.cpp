@@ -32,6 +32,67 @@ namespace {
 /// rewrite saves little and would bloat the code, so the contraction is left as it is.
 constexpr int64_t kMaxEdgeBlocks = 16;
 
+/// A band contraction and where its rows and columns are.
+struct BandContraction {
+  ContractOp op;
+  MaskedRows masked;
+};
+
+/// The first operation of `block` that uses `value` (directly or inside its regions); null when none does.
+Operation *firstUserInBlock(Value value, Block *block) {
+  Operation *first = nullptr;
+  for (Operation *user : value.getUsers())
+    if (Operation *ancestor = block->findAncestorOpInBlock(*user))
+      if (!first || ancestor->isBeforeInBlock(first))
+        first = ancestor;
+  return first;
+}
+
+/// Whether one loop over row blocks serves both: the same mask, rows and columns.
+bool sameRowBlocks(const MaskedRows &a, const MaskedRows &b) {
+  return a.mask == b.mask && a.rows == b.rows && a.cols == b.cols;
+}
+
+/// `first` and the band contractions after it in its block that one loop over row blocks can also evaluate:
+/// the same mask, rows and columns, and read before anything reads `first` or another of them (so none
+/// depends on another, and all of them can be computed where the last one is). AFT-local's numerator and
+/// denominator are two such contractions of the same e^w − 1 band: in one loop, each row block's slice of
+/// it is computed once (CSE merges the two slicings) instead of once per contraction.
+SmallVector<BandContraction> collectBandSiblings(BandContraction first, PatternRewriter &rewriter) {
+  SmallVector<BandContraction> group{first};
+  Block *block = first.op->getBlock();
+  Operation *barrier = firstUserInBlock(first.op.getResult(), block);
+  for (Operation *next = first.op->getNextNode(); next && next != barrier; next = next->getNextNode()) {
+    auto other = dyn_cast<ContractOp>(next);
+    if (!other)
+      continue;
+    FailureOr<MaskedRows> masked = matchMaskedRows(other, MaskKind::band, rewriter);
+    if (failed(masked) || !sameRowBlocks(*masked, first.masked))
+      continue;
+    group.push_back({other, *masked});
+    if (Operation *user = firstUserInBlock(other.getResult(), block); user && (!barrier || user->isBeforeInBlock(barrier)))
+      barrier = user;
+  }
+  return group;
+}
+
+/// Whether a band contraction before `member` in its block takes `member` into its group (the greedy driver
+/// may visit the later one first; the group is rewritten from its first member).
+bool groupedWithEarlier(BandContraction member, PatternRewriter &rewriter) {
+  for (Operation *prev = member.op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto other = dyn_cast<ContractOp>(prev);
+    if (!other)
+      continue;
+    FailureOr<MaskedRows> masked = matchMaskedRows(other, MaskKind::band, rewriter);
+    if (failed(masked) || !sameRowBlocks(*masked, member.masked))
+      continue;
+    if (llvm::any_of(collectBandSiblings({other, *masked}, rewriter),
+                     [&](const BandContraction &sibling) { return sibling.op == member.op; }))
+      return true;
+  }
+  return false;
+}
+
 struct ChunkBandContraction : OpRewritePattern<ContractOp> {
   ChunkBandContraction(MLIRContext *context, int64_t rowBlock) : OpRewritePattern(context), rowBlock(rowBlock) {}
 
@@ -40,8 +101,7 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
     if (failed(masked))
       return failure();
     MaskAttr mask = masked->mask;
-    int64_t rows = masked->rows, cols = masked->cols, rowDim = masked->rowDim;
-    auto resultType = op.getResult().getType();
+    int64_t rows = masked->rows, cols = masked->cols;
     int64_t reach = mask.getSize() - 1;
     int64_t span = rowBlock + 2 * reach;
     if (span >= cols)
@@ -56,43 +116,59 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
     if (firstInterior + (numBlocks - endInterior) > kMaxEdgeBlocks)
       return rewriter.notifyMatchFailure(op, "too many edge blocks for the band's width");
 
+    if (groupedWithEarlier({op, *masked}, rewriter))
+      return rewriter.notifyMatchFailure(op, "an earlier band contraction's loop evaluates it");
+    SmallVector<BandContraction> group = collectBandSiblings({op, *masked}, rewriter);
     Location loc = op.getLoc();
+    // One block of rows of every contraction in the group, inserted into `dests`.
     auto emitBlock = [&](OpBuilder &b, OpFoldResult rowStart, int64_t size, OpFoldResult colStart, int64_t offset,
-                         Value dest) -> Value {
-      SmallVector<Value> inputs = sliceMaskedInputs(b, loc, op, *masked, {rowStart, size}, {colStart, span});
-      DimWindow rowWindow{rowDim, {rowStart, size}};
+                         ValueRange dests) {
       MaskAttr shifted =
           MaskAttr::get(getContext(), MaskKind::band, mask.getRow(), mask.getCol(), mask.getSize(), offset);
-      Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(op.getResult(), rowWindow), op.getSubscripts(),
-                                      inputs, shifted, op.getAccAttr());
-      return insertChunk(b, loc, part, dest, rowDim, rowStart);
+      SmallVector<Value> results;
+      for (auto [member, dest] : llvm::zip(group, dests)) {
+        SmallVector<Value> inputs =
+            sliceMaskedInputs(b, loc, member.op, member.masked, {rowStart, size}, {colStart, span});
+        DimWindow rowWindow{member.masked.rowDim, {rowStart, size}};
+        Value part = ContractOp::create(b, loc, ProducerSlicer::slicedType(member.op.getResult(), rowWindow),
+                                        member.op.getSubscripts(), inputs, shifted, member.op.getAccAttr());
+        results.push_back(insertChunk(b, loc, part, dest, member.masked.rowDim, rowStart));
+      }
+      return results;
     };
-    auto emitEdgeBlock = [&](int64_t block, Value dest) {
+    auto emitEdgeBlock = [&](int64_t block, ValueRange dests) {
       int64_t start = block * rowBlock;
       int64_t colStart = std::clamp(start - reach, int64_t{0}, cols - span);
       return emitBlock(rewriter, rewriter.getIndexAttr(start), std::min(rowBlock, rows - start),
-                       rewriter.getIndexAttr(colStart), start - colStart, dest);
+                       rewriter.getIndexAttr(colStart), start - colStart, dests);
     };
 
-    Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
+    // Every member's operands are defined before the last member, and no member's result is read before it.
+    rewriter.setInsertionPoint(group.back().op);
+    SmallVector<Value> results;
+    for (BandContraction &member : group) {
+      auto type = member.op.getResult().getType();
+      results.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType()));
+    }
     for (int64_t block = 0; block < firstInterior; ++block)
-      result = emitEdgeBlock(block, result);
+      results = emitEdgeBlock(block, results);
     if (endInterior > firstInterior) {
       Value lower = arith::ConstantIndexOp::create(rewriter, loc, firstInterior * rowBlock);
       Value upper = arith::ConstantIndexOp::create(rewriter, loc, endInterior * rowBlock);
       Value step = arith::ConstantIndexOp::create(rewriter, loc, rowBlock);
       Value reachValue = arith::ConstantIndexOp::create(rewriter, loc, reach);
-      auto loop =
-          scf::ForOp::create(rewriter, loc, lower, upper, step, ValueRange{result},
-                             [&](OpBuilder &b, Location, Value start, ValueRange carried) {
-                               Value colStart = arith::SubIOp::create(b, loc, start, reachValue);
-                               scf::YieldOp::create(b, loc, emitBlock(b, start, rowBlock, colStart, reach, carried[0]));
-                             });
-      result = loop.getResult(0);
+      auto loop = scf::ForOp::create(rewriter, loc, lower, upper, step, results,
+                                     [&](OpBuilder &b, Location, Value start, ValueRange carried) {
+                                       Value colStart = arith::SubIOp::create(b, loc, start, reachValue);
+                                       scf::YieldOp::create(b, loc,
+                                                            emitBlock(b, start, rowBlock, colStart, reach, carried));
+                                     });
+      results = SmallVector<Value>(loop.getResults());
     }
     for (int64_t block = endInterior; block < numBlocks; ++block)
-      result = emitEdgeBlock(block, result);
-    rewriter.replaceOp(op, result);
+      results = emitEdgeBlock(block, results);
+    for (auto [member, result] : llvm::zip(group, results))
+      rewriter.replaceOp(member.op, result);
     return success();
   }
 

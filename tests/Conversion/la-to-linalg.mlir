@@ -83,18 +83,32 @@ func.func @contract_state(%k: tensor<2x1000x48xf32>, %v: tensor<2x1000x40xf32>) 
 
 // A tril mask compares the positions of its two letters and keeps or drops each product. Both letters are
 // result letters here, so the product stays a plain multiply-accumulate and the mask zeroes the result in an
-// elementwise generic after it.
+// elementwise generic after it. Static extents fit in 32 bits, so the positions are compared as i32 (64-bit
+// compares would halve the f32 lanes LLVM vectorises the loop with).
 // CHECK-LABEL: func.func @contract_tril
 // CHECK: %[[PROD:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK-NOT: arith.select
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[PROD]]
 // CHECK:   %[[N:.*]] = linalg.index 0 : index
 // CHECK:   %[[M:.*]] = linalg.index 1 : index
-// CHECK:   %[[KEEP:.*]] = arith.cmpi uge, %[[N]], %[[M]] : index
+// CHECK:   %[[N32:.*]] = arith.index_castui %[[N]] : index to i32
+// CHECK:   %[[M32:.*]] = arith.index_castui %[[M]] : index to i32
+// CHECK:   %[[KEEP:.*]] = arith.cmpi uge, %[[N32]], %[[M32]] : i32
 // CHECK:   arith.select %[[KEEP]], %{{.*}}, %cst
 func.func @contract_tril(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8x8xf32> {
   %a = la.contract "nd,md->nm" %q, %k mask tril(n, m) : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8x8xf32>
   return %a : tensor<8x8xf32>
+}
+
+// -----
+
+// With a dynamic extent the positions stay `index`: nothing bounds them to 32 bits.
+// CHECK-LABEL: func.func @contract_tril_dynamic
+// CHECK-NOT: arith.index_castui
+// CHECK:   arith.cmpi uge, %{{.*}}, %{{.*}} : index
+func.func @contract_tril_dynamic(%q: tensor<?x4xf32>, %k: tensor<?x4xf32>) -> tensor<?x?xf32> {
+  %a = la.contract "nd,md->nm" %q, %k mask tril(n, m) : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x?xf32>
+  return %a : tensor<?x?xf32>
 }
 
 // -----
@@ -123,11 +137,13 @@ func.func @contract_tril_on_input(%s: tensor<8x8xf32>, %v: tensor<8x4xf32>) -> t
 // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<4x8xf32>)
 // CHECK:   %[[T:.*]] = linalg.index 0 : index
 // CHECK:   %[[S:.*]] = linalg.index 1 : index
-// CHECK:   %[[ROW:.*]] = arith.addi %[[T]], %c3 : index
-// CHECK:   %[[COLW:.*]] = arith.addi %[[S]], %c2 : index
-// CHECK:   %[[UPPER:.*]] = arith.cmpi slt, %[[ROW]], %[[COLW]] : index
-// CHECK:   %[[ROWW:.*]] = arith.addi %[[ROW]], %c2 : index
-// CHECK:   %[[LOWER:.*]] = arith.cmpi slt, %[[S]], %[[ROWW]] : index
+// CHECK:   %[[T32:.*]] = arith.index_castui %[[T]] : index to i32
+// CHECK:   %[[S32:.*]] = arith.index_castui %[[S]] : index to i32
+// CHECK:   %[[ROW:.*]] = arith.addi %[[T32]], %c3_i32 : i32
+// CHECK:   %[[COLW:.*]] = arith.addi %[[S32]], %c2_i32 : i32
+// CHECK:   %[[UPPER:.*]] = arith.cmpi slt, %[[ROW]], %[[COLW]] : i32
+// CHECK:   %[[ROWW:.*]] = arith.addi %[[ROW]], %c2_i32 : i32
+// CHECK:   %[[LOWER:.*]] = arith.cmpi slt, %[[S32]], %[[ROWW]] : i32
 // CHECK:   %[[KEEP:.*]] = arith.andi %[[UPPER]], %[[LOWER]] : i1
 // CHECK:   arith.select %[[KEEP]], %in, %cst
 func.func @contract_band_offset(%w: tensor<4x8xf32>, %v: tensor<2x8x3xf32>) -> tensor<2x4x3xf32> {

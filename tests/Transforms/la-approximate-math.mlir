@@ -42,6 +42,28 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
+// f32 expm1: a degree-10 Taylor series (x + x²·(1/2! + … + x/10!): eight FMAs for the inner polynomial, one
+// for x + x²·p) where |x| < 1, e^x − 1 elsewhere (the exponential expanded as above), no log, no division.
+// CHECK-LABEL: func.func @expm1_scalar
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-COUNT-8: math.fma %{{.*}}, %arg0, %{{.*}} : f32
+// CHECK:     %[[SQUARE:.*]] = arith.mulf %arg0, %arg0 : f32
+// CHECK:     %[[SERIES:.*]] = math.fma %[[SQUARE]], %{{.*}}, %arg0 : f32
+// CHECK:     %[[EXP:.*]] = arith.mulf {{.*}} : f32
+// CHECK:     %[[SHIFTED:.*]] = arith.subf %[[EXP]], %[[ONE]] : f32
+// CHECK:     %[[ABS:.*]] = math.absf %arg0 : f32
+// CHECK:     %[[NEAR:.*]] = arith.cmpf olt, %[[ABS]], %[[ONE]] : f32
+// CHECK:     arith.select %[[NEAR]], %[[SERIES]], %[[SHIFTED]] : f32
+// CHECK-NOT: math.expm1
+// CHECK-NOT: math.log
+// CHECK-NOT: arith.divf
+func.func @expm1_scalar(%x: f32) -> f32 {
+  %y = math.expm1 %x : f32
+  return %y : f32
+}
+
+// -----
+
 // Other functions (and other types) keep MLIR's polynomial approximations.
 // CHECK-LABEL: func.func @tanh_f32
 // CHECK-NOT: math.tanh

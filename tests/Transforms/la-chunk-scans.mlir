@@ -298,6 +298,38 @@ func.func @band_rows(%w: tensor<18x18xf32>, %v: tensor<2x18x3xf32>) -> tensor<2x
 
 // -----
 
+// AFT-local's numerator and denominator: two band contractions of the same e^w slices with the same rows and
+// columns share one loop over row blocks (after CSE each block's slice of e^w is computed once). The
+// greedy driver visits the second one first; it leaves the rewrite to the first.
+// CHECK-LABEL: func.func @band_siblings
+// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} mask band(t, s, 2) : {{.*}} -> tensor<2x4x3xf32>
+// CHECK: scf.for %{{.*}} = %c4 to %c16 step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x18x3xf32>, tensor<2x18x3xf32>)
+// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} mask band(t, s, 2, offset = 1) : {{.*}} -> tensor<2x4x3xf32>
+// CHECK:   scf.yield %{{.*}}, %{{.*}} : tensor<2x18x3xf32>, tensor<2x18x3xf32>
+// CHECK-NOT: scf.for
+// CHECK: la.map add %{{.*}}, %{{.*}} : tensor<2x18x3xf32>, tensor<2x18x3xf32>
+func.func @band_siblings(%w: tensor<18x18xf32>, %v: tensor<2x18x3xf32>, %k: tensor<2x18x3xf32>) -> tensor<2x18x3xf32> {
+  %e = la.map exp %w : tensor<18x18xf32> -> tensor<18x18xf32>
+  %num = la.contract "ts,bsd->btd" %e, %v mask band(t, s, 2) : tensor<18x18xf32>, tensor<2x18x3xf32> -> tensor<2x18x3xf32>
+  %den = la.contract "ts,bsd->btd" %e, %k mask band(t, s, 2) : tensor<18x18xf32>, tensor<2x18x3xf32> -> tensor<2x18x3xf32>
+  %sum = la.map add %num, %den : tensor<2x18x3xf32>, tensor<2x18x3xf32> -> tensor<2x18x3xf32>
+  return %sum : tensor<2x18x3xf32>
+}
+
+// -----
+
+// A band contraction that reads another's result needs it whole first: two loops.
+// CHECK-LABEL: func.func @band_dependent
+// CHECK: scf.for {{.*}} -> (tensor<2x18x3xf32>)
+// CHECK: scf.for {{.*}} -> (tensor<2x18x3xf32>)
+func.func @band_dependent(%w: tensor<18x18xf32>, %v: tensor<2x18x3xf32>) -> tensor<2x18x3xf32> {
+  %once = la.contract "ts,bsd->btd" %w, %v mask band(t, s, 2) : tensor<18x18xf32>, tensor<2x18x3xf32> -> tensor<2x18x3xf32>
+  %twice = la.contract "ts,bsd->btd" %w, %once mask band(t, s, 2) : tensor<18x18xf32>, tensor<2x18x3xf32> -> tensor<2x18x3xf32>
+  return %twice : tensor<2x18x3xf32>
+}
+
+// -----
+
 // A band reaching every column of a row block (4 + 2·3 ≥ 8) is left whole: chunking would only add work.
 // CHECK-LABEL: func.func @band_too_wide
 // CHECK-NOT: scf.for

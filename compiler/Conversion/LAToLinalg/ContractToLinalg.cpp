@@ -19,13 +19,17 @@
 namespace mlir::la {
 namespace {
 
-/// Whether the product at positions (`row`, `col`) of the mask letters is kept.
+/// Whether the product at positions (`row`, `col`) of the mask letters is kept. The positions are `index`
+/// values or integers of one width (both the same type).
 Value buildMaskCondition(OpBuilder &b, Location loc, MaskAttr mask, Value row, Value col) {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(row.getType(), value));
+  };
   // A nonzero offset (a window of a larger band or causal mask) may make the shifted row negative, so the
-  // comparisons are signed then; positions are far below 2^63 either way.
+  // comparisons are signed then; positions are far below the type's range either way.
   bool shifted = mask.getOffset() != 0;
   if (shifted)
-    row = arith::AddIOp::create(b, loc, row, arith::ConstantIndexOp::create(b, loc, mask.getOffset()));
+    row = arith::AddIOp::create(b, loc, row, constant(mask.getOffset()));
   auto cmp = [&](arith::CmpIPredicate predicate, Value lhs, Value rhs) {
     if (shifted && predicate == arith::CmpIPredicate::uge)
       predicate = arith::CmpIPredicate::sge;
@@ -33,7 +37,7 @@ Value buildMaskCondition(OpBuilder &b, Location loc, MaskAttr mask, Value row, V
       predicate = arith::CmpIPredicate::slt;
     return arith::CmpIOp::create(b, loc, predicate, lhs, rhs).getResult();
   };
-  Value size = mask.getSize() > 0 ? arith::ConstantIndexOp::create(b, loc, mask.getSize()).getResult() : Value();
+  Value size = mask.getSize() > 0 ? constant(mask.getSize()) : Value();
   auto chunkOf = [&](Value position) { return arith::DivUIOp::create(b, loc, position, size).getResult(); };
   switch (mask.getKind()) {
   case MaskKind::tril:
@@ -139,9 +143,21 @@ struct ContractToGeneric : OpConversionPattern<ContractOp> {
       for (auto [index, term] : llvm::enumerate(subscripts.getInputs()))
         if (!maskedInput && hasLetter(term, mask->getRow()) && hasLetter(term, mask->getCol()))
           maskedInput = index;
+    // Positions are compared as 32-bit integers when every value they take fits: LLVM vectorises a loop by
+    // its widest lane type, so 64-bit compares would halve the f32 lanes of a masked loop (AFT-local's
+    // e^w − 1 band slice ran on 8 lanes instead of 16).
+    auto fitsInI32 = [&](char letter) {
+      int64_t size = letterSizes.lookup(StringRef(&letter, 1));
+      return !ShapedType::isDynamic(size) && size + std::abs(mask->getOffset()) + mask->getSize() < (int64_t{1} << 31);
+    };
+    bool narrowPositions = mask && fitsInI32(mask->getRow()) && fitsInI32(mask->getCol());
     auto buildKeep = [&](OpBuilder &b, Location nested, StringRef letters) {
       Value row = linalg::IndexOp::create(b, nested, letters.find(mask->getRow()));
       Value col = linalg::IndexOp::create(b, nested, letters.find(mask->getCol()));
+      if (narrowPositions) {
+        row = arith::IndexCastUIOp::create(b, nested, b.getI32Type(), row);
+        col = arith::IndexCastUIOp::create(b, nested, b.getI32Type(), col);
+      }
       return buildMaskCondition(b, nested, *mask, row, col);
     };
     // A decay mask weighs a kept summand by e^{G_row - G_col}, G the inclusive cumsum of the log-gate along

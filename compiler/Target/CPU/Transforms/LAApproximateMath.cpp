@@ -4,7 +4,8 @@
 // MLIR's polynomial approximations cover every function; f32 `exp` gets a leaner expansion of our own first,
 // because it dominates the elementwise work of these kernels (the sigmoid feature maps of Flow-Attention,
 // softmax, decay gates) and MLIR's version spends a third of its operations on range handling that a
-// rounding trick does for free (see `LeanExpF32`).
+// rounding trick does for free (see `LeanExpF32`). f32 `expm1` (AFT-local's e^w − 1 band) gets one too:
+// MLIR's computes a logarithm and a division on top of the exponential.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,37 @@ namespace {
 /// ulp). Edges: x < -87.7 gives 0 (k + 127 = 0 is the exponent of zero), like MLIR's; x ≥ 88.73 and +inf
 /// give +inf through the overflow of the last product; (88.38, 88.73) is computed with k = 127 and r
 /// outside the fitted interval, relative error up to 5e-6.
+/// Builds scalar or vector f32 arithmetic of `type` (f32 or a vector of f32) at `loc`: splat constants, FMAs
+/// and the NaN-preserving clamps the expansions below share.
+struct F32Arith {
+  PatternRewriter &rewriter;
+  Location loc;
+  Type type;
+
+  Type intType() const {
+    auto shaped = dyn_cast<VectorType>(type);
+    return shaped ? Type(shaped.clone(rewriter.getI32Type())) : Type(rewriter.getI32Type());
+  }
+  Value constant(Type of, TypedAttr scalar) const {
+    if (auto vector = dyn_cast<VectorType>(of))
+      return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(vector, scalar));
+    return arith::ConstantOp::create(rewriter, loc, scalar);
+  }
+  Value f32(float value) const { return constant(type, rewriter.getF32FloatAttr(value)); }
+  Value i32(int32_t value) const { return constant(intType(), rewriter.getI32IntegerAttr(value)); }
+  Value fma(Value a, Value b, Value c) const { return math::FmaOp::create(rewriter, loc, a, b, c); }
+  /// select(a < b, b, a): x86's max with a NaN `a` passing through.
+  Value atLeast(Value a, Value b) const {
+    Value below = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, a, b);
+    return arith::SelectOp::create(rewriter, loc, below, b, a);
+  }
+  /// select(a > b, b, a): x86's min with a NaN `a` passing through.
+  Value atMost(Value a, Value b) const {
+    Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, a, b);
+    return arith::SelectOp::create(rewriter, loc, above, b, a);
+  }
+};
+
 struct LeanExpF32 : OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -42,40 +74,51 @@ struct LeanExpF32 : OpRewritePattern<math::ExpOp> {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 has the lean expansion");
-    Location loc = op.getLoc();
-    auto shaped = dyn_cast<VectorType>(type);
-    Type intType = shaped ? Type(shaped.clone(rewriter.getI32Type())) : Type(rewriter.getI32Type());
-    auto constant = [&](Type of, TypedAttr scalar) -> Value {
-      if (auto vector = dyn_cast<VectorType>(of))
-        return arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(vector, scalar));
-      return arith::ConstantOp::create(rewriter, loc, scalar);
-    };
-    auto f32 = [&](float value) { return constant(type, rewriter.getF32FloatAttr(value)); };
-    auto i32 = [&](int32_t value) { return constant(intType, rewriter.getI32IntegerAttr(value)); };
-    auto fma = [&](Value a, Value b, Value c) { return math::FmaOp::create(rewriter, loc, a, b, c).getResult(); };
-    // select(a < b, b, a) and select(a > b, b, a): x86 max/min with a NaN `a` passing through.
-    auto atLeast = [&](Value a, Value b) {
-      Value below = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, a, b);
-      return arith::SelectOp::create(rewriter, loc, below, b, a).getResult();
-    };
-    auto atMost = [&](Value a, Value b) {
-      Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, a, b);
-      return arith::SelectOp::create(rewriter, loc, above, b, a).getResult();
-    };
-
+    F32Arith a{rewriter, op.getLoc(), type};
     const float magic = 12582912.0f + 127.0f; // 1.5·2^23 + the exponent bias, exact in f32
-    Value x = atMost(atLeast(op.getOperand(), f32(-88.0f)), f32(89.0f));
-    Value t = atMost(fma(x, f32(1.44269504f), f32(magic)), f32(magic + 127.0f));
-    Value k = arith::SubFOp::create(rewriter, loc, t, f32(magic));
-    Value r = fma(k, f32(-0.693359375f), x); // ln2 = 0.693359375 - 2.12194440e-4 (9-bit head: k·head exact)
-    r = fma(k, f32(2.12194440e-4f), r);
-    Value p = f32(1.38194871e-3f);
+    Value x = a.atMost(a.atLeast(op.getOperand(), a.f32(-88.0f)), a.f32(89.0f));
+    Value t = a.atMost(a.fma(x, a.f32(1.44269504f), a.f32(magic)), a.f32(magic + 127.0f));
+    Value k = arith::SubFOp::create(rewriter, a.loc, t, a.f32(magic));
+    Value r = a.fma(k, a.f32(-0.693359375f), x); // ln2 = 0.693359375 - 2.12194440e-4 (9-bit head: k·head exact)
+    r = a.fma(k, a.f32(2.12194440e-4f), r);
+    Value p = a.f32(1.38194871e-3f);
     for (float coefficient : {8.36870633e-3f, 4.16682996e-2f, 1.66665211e-1f, 4.99999940e-1f, 1.0f, 1.0f})
-      p = fma(p, r, f32(coefficient));
-    Value bits = arith::BitcastOp::create(rewriter, loc, intType, t);
-    Value exponent = arith::ShLIOp::create(rewriter, loc, bits, i32(23));
-    Value scale = arith::BitcastOp::create(rewriter, loc, type, exponent);
+      p = a.fma(p, r, a.f32(coefficient));
+    Value bits = arith::BitcastOp::create(rewriter, a.loc, a.intType(), t);
+    Value exponent = arith::ShLIOp::create(rewriter, a.loc, bits, a.i32(23));
+    Value scale = arith::BitcastOp::create(rewriter, a.loc, type, exponent);
     rewriter.replaceOpWithNewOp<arith::MulFOp>(op, p, scale);
+    return success();
+  }
+};
+
+/// f32 `math.expm1` (scalar or vector) from a series near 0 and the exponential elsewhere, where MLIR's
+/// expansion computes u = e^x, then (u − 1)·x / log(u) (a logarithm and a division more per element):
+///
+///   |x| < 1:  x + x²·(1/2! + x·(1/3! + … + x/10!))   Taylor; the first term left out is below 1/11! = 2.5e-8,
+///                                                    under half an ulp of |expm1(x)| ≥ 0.63 at |x| = 1
+///   else:     e^x − 1                                e^x by LeanExpF32 (7.5e-8); the subtraction scales its
+///                                                    relative error by e^x/(e^x − 1), at most 1.58 (x = 1)
+///
+/// NaN and ±inf take the second branch and give NaN, +inf and −1. −0 gives +0.
+struct LeanExpm1F32 : OpRewritePattern<math::ExpM1Op> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::ExpM1Op op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "only f32 has the lean expansion");
+    F32Arith a{rewriter, op.getLoc(), type};
+    Value x = op.getOperand();
+    Value series = a.f32(1.0f / 3628800.0f);
+    for (float factorial : {362880.0f, 40320.0f, 5040.0f, 720.0f, 120.0f, 24.0f, 6.0f, 2.0f})
+      series = a.fma(series, x, a.f32(1.0f / factorial));
+    series = a.fma(arith::MulFOp::create(rewriter, a.loc, x, x), series, x);
+    Value exponential = math::ExpOp::create(rewriter, a.loc, x); // expanded by LeanExpF32 in the same run
+    Value shifted = arith::SubFOp::create(rewriter, a.loc, exponential, a.f32(1.0f));
+    Value magnitude = math::AbsFOp::create(rewriter, a.loc, x);
+    Value nearZero = arith::CmpFOp::create(rewriter, a.loc, arith::CmpFPredicate::OLT, magnitude, a.f32(1.0f));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, nearZero, series, shifted);
     return success();
   }
 };
@@ -83,7 +126,7 @@ struct LeanExpF32 : OpRewritePattern<math::ExpOp> {
 struct LAApproximateMathPass : impl::LAApproximateMathBase<LAApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LeanExpF32>(&getContext(), /*benefit=*/2);
+    patterns.add<LeanExpF32, LeanExpm1F32>(&getContext(), /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
