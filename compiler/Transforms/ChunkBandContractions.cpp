@@ -70,7 +70,8 @@ SmallVector<BandContraction> collectBandSiblings(BandContraction first, PatternR
     if (failed(masked) || !sameRowBlocks(*masked, first.masked))
       continue;
     group.push_back({other, *masked});
-    if (Operation *user = firstUserInBlock(other.getResult(), block); user && (!barrier || user->isBeforeInBlock(barrier)))
+    if (Operation *user = firstUserInBlock(other.getResult(), block);
+        user && (!barrier || user->isBeforeInBlock(barrier)))
       barrier = user;
   }
   return group;
@@ -157,12 +158,11 @@ struct ChunkBandContraction : OpRewritePattern<ContractOp> {
       Value upper = arith::ConstantIndexOp::create(rewriter, loc, endInterior * rowBlock);
       Value step = arith::ConstantIndexOp::create(rewriter, loc, rowBlock);
       Value reachValue = arith::ConstantIndexOp::create(rewriter, loc, reach);
-      auto loop = scf::ForOp::create(rewriter, loc, lower, upper, step, results,
-                                     [&](OpBuilder &b, Location, Value start, ValueRange carried) {
-                                       Value colStart = arith::SubIOp::create(b, loc, start, reachValue);
-                                       scf::YieldOp::create(b, loc,
-                                                            emitBlock(b, start, rowBlock, colStart, reach, carried));
-                                     });
+      auto loop = scf::ForOp::create(
+          rewriter, loc, lower, upper, step, results, [&](OpBuilder &b, Location, Value start, ValueRange carried) {
+            Value colStart = arith::SubIOp::create(b, loc, start, reachValue);
+            scf::YieldOp::create(b, loc, emitBlock(b, start, rowBlock, colStart, reach, carried));
+          });
       results = SmallVector<Value>(loop.getResults());
     }
     for (int64_t block = endInterior; block < numBlocks; ++block)
