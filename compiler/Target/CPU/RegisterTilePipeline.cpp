@@ -43,7 +43,6 @@ void buildRegisterTilePipeline(OpPassManager &pm, const RegisterTileOptions &opt
   func.addPass(createLATileRegisterBlocks());
   func.addPass(createLAVectorizeRegisterBlocks());
   func.addPass(createLAHoistBlockAccumulators());
-  func.addPass(createLASlideWindowBlocks());
 }
 
 void registerRegisterTilePipeline() {
@@ -51,7 +50,7 @@ void registerRegisterTilePipeline() {
       "la-register-tile-contractions",
       "Tiles contraction-like linalg.generics into register blocks and vectorises each block, as its steps: "
       "la-register-block-strategy, la-reduction-panels, la-fuse-block-epilogues, la-transpose-block-inputs, "
-      "la-tile-register-blocks, la-vectorize-register-blocks, la-hoist-block-accumulators, la-slide-window-blocks",
+      "la-tile-register-blocks, la-vectorize-register-blocks, la-hoist-block-accumulators",
       buildRegisterTilePipeline);
 }
 

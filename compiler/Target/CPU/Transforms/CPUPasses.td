@@ -161,20 +161,6 @@ def LAHoistBlockAccumulators : Pass<"la-hoist-block-accumulators", "mlir::func::
   }];
 }
 
-def LASlideWindowBlocks : Pass<"la-slide-window-blocks", "mlir::func::FuncOp"> {
-  let summary = "Loads each row of a window contraction's register block once: for v < K: acc[0..R) += w[v]·x[v..v+R) "
-                "=> for p < R+K−1: x = row p; acc[r] += w[p−r]·x for each r it reaches";
-  let description = [{
-    A window read (`la.window`, AFT-conv's convolution) steps its offsets one at a time in a register block,
-    and consecutive offsets read R−1 of the same R rows again: one row load per row-FMA. After
-    la-hoist-block-accumulators, each such offset loop (static, at most 16 steps, one FMA of a broadcast weight
-    into the carried block) becomes straight-line code that reads the R+K−1 distinct rows once. Each
-    accumulator row still adds its offsets in increasing order: the results are bitwise the same.
-  }];
-  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::vector::VectorDialect",
-                           "mlir::tensor::TensorDialect"];
-}
-
 def LAApproximateMath : Pass<"la-approximate-math", "mlir::func::FuncOp"> {
   let summary = "Replaces exp/log/log1p/expm1/tanh/erf with polynomial approximations: math.exp => arith";
   let description = [{
