@@ -42,21 +42,23 @@ func.func @exp_vector(%x: vector<16xf32>) -> vector<16xf32> {
 
 // -----
 
-// f32 expm1: a degree-10 Taylor series (x + x²·(1/2! + … + x/10!): eight FMAs for the inner polynomial, one
-// for x + x²·p) where |x| < 1, e^x − 1 elsewhere (the exponential expanded as above), no log, no division.
+// f32 expm1: exp's reduction (x = k·ln2 + r, scale = 2^k from the bits of t), its polynomial without the
+// constant term times r (e^r − 1, no cancellation), then 2^k·(e^r − 1) + (2^k − 1) in one FMA. No log, no
+// division, no select between two forms.
 // CHECK-LABEL: func.func @expm1_scalar
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-COUNT-8: math.fma %{{.*}}, %arg0, %{{.*}} : f32
-// CHECK:     %[[SQUARE:.*]] = arith.mulf %arg0, %arg0 : f32
-// CHECK:     %[[SERIES:.*]] = math.fma %[[SQUARE]], %{{.*}}, %arg0 : f32
-// CHECK:     %[[EXP:.*]] = arith.mulf {{.*}} : f32
-// CHECK:     %[[SHIFTED:.*]] = arith.subf %[[EXP]], %[[ONE]] : f32
-// CHECK:     %[[ABS:.*]] = math.absf %arg0 : f32
-// CHECK:     %[[NEAR:.*]] = arith.cmpf olt, %[[ABS]], %[[ONE]] : f32
-// CHECK:     arith.select %[[NEAR]], %[[SERIES]], %[[SHIFTED]] : f32
+// CHECK:     %[[K:.*]] = arith.subf
+// CHECK:     %[[R0:.*]] = math.fma %[[K]], %{{.*}}, %{{.*}} : f32
+// CHECK:     %[[R:.*]] = math.fma %[[K]], %{{.*}}, %[[R0]] : f32
+// CHECK-COUNT-5: math.fma {{.*}}, %[[R]], {{.*}}
+// CHECK:     %[[EM1R:.*]] = arith.mulf %{{.*}}, %[[R]] : f32
+// CHECK:     %[[SCALE:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK:     %[[SM1:.*]] = arith.subf %[[SCALE]], %[[ONE]] : f32
+// CHECK:     math.fma %[[SCALE]], %[[EM1R]], %[[SM1]] : f32
 // CHECK-NOT: math.expm1
 // CHECK-NOT: math.log
 // CHECK-NOT: arith.divf
+// CHECK-NOT: arith.select
 func.func @expm1_scalar(%x: f32) -> f32 {
   %y = math.expm1 %x : f32
   return %y : f32

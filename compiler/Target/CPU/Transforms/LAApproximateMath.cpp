@@ -4,8 +4,8 @@
 // MLIR's polynomial approximations cover every function; f32 `exp` gets a leaner expansion of our own first,
 // because it dominates the elementwise work of these kernels (the sigmoid feature maps of Flow-Attention,
 // softmax, decay gates) and MLIR's version spends a third of its operations on range handling that a
-// rounding trick does for free (see `LeanExpF32`). f32 `expm1` (AFT-local's e^w − 1 band) gets one too:
-// MLIR's computes a logarithm and a division on top of the exponential.
+// rounding trick does for free (see `LeanExpF32`). f32 `expm1` (AFT-local's e^w − 1 band) gets one too, from
+// the same reduction: MLIR's computes a logarithm and a division on top of the exponential.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +67,37 @@ struct F32Arith {
   }
 };
 
+/// e^x = 2^k · e^r split for f32 (LeanExpF32's first steps): |r| ≤ ln2/2, and the low bits of `t` are
+/// k + 127 (`powerOfTwo` makes 2^k of them).
+struct ReducedExponent {
+  Value r, t;
+};
+
+ReducedExponent reduceExponent(const F32Arith &a, Value input) {
+  const float magic = 12582912.0f + 127.0f; // 1.5·2^23 + the exponent bias, exact in f32
+  Value x = a.atMost(a.atLeast(input, a.f32(-88.0f)), a.f32(89.0f));
+  Value t = a.atMost(a.fma(x, a.f32(1.44269504f), a.f32(magic)), a.f32(magic + 127.0f));
+  Value k = arith::SubFOp::create(a.rewriter, a.loc, t, a.f32(magic));
+  Value r = a.fma(k, a.f32(-0.693359375f), x); // ln2 = 0.693359375 - 2.12194440e-4 (9-bit head: k·head exact)
+  r = a.fma(k, a.f32(2.12194440e-4f), r);
+  return {r, t};
+}
+
+/// 2^k from the reduction's t: its low bits are the biased exponent k + 127; the shift drops the rest.
+Value powerOfTwo(const F32Arith &a, const ReducedExponent &e) {
+  Value bits = arith::BitcastOp::create(a.rewriter, a.loc, a.intType(), e.t);
+  Value exponent = arith::ShLIOp::create(a.rewriter, a.loc, bits, a.i32(23));
+  return arith::BitcastOp::create(a.rewriter, a.loc, a.type, exponent);
+}
+
+/// (e^r − 1)/r ≈ 1 + c2·r + … + c6·r⁵ on |r| ≤ ln2/2: LeanExpF32's polynomial without its constant term.
+Value expMinusOneOverR(const F32Arith &a, Value r) {
+  Value p = a.f32(1.38194871e-3f);
+  for (float coefficient : {8.36870633e-3f, 4.16682996e-2f, 1.66665211e-1f, 4.99999940e-1f, 1.0f})
+    p = a.fma(p, r, a.f32(coefficient));
+  return p;
+}
+
 struct LeanExpF32 : OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -75,32 +106,19 @@ struct LeanExpF32 : OpRewritePattern<math::ExpOp> {
     if (!getElementTypeOrSelf(type).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 has the lean expansion");
     F32Arith a{rewriter, op.getLoc(), type};
-    const float magic = 12582912.0f + 127.0f; // 1.5·2^23 + the exponent bias, exact in f32
-    Value x = a.atMost(a.atLeast(op.getOperand(), a.f32(-88.0f)), a.f32(89.0f));
-    Value t = a.atMost(a.fma(x, a.f32(1.44269504f), a.f32(magic)), a.f32(magic + 127.0f));
-    Value k = arith::SubFOp::create(rewriter, a.loc, t, a.f32(magic));
-    Value r = a.fma(k, a.f32(-0.693359375f), x); // ln2 = 0.693359375 - 2.12194440e-4 (9-bit head: k·head exact)
-    r = a.fma(k, a.f32(2.12194440e-4f), r);
-    Value p = a.f32(1.38194871e-3f);
-    for (float coefficient : {8.36870633e-3f, 4.16682996e-2f, 1.66665211e-1f, 4.99999940e-1f, 1.0f, 1.0f})
-      p = a.fma(p, r, a.f32(coefficient));
-    Value bits = arith::BitcastOp::create(rewriter, a.loc, a.intType(), t);
-    Value exponent = arith::ShLIOp::create(rewriter, a.loc, bits, a.i32(23));
-    Value scale = arith::BitcastOp::create(rewriter, a.loc, type, exponent);
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, p, scale);
+    ReducedExponent e = reduceExponent(a, op.getOperand());
+    Value p = a.fma(expMinusOneOverR(a, e.r), e.r, a.f32(1.0f));
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, p, powerOfTwo(a, e));
     return success();
   }
 };
 
-/// f32 `math.expm1` (scalar or vector) from a series near 0 and the exponential elsewhere, where MLIR's
-/// expansion computes u = e^x, then (u − 1)·x / log(u) (a logarithm and a division more per element):
-///
-///   |x| < 1:  x + x²·(1/2! + x·(1/3! + … + x/10!))   Taylor; the first term left out is below 1/11! = 2.5e-8,
-///                                                    under half an ulp of |expm1(x)| ≥ 0.63 at |x| = 1
-///   else:     e^x − 1                                e^x by LeanExpF32 (7.5e-8); the subtraction scales its
-///                                                    relative error by e^x/(e^x − 1), at most 1.58 (x = 1)
-///
-/// NaN and ±inf take the second branch and give NaN, +inf and −1. −0 gives +0.
+/// f32 `math.expm1` (scalar or vector) as 2^k·(e^r − 1) + (2^k − 1), with LeanExpF32's reduction and
+/// e^r − 1 = r·(1 + c2·r + …) from its polynomial, where MLIR's expansion computes u = e^x, then
+/// (u − 1)·x / log(u) (a logarithm and a division more per element). No step cancels: for k = 0 the result
+/// is the polynomial times r (relative accuracy down to the smallest x); for k = ±1 the two terms have
+/// the result's sign or are at most 0.5 against a result of at least 0.29; beyond, 2^k − 1 dominates.
+/// NaN, +inf and −inf give NaN, +inf and −1 (the reduction's clamps, as for exp). −0 gives +0.
 struct LeanExpm1F32 : OpRewritePattern<math::ExpM1Op> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -109,16 +127,11 @@ struct LeanExpm1F32 : OpRewritePattern<math::ExpM1Op> {
     if (!getElementTypeOrSelf(type).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 has the lean expansion");
     F32Arith a{rewriter, op.getLoc(), type};
-    Value x = op.getOperand();
-    Value series = a.f32(1.0f / 3628800.0f);
-    for (float factorial : {362880.0f, 40320.0f, 5040.0f, 720.0f, 120.0f, 24.0f, 6.0f, 2.0f})
-      series = a.fma(series, x, a.f32(1.0f / factorial));
-    series = a.fma(arith::MulFOp::create(rewriter, a.loc, x, x), series, x);
-    Value exponential = math::ExpOp::create(rewriter, a.loc, x); // expanded by LeanExpF32 in the same run
-    Value shifted = arith::SubFOp::create(rewriter, a.loc, exponential, a.f32(1.0f));
-    Value magnitude = math::AbsFOp::create(rewriter, a.loc, x);
-    Value nearZero = arith::CmpFOp::create(rewriter, a.loc, arith::CmpFPredicate::OLT, magnitude, a.f32(1.0f));
-    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, nearZero, series, shifted);
+    ReducedExponent e = reduceExponent(a, op.getOperand());
+    Value reducedMinusOne = arith::MulFOp::create(rewriter, a.loc, expMinusOneOverR(a, e.r), e.r);
+    Value scale = powerOfTwo(a, e);
+    Value scaleMinusOne = arith::SubFOp::create(rewriter, a.loc, scale, a.f32(1.0f));
+    rewriter.replaceOpWithNewOp<math::FmaOp>(op, scale, reducedMinusOne, scaleMinusOne);
     return success();
   }
 };
