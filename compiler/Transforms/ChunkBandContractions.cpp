@@ -48,9 +48,16 @@ Operation *firstUserInBlock(Value value, Block *block) {
   return first;
 }
 
-/// Whether one loop over row blocks serves both: the same mask, rows and columns.
-bool sameRowBlocks(const MaskedRows &a, const MaskedRows &b) {
-  return a.mask == b.mask && a.rows == b.rows && a.cols == b.cols;
+/// `op` as a band contraction that the loop over `like`'s row blocks also serves (the same mask, rows and
+/// columns); nullopt otherwise.
+std::optional<BandContraction> asSibling(Operation *op, const MaskedRows &like, PatternRewriter &rewriter) {
+  auto contract = dyn_cast<ContractOp>(op);
+  if (!contract)
+    return std::nullopt;
+  FailureOr<MaskedRows> masked = matchMaskedRows(contract, MaskKind::band, rewriter);
+  if (failed(masked) || masked->mask != like.mask || masked->rows != like.rows || masked->cols != like.cols)
+    return std::nullopt;
+  return BandContraction{contract, *masked};
 }
 
 /// `first` and the band contractions after it in its block that one loop over row blocks can also evaluate:
@@ -63,14 +70,11 @@ SmallVector<BandContraction> collectBandSiblings(BandContraction first, PatternR
   Block *block = first.op->getBlock();
   Operation *barrier = firstUserInBlock(first.op.getResult(), block);
   for (Operation *next = first.op->getNextNode(); next && next != barrier; next = next->getNextNode()) {
-    auto other = dyn_cast<ContractOp>(next);
-    if (!other)
+    std::optional<BandContraction> sibling = asSibling(next, first.masked, rewriter);
+    if (!sibling)
       continue;
-    FailureOr<MaskedRows> masked = matchMaskedRows(other, MaskKind::band, rewriter);
-    if (failed(masked) || !sameRowBlocks(*masked, first.masked))
-      continue;
-    group.push_back({other, *masked});
-    if (Operation *user = firstUserInBlock(other.getResult(), block);
+    group.push_back(*sibling);
+    if (Operation *user = firstUserInBlock(sibling->op.getResult(), block);
         user && (!barrier || user->isBeforeInBlock(barrier)))
       barrier = user;
   }
@@ -81,14 +85,9 @@ SmallVector<BandContraction> collectBandSiblings(BandContraction first, PatternR
 /// may visit the later one first; the group is rewritten from its first member).
 bool groupedWithEarlier(BandContraction member, PatternRewriter &rewriter) {
   for (Operation *prev = member.op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    auto other = dyn_cast<ContractOp>(prev);
-    if (!other)
-      continue;
-    FailureOr<MaskedRows> masked = matchMaskedRows(other, MaskKind::band, rewriter);
-    if (failed(masked) || !sameRowBlocks(*masked, member.masked))
-      continue;
-    if (llvm::any_of(collectBandSiblings({other, *masked}, rewriter),
-                     [&](const BandContraction &sibling) { return sibling.op == member.op; }))
+    std::optional<BandContraction> earlier = asSibling(prev, member.masked, rewriter);
+    if (earlier && llvm::any_of(collectBandSiblings(*earlier, rewriter),
+                                [&](const BandContraction &sibling) { return sibling.op == member.op; }))
       return true;
   }
   return false;

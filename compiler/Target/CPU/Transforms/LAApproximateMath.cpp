@@ -4,7 +4,7 @@
 // MLIR's polynomial approximations cover every function; f32 `exp` gets a leaner expansion of our own first,
 // because it dominates the elementwise work of these kernels (the sigmoid feature maps of Flow-Attention,
 // softmax, decay gates) and MLIR's version spends a third of its operations on range handling that a
-// rounding trick does for free (see `LeanExpF32`). f32 `expm1` (AFT-local's e^w − 1 band) gets one too, from
+// rounding trick does for free (see `expandExp`). f32 `expm1` (AFT-local's e^w − 1 band) gets one too, from
 // the same reduction: MLIR's computes a logarithm and a division on top of the exponential.
 //
 //===----------------------------------------------------------------------===//
@@ -23,19 +23,6 @@ namespace mlir::la {
 
 namespace {
 
-/// f32 `math.exp` (scalar or vector) as 15 arithmetic operations, against 21 for MLIR's expansion:
-///
-///   x' = clamp(x, -88, 89)                      NaN passes through (compare-and-select order)
-///   t  = x'·log2(e) + M, M = 1.5·2^23 + 127     the add rounds to an integer: t = M + k, k = round(x'·log2 e)
-///   t  = min(t, M + 127)                        k ≤ 127, so the biased exponent k + 127 fits in 8 bits
-///   r  = x' − (t − M)·ln2                       Cody–Waite, ln2 split in two so the product is exact
-///   e^r ≈ 1 + r + c2·r² + … + c6·r⁶             |r| ≤ ln2/2; coefficients fitted to the relative error
-///   exp = e^r · bitcast(bits(t) << 23)          the low bits of t are k + 127; the shift drops the rest
-///
-/// Measured against fp64 `exp` on 2·10^6 points of [-87, 88]: largest relative error 7.5e-8 (under one
-/// ulp). Edges: x < -87.7 gives 0 (k + 127 = 0 is the exponent of zero), like MLIR's; x ≥ 88.73 and +inf
-/// give +inf through the overflow of the last product; (88.38, 88.73) is computed with k = 127 and r
-/// outside the fitted interval, relative error up to 5e-6.
 /// Builds scalar or vector f32 arithmetic of `type` (f32 or a vector of f32) at `loc`: splat constants, FMAs
 /// and the NaN-preserving clamps the expansions below share.
 struct F32Arith {
@@ -67,7 +54,7 @@ struct F32Arith {
   }
 };
 
-/// e^x = 2^k · e^r split for f32 (LeanExpF32's first steps): |r| ≤ ln2/2, and the low bits of `t` are
+/// e^x = 2^k · e^r split for f32 (the first steps of `expandExp`): |r| ≤ ln2/2, and the low bits of `t` are
 /// k + 127 (`powerOfTwo` makes 2^k of them).
 struct ReducedExponent {
   Value r, t;
@@ -90,7 +77,7 @@ Value powerOfTwo(const F32Arith &a, const ReducedExponent &e) {
   return arith::BitcastOp::create(a.rewriter, a.loc, a.type, exponent);
 }
 
-/// (e^r − 1)/r ≈ 1 + c2·r + … + c6·r⁵ on |r| ≤ ln2/2: LeanExpF32's polynomial without its constant term.
+/// (e^r − 1)/r ≈ 1 + c2·r + … + c6·r⁵ on |r| ≤ ln2/2: exp's polynomial without its constant term.
 Value expMinusOneOverR(const F32Arith &a, Value r) {
   Value p = a.f32(1.38194871e-3f);
   for (float coefficient : {8.36870633e-3f, 4.16682996e-2f, 1.66665211e-1f, 4.99999940e-1f, 1.0f})
@@ -98,40 +85,49 @@ Value expMinusOneOverR(const F32Arith &a, Value r) {
   return p;
 }
 
-struct LeanExpF32 : OpRewritePattern<math::ExpOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// f32 `math.exp` (scalar or vector) as 15 arithmetic operations, against 21 for MLIR's expansion:
+///
+///   x' = clamp(x, -88, 89)                      NaN passes through (compare-and-select order)
+///   t  = x'·log2(e) + M, M = 1.5·2^23 + 127     the add rounds to an integer: t = M + k, k = round(x'·log2 e)
+///   t  = min(t, M + 127)                        k ≤ 127, so the biased exponent k + 127 fits in 8 bits
+///   r  = x' − (t − M)·ln2                       Cody–Waite, ln2 split in two so the product is exact
+///   e^r ≈ 1 + r + c2·r² + … + c6·r⁶             |r| ≤ ln2/2; coefficients fitted to the relative error
+///   exp = e^r · bitcast(bits(t) << 23)          the low bits of t are k + 127; the shift drops the rest
+///
+/// Measured against fp64 `exp` on 2·10^6 points of [-87, 88]: largest relative error 7.5e-8 (under one
+/// ulp). Edges: x < -87.7 gives 0 (k + 127 = 0 is the exponent of zero), like MLIR's; x ≥ 88.73 and +inf
+/// give +inf through the overflow of the last product; (88.38, 88.73) is computed with k = 127 and r
+/// outside the fitted interval, relative error up to 5e-6.
+Value expandExp(const F32Arith &a, const ReducedExponent &e) {
+  Value p = a.fma(expMinusOneOverR(a, e.r), e.r, a.f32(1.0f));
+  return arith::MulFOp::create(a.rewriter, a.loc, p, powerOfTwo(a, e));
+}
 
-  LogicalResult matchAndRewrite(math::ExpOp op, PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    if (!getElementTypeOrSelf(type).isF32())
-      return rewriter.notifyMatchFailure(op, "only f32 has the lean expansion");
-    F32Arith a{rewriter, op.getLoc(), type};
-    ReducedExponent e = reduceExponent(a, op.getOperand());
-    Value p = a.fma(expMinusOneOverR(a, e.r), e.r, a.f32(1.0f));
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, p, powerOfTwo(a, e));
-    return success();
-  }
-};
-
-/// f32 `math.expm1` (scalar or vector) as 2^k·(e^r − 1) + (2^k − 1), with LeanExpF32's reduction and
+/// f32 `math.expm1` (scalar or vector) as 2^k·(e^r − 1) + (2^k − 1), with exp's reduction and
 /// e^r − 1 = r·(1 + c2·r + …) from its polynomial, where MLIR's expansion computes u = e^x, then
 /// (u − 1)·x / log(u) (a logarithm and a division more per element). No step cancels: for k = 0 the result
 /// is the polynomial times r (relative accuracy down to the smallest x); for k = ±1 the two terms have
 /// the result's sign or are at most 0.5 against a result of at least 0.29; beyond, 2^k − 1 dominates.
-/// NaN, +inf and −inf give NaN, +inf and −1 (the reduction's clamps, as for exp). −0 gives +0.
-struct LeanExpm1F32 : OpRewritePattern<math::ExpM1Op> {
-  using OpRewritePattern::OpRewritePattern;
+/// Largest relative error 1.31e-7 over [-20, 20] (ExpApproximationTest). NaN, +inf and −inf give NaN, +inf
+/// and −1 (the reduction's clamps, as for exp). −0 gives +0.
+Value expandExpm1(const F32Arith &a, const ReducedExponent &e) {
+  Value reducedMinusOne = arith::MulFOp::create(a.rewriter, a.loc, expMinusOneOverR(a, e.r), e.r);
+  Value scale = powerOfTwo(a, e);
+  Value scaleMinusOne = arith::SubFOp::create(a.rewriter, a.loc, scale, a.f32(1.0f));
+  return a.fma(scale, reducedMinusOne, scaleMinusOne);
+}
 
-  LogicalResult matchAndRewrite(math::ExpM1Op op, PatternRewriter &rewriter) const override {
+/// f32 `OpTy` (scalar or vector) replaced by `expand` of its operand's reduction.
+template <typename OpTy, Value (*expand)(const F32Arith &, const ReducedExponent &)>
+struct LeanF32Expansion : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
       return rewriter.notifyMatchFailure(op, "only f32 has the lean expansion");
     F32Arith a{rewriter, op.getLoc(), type};
-    ReducedExponent e = reduceExponent(a, op.getOperand());
-    Value reducedMinusOne = arith::MulFOp::create(rewriter, a.loc, expMinusOneOverR(a, e.r), e.r);
-    Value scale = powerOfTwo(a, e);
-    Value scaleMinusOne = arith::SubFOp::create(rewriter, a.loc, scale, a.f32(1.0f));
-    rewriter.replaceOpWithNewOp<math::FmaOp>(op, scale, reducedMinusOne, scaleMinusOne);
+    rewriter.replaceOp(op, expand(a, reduceExponent(a, op.getOperand())));
     return success();
   }
 };
@@ -139,7 +135,8 @@ struct LeanExpm1F32 : OpRewritePattern<math::ExpM1Op> {
 struct LAApproximateMathPass : impl::LAApproximateMathBase<LAApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LeanExpF32, LeanExpm1F32>(&getContext(), /*benefit=*/2);
+    patterns.add<LeanF32Expansion<math::ExpOp, expandExp>, LeanF32Expansion<math::ExpM1Op, expandExpm1>>(&getContext(),
+                                                                                                         /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
