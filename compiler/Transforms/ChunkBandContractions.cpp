@@ -10,7 +10,9 @@
 //
 // Blocks whose window needs no clamping all have offset w−1 and run in one `scf.for`; the few blocks at
 // either end (their window clamps to the sequence's start or end, and the partial last block) are emitted
-// with their own static offsets.
+// with their own static offsets. Band contractions with the same mask, rows and columns that do not read one
+// another share those loops (AFT-local's numerator and denominator): their operands are sliced to the same
+// windows, so CSE leaves one slice of a shared producer per block.
 //
 //===----------------------------------------------------------------------===//
 
