@@ -1,11 +1,14 @@
 // Standalone timing driver for one kernel object built by `lac compile --emit=obj` (used by scripts/profile).
 // It calls `la_call_<entry>` the way the runtime does: one memref descriptor per argument and result
-// ({allocated, aligned, offset, sizes[4], strides[4]}), SLICES slices of shape 1x1xNxD spread over THREADS
-// pthreads in contiguous ranges, and prints the median wall time of REPEAT calls. A plain C program keeps the
-// kernel's code at a fixed address in a normal ELF, so `perf record` / `perf annotate` can read it.
+// ({allocated, aligned, offset, sizes[rank], strides[rank]}, row-major), SLICES calls spread over THREADS
+// pthreads in contiguous ranges, and prints the median wall time of REPEAT calls. Each operand is given by
+// its shape in one call (a slice); an operand of the first operand's shape gets a fresh slice of its buffer
+// per call, any other (AFT's [T, T] bias, AFT-conv's kernels) is shared by every call, as the runtime's batch
+// slicing passes it. A plain C program keeps the kernel's code at a fixed address in a normal ELF, so
+// `perf record` / `perf annotate` can read it.
 //
-// Build: clang -O2 -DENTRY=la_call_<entry> -DOPERANDS=<inputs + outputs> profile-driver.c kernel.o -lpthread
-// Run:   ./driver SLICES THREADS N D REPEAT
+// Build: clang -O2 -DENTRY=la_call_<entry> profile-driver.c kernel.o -lpthread
+// Run:   ./driver SLICES THREADS REPEAT SHAPE...      SHAPE: sizes joined by x, e.g. 1x1x4096x64 or 4096x4096
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,9 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef OPERANDS
-#define OPERANDS 4
-#endif
+#define MAX_OPERANDS 16
+#define MAX_RANK 8
 
 void ENTRY(void **descriptors);
 
@@ -27,26 +29,39 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
 void _mlir_memref_to_llvm_free(void *pointer) { free(pointer); }
 
 typedef struct {
-  float *allocated, *aligned;
-  int64_t offset, sizes[4], strides[4];
-} Descriptor;
+  int rank;
+  int64_t sizes[MAX_RANK], elements;
+  int sliced; // a fresh part of the buffer per call
+  float *buffer;
+} Operand;
 
-static int64_t slices, threads, rows, cols;
-static float *buffers[OPERANDS];
+static int64_t slices, threads;
+static int operands;
+static Operand operand[MAX_OPERANDS];
+
+// A descriptor is 3 + 2·rank 8-byte words: the two pointers, the offset, the sizes, the strides.
+static void describe(int64_t *words, const Operand *op, float *data) {
+  words[0] = words[1] = (int64_t)(intptr_t)data;
+  words[2] = 0;
+  int64_t stride = 1;
+  for (int d = op->rank - 1; d >= 0; --d) {
+    words[3 + d] = op->sizes[d];
+    words[3 + op->rank + d] = stride;
+    stride *= op->sizes[d];
+  }
+}
 
 static void *run_range(void *argument) {
   int64_t worker = (int64_t)(intptr_t)argument;
   int64_t begin = slices * worker / threads, end = slices * (worker + 1) / threads;
-  Descriptor descriptors[OPERANDS];
-  void *pointers[OPERANDS];
-  for (int i = 0; i < OPERANDS; ++i) {
-    Descriptor d = {0, 0, 0, {1, 1, rows, cols}, {rows * cols, rows * cols, cols, 1}};
-    descriptors[i] = d;
-    pointers[i] = &descriptors[i];
-  }
+  int64_t words[MAX_OPERANDS][3 + 2 * MAX_RANK];
+  void *pointers[MAX_OPERANDS];
   for (int64_t s = begin; s < end; ++s) {
-    for (int i = 0; i < OPERANDS; ++i)
-      descriptors[i].allocated = descriptors[i].aligned = buffers[i] + s * rows * cols;
+    for (int i = 0; i < operands; ++i) {
+      const Operand *op = &operand[i];
+      describe(words[i], op, op->buffer + (op->sliced ? s * op->elements : 0));
+      pointers[i] = words[i];
+    }
     ENTRY(pointers);
   }
   return NULL;
@@ -63,27 +78,49 @@ static int compare(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+// Parses "AxBxC" into op; 0 on success.
+static int parse_shape(const char *text, Operand *op) {
+  op->rank = 0;
+  op->elements = 1;
+  const char *p = text;
+  while (*p) {
+    char *end;
+    long long size = strtoll(p, &end, 10);
+    if (end == p || size < 1 || op->rank == MAX_RANK || (*end && *end != 'x'))
+      return 1;
+    op->sizes[op->rank++] = size;
+    op->elements *= size;
+    p = *end ? end + 1 : end;
+  }
+  return op->rank == 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: %s SLICES THREADS N D REPEAT\n", argv[0]);
+  if (argc < 5 || argc - 4 > MAX_OPERANDS) {
+    fprintf(stderr, "usage: %s SLICES THREADS REPEAT SHAPE... (at most %d operands)\n", argv[0], MAX_OPERANDS);
     return 2;
   }
   slices = atoll(argv[1]);
   threads = atoll(argv[2]);
-  rows = atoll(argv[3]);
-  cols = atoll(argv[4]);
-  int repeat = atoi(argv[5]);
-  if (slices < 1 || threads < 1 || rows < 1 || cols < 1 || repeat < 1) {
-    fprintf(stderr, "every argument must be positive\n");
+  int repeat = atoi(argv[3]);
+  operands = argc - 4;
+  if (slices < 1 || threads < 1 || repeat < 1) {
+    fprintf(stderr, "SLICES, THREADS and REPEAT must be positive\n");
     return 2;
   }
-  size_t elements = (size_t)(slices * rows * cols);
-  uint32_t state = 1;
-  for (int i = 0; i < OPERANDS; ++i) {
-    buffers[i] = aligned_alloc(64, elements * sizeof(float));
+  for (int i = 0; i < operands; ++i) {
+    if (parse_shape(argv[4 + i], &operand[i])) {
+      fprintf(stderr, "operand %d: '%s' is not a shape like 1x1x4096x64\n", i, argv[4 + i]);
+      return 2;
+    }
+    Operand *op = &operand[i];
+    op->sliced = op->rank == operand[0].rank && !memcmp(op->sizes, operand[0].sizes, op->rank * sizeof(int64_t));
+    size_t elements = (size_t)(op->elements * (op->sliced ? slices : 1));
+    op->buffer = aligned_alloc(64, (elements * sizeof(float) + 63) / 64 * 64);
+    uint32_t state = 1 + i;
     for (size_t e = 0; e < elements; ++e) { // uniform in [-0.5, 0.5) from a 32-bit LCG: cheap, reproducible
       state = state * 1664525u + 1013904223u;
-      buffers[i][e] = (float)(state >> 8) * (1.0f / 16777216.0f) - 0.5f;
+      op->buffer[e] = (float)(state >> 8) * (1.0f / 16777216.0f) - 0.5f;
     }
   }
   double *times = calloc(repeat, sizeof(double));
@@ -101,7 +138,7 @@ int main(int argc, char **argv) {
       times[r] = now_ms() - start;
   }
   qsort(times, repeat, sizeof(double), compare);
-  printf("median %.3f ms  min %.3f ms  (%lld slices of %lldx%lld, %lld threads, %d runs)\n", times[repeat / 2],
-         times[0], (long long)slices, (long long)rows, (long long)cols, (long long)threads, repeat);
+  printf("median %.3f ms  min %.3f ms  (%lld slices of %s, %lld threads, %d runs)\n", times[repeat / 2], times[0],
+         (long long)slices, argv[4], (long long)threads, repeat);
   return 0;
 }
