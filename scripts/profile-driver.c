@@ -56,12 +56,14 @@ static void *run_range(void *argument) {
   int64_t begin = slices * worker / threads, end = slices * (worker + 1) / threads;
   int64_t words[MAX_OPERANDS][3 + 2 * MAX_RANK];
   void *pointers[MAX_OPERANDS];
+  for (int i = 0; i < operands; ++i) {
+    describe(words[i], &operand[i], operand[i].buffer);
+    pointers[i] = words[i];
+  }
   for (int64_t s = begin; s < end; ++s) {
-    for (int i = 0; i < operands; ++i) {
-      const Operand *op = &operand[i];
-      describe(words[i], op, op->buffer + (op->sliced ? s * op->elements : 0));
-      pointers[i] = words[i];
-    }
+    for (int i = 0; i < operands; ++i) // only a sliced operand's data pointers move
+      if (operand[i].sliced)
+        words[i][0] = words[i][1] = (int64_t)(intptr_t)(operand[i].buffer + s * operand[i].elements);
     ENTRY(pointers);
   }
   return NULL;

@@ -1,5 +1,6 @@
 # lit configuration of the la test suite: FileCheck tests of the dialect, passes and kernels.
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -18,6 +19,11 @@ if "address" in getattr(config, "la_sanitizer", ""):
     config.available_features.add("asan")
 
 config.substitutions.append(("%kernels", os.path.join(config.la_src_root, "kernels")))
+# scripts/ run from the source tree against the build tree's tools; scripts/profile links with clang-22.
+config.substitutions.append(("%la_src", config.la_src_root))
+config.substitutions.append(("%la_obj", config.la_obj_root))
+if shutil.which("clang-22"):
+    config.available_features.add("clang-22")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
