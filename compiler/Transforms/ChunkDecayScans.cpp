@@ -21,6 +21,8 @@
 
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
+
+#include "Conversion/LAToLinalg/LoweringUtils.h"
 #include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
@@ -57,7 +59,7 @@ struct ChunkDecayScan : OpRewritePattern<ScanOp> {
     ContractOp reader;
     SmallVector<tensor::CollapseShapeOp> finalStates;
     for (Operation *user : scan.getResult(0).getUsers()) {
-      if (tensor::CollapseShapeOp collapse = matchFinalState(user, scan, nb))
+      if (tensor::CollapseShapeOp collapse = matchFinalState(user, scan.getResult(0), nb))
         finalStates.push_back(collapse);
       else if (auto contract = dyn_cast<ContractOp>(user); contract && !reader)
         reader = contract;

@@ -62,12 +62,6 @@ using BatchBodyFn = function_ref<SmallVector<Value>(OpBuilder &b, ArrayRef<DimWi
 SmallVector<Value> buildBatchLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> batchShape, ValueRange init,
                                    BatchBodyFn body);
 
-/// The final state taken from `scan`: a slice of its last position along `dim` with full sizes elsewhere,
-/// keeping the unit dimension, collapsed into the state's rank (what la-derive-state-variants returns). A
-/// sequence of one position is its own last position, and the slice then folds away: the collapse reads the
-/// scan itself. Returns the collapse, or null. A chunk loop replaces it with the state it ends with.
-tensor::CollapseShapeOp matchFinalState(Operation *user, ScanOp scan, int64_t dim);
-
 } // namespace mlir::la
 
 #endif // LA_TRANSFORMS_CHUNKLOOPS_H

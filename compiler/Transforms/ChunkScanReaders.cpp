@@ -40,7 +40,7 @@ bool isFusablePrefixSum(ScanOp scan, int64_t dim, Operation *reader) {
   for (OpOperand &use : scan.getResult(0).getUses()) {
     if (use.getOwner() == reader)
       ++reads;
-    else if (!matchFinalState(use.getOwner(), scan, dim))
+    else if (!matchFinalState(use.getOwner(), scan.getResult(0), dim))
       return false;
   }
   return reads == 1;
@@ -121,7 +121,7 @@ struct ChunkScanReader : OpRewritePattern<ContractOp> {
       return rewriter.notifyMatchFailure(op, "the scan's init is not the running sum's type");
     SmallVector<tensor::CollapseShapeOp> finalStates;
     for (Operation *user : scan.getResult(0).getUsers())
-      if (tensor::CollapseShapeOp collapse = matchFinalState(user, scan, dim))
+      if (tensor::CollapseShapeOp collapse = matchFinalState(user, scan.getResult(0), dim))
         finalStates.push_back(collapse);
     Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
 

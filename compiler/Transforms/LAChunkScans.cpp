@@ -95,7 +95,7 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
     for (OpOperand &use : scan.getResult(0).getUses()) {
       if (use.getOwner() == op.getOperation() && use.getOperandNumber() == 1)
         continue;
-      tensor::CollapseShapeOp collapse = matchFinalState(use.getOwner(), scan, scanDim);
+      tensor::CollapseShapeOp collapse = matchFinalState(use.getOwner(), scan.getResult(0), scanDim);
       if (!collapse)
         return failure();
       finalStates.push_back(collapse);

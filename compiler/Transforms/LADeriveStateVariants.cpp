@@ -1,9 +1,10 @@
 //===- LADeriveStateVariants.cpp - prefill and resume from a causal entry -===//
 //
 // A causal entry y = F(x) carries state from one position to the next (SPEC §8): each prefix scan along the
-// sequence is a running value whose last position is everything later positions need, and each map that reads
-// the position along it (Flow's n_t = t + 1) needs to know how many positions came before. The two variants
-// thread those values through the signature:
+// sequence is a running value whose last position is everything later positions need (an online softmax
+// returns its running max and normaliser beside its value for that: the triple y, m, z), and each map that
+// reads the position along it (Flow's n_t = t + 1) needs to know how many positions came before. The
+// variants thread those values through the signature:
 //
 //   prefill(x)        = (y, s)     every scan starts from the compiler's initial state (zero), every position
 //                                  from 0; s holds each scan at the last position and each count of positions;
@@ -91,10 +92,12 @@ LogicalResult checkCausal(Operation *op, int64_t seq) {
   if (auto scan = dyn_cast<ScanOp>(op)) {
     if (scan.getDimAttr().getInt() != seq)
       return success(); // a scan across features is pointwise along the sequence
-    if (scan.getKind() != ScanKind::inclusive || scan.getReverse() || scan.getWindow() || !scan.getCombiner() ||
-        (*scan.getCombiner() != Combiner::add && *scan.getCombiner() != Combiner::decay))
+    std::optional<Combiner> combiner = scan.getCombiner();
+    if (scan.getKind() != ScanKind::inclusive || scan.getReverse() || scan.getWindow() || !combiner ||
+        !llvm::is_contained({Combiner::add, Combiner::decay, Combiner::online_softmax}, *combiner))
       return op->emitOpError() << "is a scan along the sequence whose state is not its running value (only "
-                                  "inclusive, forward add and decay scans without a window carry state so far)";
+                                  "inclusive, forward add, decay and online_softmax scans without a window carry "
+                                  "state so far)";
     if (!scan.getInit().empty())
       return op->emitOpError() << "already starts from a given state; derive the variant from the entry "
                                   "without one";
@@ -334,6 +337,28 @@ Value finalState(OpBuilder &builder, ScanOp scan, int64_t seq, Value init) {
   return MapOp::create(builder, loc, type, MapFn::add, ValueRange{decayed, sum}).getResult();
 }
 
+/// `scan` with one result per state it carries: an online-softmax scan returns its running max and normaliser
+/// besides its value (SPEC §8's triple, the weighted sum kept normalised); other scans already do.
+ScanOp withEveryState(OpBuilder &builder, ScanOp scan) {
+  if (scan.getCombiner() != Combiner::online_softmax || scan.getNumResults() == 3)
+    return scan;
+  builder.setInsertionPoint(scan);
+  Type type = scan.getResult(0).getType();
+  auto full = ScanOp::create(builder, scan.getLoc(), TypeRange{type, type, type}, scan.getCombinerAttr(),
+                             scan.getInputs(), scan.getInit(), scan.getDimAttr().getInt(), scan.getKind(),
+                             scan.getReverse(), scan.getWindowAttr(), scan.getAccAttr());
+  scan.getResult(0).replaceAllUsesWith(full.getResult(0));
+  scan.erase();
+  return full;
+}
+
+/// What each state of `scan` is, appended to a state's name where a scan carries several ("" for its value).
+SmallVector<StringRef> stateRoles(ScanOp scan) {
+  if (scan.getCombiner() == Combiner::online_softmax)
+    return {"", "max", "norm"};
+  return {""};
+}
+
 /// Erases the ops of `body` whose results nothing reads, last first (the state variant's read-out).
 void eraseDeadOps(Block &body) {
   SmallVector<Operation *> ops = llvm::map_to_vector(body.without_terminator(), [](Operation &op) { return &op; });
@@ -362,7 +387,7 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
     return declaration.emitOpError() << "is declared " << signatureText(declaration.getFunctionType()) << " but the "
                                      << getStateVariantName(variant) << " variant of @" << source.getSymName() << " is "
                                      << signatureText(function.getFunctionType())
-                                     << " (its results, then one state per scan along the sequence, in program "
+                                     << " (its results, then the states of each scan along the sequence, in program "
                                         "order)";
   declaration.getBody().takeBody(function.getBody());
   for (unsigned i = 0; i < function.getNumResults(); ++i)
@@ -468,21 +493,32 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states;
   for (Operation *op : sources) {
-    derived.stateLocations.push_back(op->getLoc());
     Location loc = op->getLoc();
     if (auto scan = dyn_cast<ScanOp>(op)) {
-      Value init;
+      scan = withEveryState(builder, scan);
+      SmallVector<Value> init;
       if (takesStates) {
-        init = body.addArgument(withoutSequence(scan.getResult(0), *seq), loc);
-        scan.getInitMutable().append(ValueRange{init});
+        for (Value result : scan.getResults())
+          init.push_back(body.addArgument(withoutSequence(result, *seq), loc));
+        scan.getInitMutable().append(init);
+      }
+      for (StringRef role : stateRoles(scan)) {
+        derived.stateLocations.push_back(loc);
+        derived.stateRoles.push_back(role);
       }
       builder.setInsertionPoint(ret);
-      // The state variant does not run the scan for its last position: a sum gives it (checkCausal admits
-      // add and decay scans only).
-      states.push_back(variant == Variant::State ? finalState(builder, scan, *seq, init)
-                                                 : sliceLastPosition(builder, loc, scan.getResult(0), *seq));
+      // The state variant does not run an add or decay scan for its last position: a sum gives it. An
+      // online-softmax scan runs, read only at its last position: its lowering then writes no position.
+      if (variant == Variant::State && scan.getCombiner() != Combiner::online_softmax) {
+        states.push_back(finalState(builder, scan, *seq, init.front()));
+        continue;
+      }
+      for (Value result : scan.getResults())
+        states.push_back(sliceLastPosition(builder, loc, result, *seq));
       continue;
     }
+    derived.stateLocations.push_back(loc);
+    derived.stateRoles.push_back("");
     auto map = cast<MapOp>(op);
     RankedTensorType type = withoutSequence(map.getResult(), *seq);
     Value before;

@@ -26,16 +26,19 @@ StringRef getStateVariantAttrName(StateVariant variant);
 /// A derived variant: a new public function beside its source, and where each state comes from.
 struct DerivedStateVariant {
   func::FuncOp function;
-  /// One per state, in signature order: the scan that carries it.
+  /// One per state, in signature order: the scan (or position-reading map) that carries it.
   SmallVector<Location> stateLocations;
+  /// One per state: which of its scan's states it is, "" for the scan's value ("max" and "norm" for an online
+  /// softmax's running max and normaliser), to name the state after the scan's result.
+  SmallVector<StringRef> stateRoles;
   /// The dimension the scans run along, at the same position in every operand.
   int64_t sequenceDim = 0;
 };
 
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes
-/// the source's arguments, resume and state those and then one state per scan along the sequence; prefill
-/// and resume return the source's results, then each scan's state after the last position; state returns the
-/// states alone. Emits an error at the op that makes `source` non-causal, and fails.
+/// the source's arguments, resume and state those and then the states of each scan along the sequence (one,
+/// or an online softmax's three); prefill and resume return the source's results, then each scan's states
+/// after the last position; state returns the states alone. Emits an error at the op that makes `source` non-causal, and fails.
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
                                                   SymbolTable &symbols);
 

@@ -8,15 +8,25 @@
 namespace la {
 
 Decoder::Decoder(Runtime &runtime, std::shared_ptr<Program> variants, std::string entry, size_t numArguments,
-                 size_t numResults, std::vector<std::string> names)
+                 size_t numResults, std::vector<std::string> names, int64_t sequenceDim)
     : runtime(runtime), variants(std::move(variants)), entry(entry), prefillName(entry + ".prefill"),
-      resumeName(entry + ".resume"), numArguments(numArguments), numResults(numResults), names(std::move(names)) {}
+      resumeName(entry + ".resume"), numArguments(numArguments), numResults(numResults), names(std::move(names)),
+      sequenceDim(sequenceDim) {}
+
+int64_t Decoder::lengthOf(llvm::ArrayRef<TensorRef> inputs) const {
+  if (inputs.empty() || static_cast<int64_t>(inputs[0].spec.shape.size()) <= sequenceDim)
+    return 0;
+  return inputs[0].spec.shape[sequenceDim];
+}
 
 llvm::Expected<std::unique_ptr<Decoder>> Decoder::create(Runtime &runtime, const Program &program,
                                                          llvm::StringRef entry) {
   auto signature = runtime.signature(program, entry);
   if (!signature)
     return signature.takeError();
+  auto sequenceDim = getSequenceDimension(program.source(), program.name(), entry);
+  if (!sequenceDim)
+    return sequenceDim.takeError();
   auto declared = withStateVariants(program.source(), program.name(), entry);
   if (!declared)
     return declared.takeError();
@@ -32,7 +42,7 @@ llvm::Expected<std::unique_ptr<Decoder>> Decoder::create(Runtime &runtime, const
   if (argumentNames.size() > numArguments)
     stateNames.assign(argumentNames.begin() + numArguments, argumentNames.end());
   return std::unique_ptr<Decoder>(new Decoder(runtime, std::move(*variants), entry.str(), numArguments,
-                                              signature->results.size(), std::move(stateNames)));
+                                              signature->results.size(), std::move(stateNames), *sequenceDim));
 }
 
 llvm::Error Decoder::run(const std::string &variant, llvm::ArrayRef<TensorRef> inputs,
@@ -72,7 +82,7 @@ llvm::Error Decoder::prefill(llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<Te
     return err;
   current = std::move(first);
   next = std::move(second);
-  processed = inputs.empty() || inputs[0].spec.shape.size() < 3 ? 0 : inputs[0].spec.shape[2];
+  processed = lengthOf(inputs);
   return llvm::Error::success();
 }
 
@@ -84,8 +94,7 @@ llvm::Error Decoder::step(llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<Tenso
   if (llvm::Error err = run(resumeName, inputs, outputs, current, next, stats))
     return err;
   std::swap(current, next);
-  if (!inputs.empty() && inputs[0].spec.shape.size() >= 3)
-    processed += inputs[0].spec.shape[2];
+  processed += lengthOf(inputs);
   return llvm::Error::success();
 }
 

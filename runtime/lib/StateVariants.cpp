@@ -129,8 +129,10 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
       argName = "arg" + std::to_string(i);
     taken.insert(argName);
   }
-  for (auto [i, location] : llvm::enumerate(derived->stateLocations)) {
+  for (auto [i, location, role] : llvm::enumerate(derived->stateLocations, derived->stateRoles)) {
     std::string stateName = resultNameAt(source, location);
+    if (!stateName.empty() && !role.empty())
+      stateName += "_" + role.str();
     if (stateName.empty() || taken.contains(stateName))
       stateName = (stateName.empty() ? "state" : stateName) + std::to_string(i);
     taken.insert(stateName);

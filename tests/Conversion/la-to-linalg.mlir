@@ -280,6 +280,31 @@ func.func @online_softmax_scan(%k: tensor<2x6x3xf32>, %v: tensor<2x6x3xf32>) -> 
 
 // -----
 
+// A resumed online softmax (a derived variant): the loop starts from m = m0, n = y0 z0, z = z0. Its value is
+// read per position; its max and normaliser only at the last position, so the loop writes no position of
+// them and the final states come out of the loop (the slices are gone).
+// CHECK-LABEL: func.func @online_softmax_resumed
+// CHECK-SAME: %[[Y0:[a-z0-9]+]]: tensor<2x3xf32>, %[[M0:[a-z0-9]+]]: tensor<2x3xf32>, %[[Z0:[a-z0-9]+]]: tensor<2x3xf32>)
+// CHECK: %[[INIT:.*]]:3 = linalg.generic {{.*}} ins(%[[Y0]], %[[M0]], %[[Z0]] :
+// CHECK: ^bb0(%[[Y:[^:]*]]: f32, %[[M:[^:]*]]: f32, %[[Z:[^:]*]]: f32,
+// CHECK:   %[[N:.*]] = arith.mulf %[[Y]], %[[Z]]
+// CHECK:   linalg.yield %[[M]], %[[N]], %[[Z]]
+// CHECK: %[[LOOP:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]#0, %{{.*}} = %[[INIT]]#1, %{{.*}} = %[[INIT]]#2, %{{.*}} = %{{.*}}) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x6x3xf32>)
+// CHECK: linalg.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32
+// CHECK: %[[FINAL:.*]]:3 = linalg.generic {{.*}} ins(%[[LOOP]]#0, %[[LOOP]]#1, %[[LOOP]]#2 :
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[LOOP]]#3, %[[FINAL]]#1, %[[FINAL]]#2
+func.func @online_softmax_resumed(%k: tensor<2x6x3xf32>, %v: tensor<2x6x3xf32>, %y0: tensor<2x3xf32>, %m0: tensor<2x3xf32>, %z0: tensor<2x3xf32>) -> (tensor<2x6x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %s:3 = la.scan online_softmax %k, %v init(%y0, %m0, %z0 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) along 1 inclusive : tensor<2x6x3xf32>, tensor<2x6x3xf32> -> tensor<2x6x3xf32>, tensor<2x6x3xf32>, tensor<2x6x3xf32>
+  %ml = tensor.extract_slice %s#1[0, 5, 0] [2, 1, 3] [1, 1, 1] : tensor<2x6x3xf32> to tensor<2x1x3xf32>
+  %m = tensor.collapse_shape %ml [[0], [1, 2]] : tensor<2x1x3xf32> into tensor<2x3xf32>
+  %zl = tensor.extract_slice %s#2[0, 5, 0] [2, 1, 3] [1, 1, 1] : tensor<2x6x3xf32> to tensor<2x1x3xf32>
+  %z = tensor.collapse_shape %zl [[0], [1, 2]] : tensor<2x1x3xf32> into tensor<2x3xf32>
+  return %s#0, %m, %z : tensor<2x6x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // A 3×5 window over dimensions 1 and 2: a zero-padded copy, (1, 2) on each side (the input inserted into a
 // fresh buffer, then the four border slabs filled: nothing is written twice), then a copy reading the padded
 // input at (x + u, y + v), each offset loop right after its position's, which elementwise fusion later folds

@@ -864,8 +864,24 @@ func.func @scan_window_negative(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // -----
 
 func.func @scan_online_softmax_init(%v: tensor<4x8xf32>, %h: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{online_softmax takes no init}}
+  // expected-error @+1 {{online_softmax starts from its value, running max and normaliser (3 init states), got 1}}
   %0 = la.scan online_softmax %v, %v init(%h : tensor<8xf32>) along 0 inclusive : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_online_softmax_two_results(%v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{combiner 'online_softmax' returns its value, or its value, running max and normaliser (1 or 3 results), got 2}}
+  %0:2 = la.scan online_softmax %v, %v along 0 inclusive : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xf32>
+  return %0#0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scan_online_softmax_init_without_states(%v: tensor<4x8xf32>, %h: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{init gives 3 states but the scan carries 1}}
+  %0 = la.scan online_softmax %v, %v init(%h, %h, %h : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) along 0 inclusive : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
 

@@ -255,6 +255,16 @@ func.func @scan_online_softmax(%k: tensor<?x?x?xf32>, %v: tensor<?x?x?xf32>) -> 
 
 // -----
 
+// The online-softmax triple (value, running max, normaliser) as results and as the state to start from.
+// CHECK-LABEL: func.func @scan_online_softmax_states
+// CHECK: la.scan online_softmax %{{.*}}, %{{.*}} init(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) along 1 inclusive : tensor<2x5x8xf32>, tensor<2x5x8xf32> -> tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>
+func.func @scan_online_softmax_states(%k: tensor<2x5x8xf32>, %v: tensor<2x5x8xf32>, %y: tensor<2x8xf32>, %m: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> tensor<2x5x8xf32> {
+  %0:3 = la.scan online_softmax %k, %v init(%y, %m, %z : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) along 1 inclusive : tensor<2x5x8xf32>, tensor<2x5x8xf32> -> tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>
+  return %0#1 : tensor<2x5x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @scan_region
 // CHECK-SAME: (%[[A:.*]]: tensor<?x16xf32>, %[[B:.*]]: tensor<?x16xf32>, %[[A0:.*]]: tensor<16xf32>, %[[B0:.*]]: tensor<16xf32>)
 // CHECK: %{{.*}}:2 = la.scan %[[A]], %[[B]] init(%[[A0]], %[[B0]] : tensor<16xf32>, tensor<16xf32>) along 0 inclusive : tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32> {

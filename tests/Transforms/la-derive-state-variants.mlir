@@ -237,3 +237,38 @@ func.func @loops(%x: !x) -> !x {
 }
 // expected-error @+1 {{cannot be derived as the prefill variant of @loops}}
 func.func private @loops_prefill(%x: !x) -> (!x, tensor<?x?x?xf32>) attributes {la.prefill_of = @loops}
+
+// -----
+
+// Causal AFT: an online softmax carries its triple (value, running max, normaliser), so the scan returns all
+// three and resume starts from them. The state variant runs the scan read only at its last position (the
+// lowering then writes no position).
+
+!a = tensor<?x?x?xf32>
+!as = tensor<?x?xf32>
+func.func @aft(%q: !a, %k: !a, %v: !a) -> !a {
+  %avg = la.scan online_softmax %k, %v along 1 inclusive : !a, !a -> !a
+  %y = la.gate sigmoid %q, %avg : !a, !a -> !a
+  return %y : !a
+}
+func.func private @aft_prefill(%q: !a, %k: !a, %v: !a) -> (!a, !as, !as, !as) attributes {la.prefill_of = @aft}
+func.func private @aft_resume(%q: !a, %k: !a, %v: !a, %y0: !as, %m0: !as, %z0: !as) -> (!a, !as, !as, !as)
+    attributes {la.resume_of = @aft}
+func.func private @aft_state(%q: !a, %k: !a, %v: !a, %y0: !as, %m0: !as, %z0: !as) -> (!as, !as, !as)
+    attributes {la.state_of = @aft}
+
+// CHECK-LABEL: func.func @aft_prefill(
+// CHECK: %[[AVG:.*]]:3 = la.scan online_softmax %{{.*}}, %{{.*}} along 1 inclusive : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+// CHECK: %[[Y:.*]] = la.gate sigmoid %{{.*}}, %[[AVG]]#0
+// CHECK: tensor.extract_slice %[[AVG]]#0
+// CHECK: tensor.extract_slice %[[AVG]]#1
+// CHECK: tensor.extract_slice %[[AVG]]#2
+// CHECK: return %[[Y]], %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+// CHECK-LABEL: func.func @aft_resume(
+// CHECK-SAME: %[[Y0:[a-z0-9]+]]: tensor<?x?xf32>, %[[M0:[a-z0-9]+]]: tensor<?x?xf32>, %[[Z0:[a-z0-9]+]]: tensor<?x?xf32>)
+// CHECK: la.scan online_softmax %{{.*}}, %{{.*}} init(%[[Y0]], %[[M0]], %[[Z0]] : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) along 1 inclusive
+// CHECK-LABEL: func.func @aft_state(
+// CHECK-NOT: la.gate
+// CHECK: %[[S:.*]]:3 = la.scan online_softmax %{{.*}}, %{{.*}} init(
+// CHECK-NOT: la.gate
+// CHECK: return

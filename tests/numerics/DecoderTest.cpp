@@ -22,6 +22,8 @@ namespace {
 struct DecoderCase {
   const char *file;
   const char *entry;
+  /// The sequence dimension: [B, H, T, ...] kernels, or AFT's [B, T, d].
+  size_t seq = 2;
 };
 
 class DecoderTest : public testing::TestWithParam<DecoderCase> {
@@ -38,8 +40,8 @@ protected:
     program = std::move(*loaded);
   }
 
-  /// The entry's arguments at [B, H, T, D] (lower ranks take the leading sizes), inside their domains, stored
-  /// as `dtype`.
+  /// The entry's arguments at [B, H, T, D] or [B·H, T, D] (lower ranks take the leading sizes), inside their
+  /// domains, stored as `dtype`.
   std::vector<la::HostTensor> makeInputs(int64_t batch, int64_t heads, int64_t length, int64_t width,
                                          la::DType dtype = la::DType::F32) {
     auto signature = runtime->signature(*program, GetParam().entry);
@@ -51,9 +53,7 @@ protected:
     for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
       la::TensorSpec spec = declared;
       spec.dtype = dtype;
-      int64_t sizes[] = {batch, heads, length};
-      for (size_t d = 0; d < spec.shape.size(); ++d)
-        spec.shape[d] = d < 3 ? sizes[d] : width;
+      spec.shape = la::test::sequenceShape(spec.shape.size(), GetParam().seq, batch, heads, length, width);
       auto [low, high] = la::samplingInterval(signature->argumentDomains[i]);
       std::uniform_real_distribution<double> uniform(low, high);
       la::HostTensor &tensor = inputs.emplace_back(spec);
@@ -111,9 +111,9 @@ void DecoderTest::checkSteps(la::DType dtype, double outputTolerance) {
   for (auto [i, range] : llvm::enumerate(pieces)) {
     std::vector<la::HostTensor> piece;
     for (const la::HostTensor &input : inputs)
-      piece.push_back(positions(input, range.first, range.second));
+      piece.push_back(positions(input, range.first, range.second, GetParam().seq));
     la::TensorSpec outSpec = (*whole)[0].spec();
-    outSpec.shape[2] = range.second - range.first;
+    outSpec.shape[GetParam().seq] = range.second - range.first;
     std::vector<la::HostTensor> out{la::HostTensor(outSpec)};
     llvm::Error err = i == 0 ? (*decoder)->prefill(refs(piece), refs(out)) : (*decoder)->step(refs(piece), refs(out));
     ASSERT_FALSE(bool(err)) << "piece " << i << ": " << llvm::toString(std::move(err));
@@ -186,7 +186,8 @@ TEST_P(DecoderTest, MisuseIsAnErrorThatSaysWhat) {
 INSTANTIATE_TEST_SUITE_P(Kernels, DecoderTest,
                          testing::Values(DecoderCase{"linear_attention.mlir", "linear_attention_causal"},
                                          DecoderCase{"flow_attention.mlir", "flow_attention_causal"},
-                                         DecoderCase{"retention.mlir", "gla"}),
+                                         DecoderCase{"retention.mlir", "gla"},
+                                         DecoderCase{"aft.mlir", "aft_causal", 1}),
                          [](const testing::TestParamInfo<DecoderCase> &info) { return std::string(info.param.entry); });
 
 } // namespace

@@ -13,6 +13,8 @@
 
 #include "la/runtime/Runtime.h"
 
+#include "SequencePositions.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +27,8 @@ namespace {
 struct Kernel {
   const char *file;
   const char *entry;
+  /// The sequence dimension: [B, H, T, ...] kernels, or AFT's [B, T, d].
+  size_t seq = 2;
 };
 
 std::unique_ptr<la::Runtime> makeRuntime(unsigned threads, bool splitSequences = true) {
@@ -37,18 +41,15 @@ std::unique_ptr<la::Runtime> makeRuntime(unsigned threads, bool splitSequences =
   return runtime ? std::move(*runtime) : nullptr;
 }
 
-/// Inputs of `entry`'s declared ranks at [batch, heads, length, 16, ..], inside their domains.
+/// Inputs of `entry`'s declared ranks at [batch, heads, length, 16, ..] (or [batch·heads, length, 16] where the
+/// sequence is dimension 1), inside their domains.
 std::vector<la::HostTensor> makeInputs(const la::EntrySignature &signature, int64_t batch, int64_t heads,
-                                       int64_t length) {
+                                       int64_t length, size_t seq = 2) {
   std::mt19937_64 generator(11);
   std::vector<la::HostTensor> inputs;
   for (auto [i, declared] : llvm::enumerate(signature.arguments)) {
     la::TensorSpec spec = declared;
-    spec.shape[0] = batch;
-    spec.shape[1] = heads;
-    spec.shape[2] = length;
-    for (size_t d = 3; d < spec.shape.size(); ++d)
-      spec.shape[d] = 16;
+    spec.shape = la::test::sequenceShape(spec.shape.size(), seq, batch, heads, length, 16);
     auto [low, high] = la::samplingInterval(signature.argumentDomains[i]);
     std::uniform_real_distribution<double> uniform(low, high);
     la::HostTensor &tensor = inputs.emplace_back(spec);
@@ -101,7 +102,7 @@ TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
   for (Case c : {Case{1, 1100, 2, 5, 2}, Case{2, 1100, 4, 5, 2}, Case{1, 16500, 1, 17, 1}}) {
     std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(c.heads) +
                        " N=" + std::to_string(c.length) + " on " + std::to_string(c.threads) + " threads";
-    std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, c.heads, c.length);
+    std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, c.heads, c.length, kernel.seq);
     la::CallStats stats;
     std::vector<la::HostTensor> expected = run(*whole, **program, kernel.entry, inputs, stats);
     EXPECT_EQ(stats.sequencePieces, 0) << what << ": off";
@@ -116,7 +117,7 @@ TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
       EXPECT_LE(relativeRms(split[r], expected[r]), 1e-5) << what << ": result #" << r;
 
     // More slices than pairs of threads, and a sequence too short for a thread alone: the sequence whole.
-    std::vector<la::HostTensor> wider = makeInputs(*signature, 2 * c.threads, c.heads, 1100);
+    std::vector<la::HostTensor> wider = makeInputs(*signature, 2 * c.threads, c.heads, 1100, kernel.seq);
     run(*pieced, **program, kernel.entry, wider, stats);
     EXPECT_EQ(stats.sequencePieces, 0) << what << ": B = " << 2 * c.threads;
   }
@@ -126,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, SequenceParallel,
                          testing::Values(Kernel{"linear_attention.mlir", "linear_attention_causal"},
                                          Kernel{"flow_attention.mlir", "flow_attention_causal"},
                                          Kernel{"retention.mlir", "retention"}, Kernel{"retention.mlir", "simple_gla"},
-                                         Kernel{"retention.mlir", "gla"}),
+                                         Kernel{"retention.mlir", "gla"}, Kernel{"aft.mlir", "aft_causal", 1}),
                          [](const testing::TestParamInfo<Kernel> &info) { return std::string(info.param.entry); });
 
 TEST(SequenceParallelNotCausal, RunsTheSequenceWhole) {

@@ -27,6 +27,8 @@ namespace {
 struct VariantCase {
   const char *file;
   const char *entry;
+  /// The sequence dimension: [B, H, T, ...] kernels, or AFT's [B, T, d].
+  size_t seq = 2;
 };
 
 std::string readKernelFile(const char *file) {
@@ -61,7 +63,7 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   ASSERT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
   for (const la::EntryInfo &info : *infos) {
     if (llvm::StringRef(info.name).starts_with(std::string(c.entry) + "."))
-      EXPECT_EQ(info.slicing.dims, 2) << info.name;
+      EXPECT_EQ(info.slicing.dims, static_cast<int>(c.seq)) << info.name;
   }
 
   la::RuntimeOptions options;
@@ -77,17 +79,13 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
 
   const int64_t length = 40, width = 8;
   for (auto [batch, heads] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}}) {
-    // Inputs inside their declared domains (log-gates ≤ 0); every [B, H, T, ...] argument.
+    // Inputs inside their declared domains (log-gates ≤ 0); every argument is [B, H, T, ...] or [B·H, T, ...].
     std::mt19937_64 generator(7);
     std::vector<la::HostTensor> inputs;
     for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
       la::TensorSpec spec = declared;
       spec.dtype = dtype;
-      spec.shape[0] = batch;
-      spec.shape[1] = heads;
-      spec.shape[2] = length;
-      for (size_t d = 3; d < spec.shape.size(); ++d)
-        spec.shape[d] = width;
+      spec.shape = la::test::sequenceShape(spec.shape.size(), c.seq, batch, heads, length, width);
       auto [low, high] = la::samplingInterval(signature->argumentDomains[i]);
       std::uniform_real_distribution<double> uniform(low, high);
       la::HostTensor &tensor = inputs.emplace_back(spec);
@@ -114,7 +112,7 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
     auto piece = [&](int64_t begin, int64_t end) {
       std::vector<la::HostTensor> cut;
       for (const la::HostTensor &input : inputs)
-        cut.push_back(positions(input, begin, end));
+        cut.push_back(positions(input, begin, end, c.seq));
       return cut;
     };
     std::vector<la::HostTensor> whole = call(entry, inputs);
@@ -158,7 +156,10 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
       }
       // Reassemble the output along T, slice by slice.
       const la::TensorSpec &outSpec = whole[0].spec();
-      int64_t outer = outSpec.shape[0] * outSpec.shape[1], inner = outSpec.numElements() / (outer * length);
+      int64_t outer = 1;
+      for (size_t d = 0; d < c.seq; ++d)
+        outer *= outSpec.shape[d];
+      int64_t inner = outSpec.numElements() / (outer * length);
       std::vector<double> joined;
       for (int64_t o = 0; o < outer; ++o)
         for (auto [i, range] : llvm::enumerate(pieces)) {
@@ -183,7 +184,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Combine(testing::Values(VariantCase{"linear_attention.mlir", "linear_attention_causal"},
                                      VariantCase{"flow_attention.mlir", "flow_attention_causal"},
                                      VariantCase{"retention.mlir", "retention"},
-                                     VariantCase{"retention.mlir", "simple_gla"}, VariantCase{"retention.mlir", "gla"}),
+                                     VariantCase{"retention.mlir", "simple_gla"}, VariantCase{"retention.mlir", "gla"},
+                                     VariantCase{"aft.mlir", "aft_causal", 1}),
                      testing::Values(la::DType::F32, la::DType::F16, la::DType::BF16)),
     [](const testing::TestParamInfo<std::tuple<VariantCase, la::DType>> &info) {
       return std::string(std::get<0>(info.param).entry) + "_" + la::dtypeName(std::get<1>(info.param)).str();

@@ -173,4 +173,34 @@ Value buildCombine(OpBuilder &b, Location loc, Combiner combiner, Value acc, Val
   }
 }
 
+tensor::CollapseShapeOp matchFinalState(Operation *user, Value scanResult, int64_t dim) {
+  auto scanType = cast<RankedTensorType>(scanResult.getType());
+  if (!scanType.hasStaticShape())
+    return nullptr;
+  Operation *reader = user;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+    if (!slice.hasUnitStride() || slice.getType().getRank() != scanType.getRank() || !slice->hasOneUse())
+      return nullptr;
+    for (int64_t i = 0; i < scanType.getRank(); ++i) {
+      std::optional<int64_t> offset = getConstantIntValue(slice.getMixedOffsets()[i]);
+      std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[i]);
+      int64_t expectedOffset = i == dim ? scanType.getDimSize(i) - 1 : 0;
+      int64_t expectedSize = i == dim ? 1 : scanType.getDimSize(i);
+      if (offset != expectedOffset || size != expectedSize)
+        return nullptr;
+    }
+    reader = *slice->user_begin();
+  } else if (scanType.getDimSize(dim) != 1) {
+    return nullptr;
+  }
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(reader);
+  if (!collapse || collapse.getResultType().getRank() != scanType.getRank() - 1)
+    return nullptr;
+  // Every group is one dimension except the one that merges the sequence's unit dimension with a neighbour.
+  for (ReassociationIndices group : collapse.getReassociationIndices())
+    if (group.size() > 1 && !llvm::is_contained(group, dim))
+      return nullptr;
+  return collapse;
+}
+
 } // namespace mlir::la

@@ -10,6 +10,7 @@
 #include "LA/IR/LAOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::la {
@@ -54,6 +55,14 @@ Value buildCombine(OpBuilder &b, Location loc, Combiner combiner, Value acc, Val
 /// `innermost`, the contiguous dimension the vectoriser should see. Returns the letters in loop order.
 std::string chooseLoopOrder(ArrayRef<StringRef> operandTerms, StringRef resultTerm, StringRef batchLetters,
                             const llvm::StringMap<int64_t> &letterSizes);
+
+/// The final state taken from a scan's result `scanResult` (la-derive-state-variants' form): a slice of its last
+/// position along `dim` with full sizes elsewhere, keeping the unit dimension, collapsed into the state's rank
+/// (a rank-reducing slice would be ambiguous about which unit dimension it drops). A sequence of one position
+/// is its own last position, and the slice then folds away: the collapse reads the scan itself. Returns the
+/// collapse, or null. A chunk loop replaces it with the state it ends with; the sequential lowering with its
+/// carried state, when nothing else reads that result.
+tensor::CollapseShapeOp matchFinalState(Operation *user, Value scanResult, int64_t dim);
 
 } // namespace mlir::la
 

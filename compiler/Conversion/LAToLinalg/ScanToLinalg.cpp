@@ -6,6 +6,10 @@
 // scans of outer products is produced before this lowering (`la-chunk-scans`), and loops over the other
 // dimensions vectorise inside each step.
 //
+// A result read only at its last position (a derived variant's final state, matchFinalState) is not written
+// per position: the states the loop ends with give it, so a state variant's online softmax is one pass that
+// stores nothing but its [.., D] states.
+//
 // A small state (a sliced kernel's [1, 1, D] running sum) is carried as a vector instead (the register
 // form): a tensor state bufferises to a buffer that every step loads, combines and stores, so each step
 // waits on a store-to-load forward; a vector iter_arg stays in registers and the steps pipeline.
@@ -26,6 +30,7 @@ namespace {
 /// How one scan step updates its state from the elements at position t, elementwise over the state shape.
 /// Named combiners with one state (add, max, min, logaddexp) carry the running combination; `decay` carries
 /// S (S' = exp(g_t) S + x_t); `online_softmax` carries the running max m, weighted sum n and normaliser z.
+/// Every builder works on scalars (a linalg.generic's body) and on vectors (the register form) alike.
 struct StepRule {
   Combiner combiner;
   Type accType;
@@ -39,6 +44,14 @@ struct StepRule {
     if (combiner == Combiner::decay)
       return {0.0};
     return {*getCombinerIdentity(combiner)};
+  }
+
+  /// The states from the scan's `init`, one value per result (in `accType`): online_softmax's (y0, m0, z0)
+  /// give m = m0, n = y0 z0, z = z0 (m0 = -inf, z0 = 0 is the identity); other combiners carry their init.
+  SmallVector<Value> statesFromInit(OpBuilder &b, Location loc, ValueRange init) const {
+    if (combiner != Combiner::online_softmax)
+      return {init[0]};
+    return {init[1], arith::MulFOp::create(b, loc, init[0], init[2]), init[2]};
   }
 
   /// New states from the old ones and this position's input elements (already in `accType`).
@@ -65,13 +78,36 @@ struct StepRule {
     }
   }
 
-  /// The scan's value at a position from the states there.
-  Value output(OpBuilder &b, Location loc, ValueRange states) const {
+  /// The scan's results at a position from the states there: online_softmax's y = n / z, m and z; the
+  /// running value for the others.
+  SmallVector<Value> outputs(OpBuilder &b, Location loc, ValueRange states) const {
     if (combiner == Combiner::online_softmax)
-      return arith::DivFOp::create(b, loc, states[1], states[2]);
-    return states[0];
+      return {arith::DivFOp::create(b, loc, states[1], states[2]), states[0], states[2]};
+    return {states[0]};
   }
 };
+
+/// Tensors of one shape mapped elementwise by `fn` (scalars in, one scalar per `elementTypes` out): a
+/// linalg.generic with identity maps.
+SmallVector<Value> mapElementwise(OpBuilder &b, Location loc, ValueRange tensors, ArrayRef<OpFoldResult> sizes,
+                                  TypeRange elementTypes,
+                                  function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> fn) {
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  SmallVector<Value> outs;
+  for (Type elementType : elementTypes)
+    outs.push_back(createEmpty(b, loc, sizes, elementType));
+  SmallVector<AffineMap> maps(tensors.size() + outs.size(), b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, ValueRange(outs).getTypes(), tensors, outs, maps, iterators,
+      [&](OpBuilder &nb, Location body, ValueRange args) {
+        SmallVector<Value> values = fn(nb, body, args.take_front(tensors.size()));
+        for (auto [value, elementType] : llvm::zip(values, elementTypes))
+          value = convertFloat(nb, body, value, elementType);
+        linalg::YieldOp::create(nb, body, values);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
 
 /// The lowering supports every named combiner; region combiners are still rejected.
 LogicalResult checkSupported(ScanOp op) {
@@ -155,7 +191,38 @@ Value writeRow(OpBuilder &b, Location loc, Value row, Value tensor) {
       .getResult();
 }
 
-/// la.scan with a named combiner ⇒ scf.for over the scanned dimension carrying the states and the result.
+/// Where each result of a scan goes: written at every position, or only its last position read (a derived
+/// variant's final state, matchFinalState), which the lowering takes from the states the loop ends with.
+struct ResultUses {
+  /// Per result: whether a reader needs every position.
+  SmallVector<bool> perPosition;
+  /// Per result: the collapses that read only its last position.
+  SmallVector<SmallVector<tensor::CollapseShapeOp>> finals;
+
+  explicit ResultUses(ScanOp op) : perPosition(op.getNumResults(), false), finals(op.getNumResults()) {
+    // An exclusive or reversed scan does not end with its last position's value.
+    bool endsWithLast = op.getKind() == ScanKind::inclusive && !op.getReverse();
+    int64_t dim = op.getDimAttr().getInt();
+    for (auto [i, result] : llvm::enumerate(op.getResults()))
+      for (Operation *user : result.getUsers()) {
+        tensor::CollapseShapeOp collapse = endsWithLast ? matchFinalState(user, result, dim) : nullptr;
+        if (collapse)
+          finals[i].push_back(collapse);
+        else
+          perPosition[i] = true;
+      }
+  }
+};
+
+/// What a scan loop gives: the states after the last position (vectors in the register form, tensors in the
+/// tensor form) and, per result, the tensor written at every position (null where no reader needs it).
+struct LoopResults {
+  SmallVector<Value> states;
+  SmallVector<Value> positions;
+};
+
+/// la.scan with a named combiner ⇒ scf.for over the scanned dimension carrying the states and the results
+/// read per position.
 struct ScanToLoop : OpConversionPattern<ScanOp> {
   ScanToLoop(MLIRContext *context, int64_t registerStateElements)
       : OpConversionPattern(context), registerStateElements(registerStateElements) {}
@@ -163,6 +230,7 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
   LogicalResult matchAndRewrite(ScanOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     if (failed(checkSupported(op)))
       return failure();
+    Location loc = op.getLoc();
     // The state has the shape of the scanned values: the input for one-input combiners and decay (whose
     // gate prefix-broadcasts into it), the values (second input) for online_softmax.
     Value values = *op.getCombiner() == Combiner::online_softmax ? adaptor.getInputs()[1] : adaptor.getInputs()[0];
@@ -172,13 +240,42 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
     int64_t dim = op.getDimAttr().getInt();
     SmallVector<int64_t> stateShape = llvm::to_vector(valueType.getShape());
     stateShape.erase(stateShape.begin() + dim);
-    Value result;
-    if (std::optional<VectorType> vectorType =
-            getRegisterStateType(adaptor.getInputs(), values, stateShape, rule, registerStateElements))
-      result = buildRegisterLoop(rewriter, op, adaptor, rule, values, *vectorType);
-    else
-      result = buildTensorLoop(rewriter, op, adaptor, rule, values, stateShape);
-    rewriter.replaceOp(op, castToType(rewriter, op.getLoc(), result, op.getResult(0).getType()));
+    ResultUses uses(op);
+    std::optional<VectorType> vectorType =
+        getRegisterStateType(adaptor.getInputs(), values, stateShape, rule, registerStateElements);
+    LoopResults loop = vectorType ? buildRegisterLoop(rewriter, op, adaptor, rule, values, *vectorType, uses.perPosition)
+                                  : buildTensorLoop(rewriter, op, adaptor, rule, values, stateShape, uses.perPosition);
+
+    // A result read only at its last position is the output of the states the loop ends with.
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, values);
+    SmallVector<OpFoldResult> stateSizes = sizes;
+    stateSizes.erase(stateSizes.begin() + dim);
+    if (llvm::any_of(uses.finals, [](const auto &finals) { return !finals.empty(); })) {
+      SmallVector<Value> outputs;
+      if (vectorType) {
+        for (Value output : rule.outputs(rewriter, loc, loop.states))
+          outputs.push_back(writeRow(rewriter, loc, output, createEmpty(rewriter, loc, stateSizes, elementType)));
+      } else {
+        SmallVector<Type> elementTypes(op.getNumResults(), elementType);
+        outputs = mapElementwise(rewriter, loc, loop.states, stateSizes, elementTypes,
+                                 [&](OpBuilder &b, Location body, ValueRange states) {
+                                   return rule.outputs(b, body, states);
+                                 });
+      }
+      for (auto [output, finals] : llvm::zip(outputs, uses.finals))
+        for (tensor::CollapseShapeOp collapse : finals) {
+          auto slice = collapse.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+          rewriter.replaceOp(collapse, castToType(rewriter, loc, output, collapse.getType()));
+          if (slice)
+            rewriter.eraseOp(slice);
+        }
+    }
+    // Results nobody reads per position are replaced by an empty tensor, dead once their final slices are.
+    SmallVector<Value> replacements;
+    for (auto [result, written] : llvm::zip(op.getResults(), loop.positions))
+      replacements.push_back(
+          castToType(rewriter, loc, written ? written : createEmpty(rewriter, loc, sizes, elementType), result.getType()));
+    rewriter.replaceOp(op, replacements);
     return success();
   }
 
@@ -191,21 +288,38 @@ private:
     return arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, length, one), i);
   }
 
+  /// Splits a loop's results into the states and one tensor per result written at every position.
+  static LoopResults splitLoopResults(scf::ForOp loop, unsigned numStates, ArrayRef<bool> perPosition) {
+    LoopResults results;
+    results.states = SmallVector<Value>(loop.getResults().take_front(numStates));
+    unsigned slot = numStates;
+    for (bool written : perPosition)
+      results.positions.push_back(written ? loop.getResult(slot++) : Value());
+    return results;
+  }
+
   /// The register form: each state is a vector iter_arg; a step reads one row of every input, combines,
-  /// and writes one row of the result in place.
-  static Value buildRegisterLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor,
-                                 const StepRule &rule, Value values, VectorType vectorType) {
+  /// and writes one row of each result read per position in place.
+  static LoopResults buildRegisterLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor,
+                                       const StepRule &rule, Value values, VectorType vectorType,
+                                       ArrayRef<bool> perPosition) {
     Location loc = op.getLoc();
     Type elementType = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
     int64_t dim = op.getDimAttr().getInt();
     bool exclusive = op.getKind() == ScanKind::exclusive;
     SmallVector<Value> initial;
-    for (double identity : rule.initialStates())
-      initial.push_back(createFloat(rewriter, loc, vectorType, identity));
-    if (!adaptor.getInit().empty())
-      initial[0] = readRow(rewriter, loc, adaptor.getInit().front(), vectorType, rule.accType);
+    if (adaptor.getInit().empty()) {
+      for (double identity : rule.initialStates())
+        initial.push_back(createFloat(rewriter, loc, vectorType, identity));
+    } else {
+      SmallVector<Value> init = llvm::map_to_vector(
+          adaptor.getInit(), [&](Value state) { return readRow(rewriter, loc, state, vectorType, rule.accType); });
+      initial = rule.statesFromInit(rewriter, loc, init);
+    }
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, values);
-    initial.push_back(createEmpty(rewriter, loc, sizes, elementType));
+    for (bool written : perPosition)
+      if (written)
+        initial.push_back(createEmpty(rewriter, loc, sizes, elementType));
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]);
@@ -219,18 +333,25 @@ private:
                 readRow(b, nested, slicePosition(b, nested, input, dim, position), vectorType, rule.accType));
           ValueRange states = carried.take_front(numStates);
           SmallVector<Value> next = rule.combine(b, nested, states, elements);
-          Value out = rule.output(b, nested, exclusive ? states : ValueRange(next));
-          // Written through a slice of the result itself, so bufferisation stores the row in place.
-          Value outRow = writeRow(b, nested, out, slicePosition(b, nested, carried.back(), dim, position));
-          next.push_back(insertPosition(b, nested, outRow, carried.back(), dim, position));
+          SmallVector<Value> outputs = rule.outputs(b, nested, exclusive ? states : ValueRange(next));
+          unsigned slot = numStates;
+          for (auto [output, written] : llvm::zip(outputs, perPosition)) {
+            if (!written)
+              continue;
+            // Written through a slice of the result itself, so bufferisation stores the row in place.
+            Value dest = carried[slot++];
+            Value row = writeRow(b, nested, output, slicePosition(b, nested, dest, dim, position));
+            next.push_back(insertPosition(b, nested, row, dest, dim, position));
+          }
           scf::YieldOp::create(b, nested, next);
         });
-    return loop.getResults().back();
+    return splitLoopResults(loop, numStates, perPosition);
   }
 
   /// The tensor form: the states are tensors, and each step is one elementwise linalg.generic over them.
-  static Value buildTensorLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor, const StepRule &rule,
-                               Value values, ArrayRef<int64_t> stateShape) {
+  static LoopResults buildTensorLoop(ConversionPatternRewriter &rewriter, ScanOp op, OpAdaptor adaptor,
+                                     const StepRule &rule, Value values, ArrayRef<int64_t> stateShape,
+                                     ArrayRef<bool> perPosition) {
     Location loc = op.getLoc();
     ValueRange inputs = adaptor.getInputs();
     Type elementType = cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
@@ -241,19 +362,31 @@ private:
     SmallVector<OpFoldResult> stateSizes = sizes;
     stateSizes.erase(stateSizes.begin() + dim);
     auto stateType = RankedTensorType::get(stateShape, rule.accType);
+    unsigned numStates = rule.numStates();
 
     SmallVector<Value> initial;
-    for (double identity : rule.initialStates())
-      initial.push_back(createFilled(rewriter, loc, stateSizes, rule.accType, identity));
-    if (!adaptor.getInit().empty())
-      initial[0] = convertElementType(rewriter, loc, adaptor.getInit().front(), rule.accType);
-    initial.push_back(createEmpty(rewriter, loc, sizes, elementType));
+    if (adaptor.getInit().empty()) {
+      for (double identity : rule.initialStates())
+        initial.push_back(createFilled(rewriter, loc, stateSizes, rule.accType, identity));
+    } else if (numStates == 1) {
+      initial.push_back(convertElementType(rewriter, loc, adaptor.getInit().front(), rule.accType));
+    } else {
+      SmallVector<Type> accTypes(numStates, rule.accType);
+      initial = mapElementwise(rewriter, loc, adaptor.getInit(), stateSizes, accTypes,
+                               [&](OpBuilder &b, Location body, ValueRange init) {
+                                 SmallVector<Value> converted = llvm::map_to_vector(
+                                     init, [&](Value state) { return convertFloat(b, body, state, rule.accType); });
+                                 return rule.statesFromInit(b, body, converted);
+                               });
+    }
+    for (bool written : perPosition)
+      if (written)
+        initial.push_back(createEmpty(rewriter, loc, sizes, elementType));
 
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value length = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[dim]);
     auto outSliceType = RankedTensorType::get(stateShape, elementType);
-    unsigned numStates = rule.numStates();
 
     auto loop = scf::ForOp::create(
         rewriter, loc, zero, length, one, initial, [&](OpBuilder &b, Location nested, Value i, ValueRange carried) {
@@ -273,10 +406,13 @@ private:
           AffineMap identity = b.getMultiDimIdentityMap(rank - 1);
           SmallVector<Value> outs(carried.begin(), carried.begin() + numStates);
           SmallVector<Type> outTypes(numStates, stateType);
-          // The output slice is written by the same step (the exclusive form writes the old states).
-          outs.push_back(createEmpty(b, nested, stateSizes, elementType));
-          outTypes.push_back(outSliceType);
-          maps.append(numStates + 1, identity);
+          // The output slices are written by the same step (the exclusive form writes the old states).
+          for (bool written : perPosition)
+            if (written) {
+              outs.push_back(createEmpty(b, nested, stateSizes, elementType));
+              outTypes.push_back(outSliceType);
+            }
+          maps.append(outs.size(), identity);
           SmallVector<utils::IteratorType> iterators(rank - 1, utils::IteratorType::parallel);
           auto step = linalg::GenericOp::create(
               b, nested, outTypes, slices, outs, maps, iterators, [&](OpBuilder &nb, Location body, ValueRange args) {
@@ -285,15 +421,23 @@ private:
                   elements.push_back(convertFloat(nb, body, element, rule.accType));
                 ValueRange states = args.slice(slices.size(), numStates);
                 SmallVector<Value> next = rule.combine(nb, body, states, elements);
-                Value out = rule.output(nb, body, exclusive ? states : ValueRange(next));
-                next.push_back(convertFloat(nb, body, out, elementType));
+                SmallVector<Value> outputs = rule.outputs(nb, body, exclusive ? states : ValueRange(next));
+                for (auto [output, written] : llvm::zip(outputs, perPosition))
+                  if (written)
+                    next.push_back(convertFloat(nb, body, output, elementType));
                 linalg::YieldOp::create(nb, body, next);
               });
           SmallVector<Value> yielded(step.getResults().begin(), step.getResults().begin() + numStates);
-          yielded.push_back(insertPosition(b, nested, step.getResult(numStates), carried.back(), dim, position));
+          unsigned slot = numStates;
+          for (bool written : perPosition)
+            if (written) {
+              yielded.push_back(
+                  insertPosition(b, nested, step.getResult(yielded.size()), carried[slot], dim, position));
+              ++slot;
+            }
           scf::YieldOp::create(b, nested, yielded);
         });
-    return loop.getResults().back();
+    return splitLoopResults(loop, numStates, perPosition);
   }
 
   int64_t registerStateElements;

@@ -55,7 +55,9 @@ LogicalResult ScanOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) 
   }
   switch (*combiner) {
   case Combiner::online_softmax:
-    // e^k v / e^k = v for the one element.
+    // e^k v / e^k = v for the one element; its max and normaliser (k, 1) are not operands to fold to.
+    if (getNumResults() != 1)
+      return failure();
     results.push_back(getInputs()[1]);
     return success();
   default:

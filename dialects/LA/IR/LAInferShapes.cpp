@@ -89,13 +89,17 @@ LogicalResult ScanOp::inferReturnTypeComponents(MLIRContext *, std::optional<Loc
                                                 DictionaryAttr attributes, OpaqueProperties properties,
                                                 RegionRange regions, SmallVectorImpl<ShapedTypeComponents> &shapes) {
   Adaptor adaptor(operands.getValues(), attributes, properties, regions);
-  // `decay %x, %g` and `online_softmax %k, %v` have one value-shaped result (x's, v's); other combiners
-  // carry one state per input, of its shape.
+  // `decay %x, %g` has one value-shaped result (x's); `online_softmax %k, %v` up to three (y, m, z), each of
+  // v's shape: an op declaring y alone takes the first (callers pair results with these in order). Other
+  // combiners carry one state per input, of its shape.
   std::optional<Combiner> combiner = adaptor.getCombiner();
   if (combiner == Combiner::decay)
     return inferred(shapes, shapeOf(operands, adaptor.getInputs()[0]));
-  if (combiner == Combiner::online_softmax)
-    return inferred(shapes, shapeOf(operands, adaptor.getInputs()[1]));
+  if (combiner == Combiner::online_softmax) {
+    for (int state = 0; state < 3; ++state)
+      shapes.emplace_back(shapeOf(operands, adaptor.getInputs()[1]));
+    return success();
+  }
   for (Value input : adaptor.getInputs())
     shapes.emplace_back(shapeOf(operands, input));
   return success();

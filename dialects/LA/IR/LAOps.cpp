@@ -483,18 +483,24 @@ LogicalResult ScanOp::verify() {
       valueType = cast<RankedTensorType>(getInputs()[1].getType());
       if (getKind() == ScanKind::exclusive)
         return emitOpError() << "exclusive online_softmax has no value at the first position (0/0)";
-      if (!getInit().empty())
-        return emitOpError() << "online_softmax takes no init: its state (running max, weighted sum, "
-                                "normaliser) is not a value-shaped tensor";
+      // The triple (y, m, z) as results and as init: the checks below pair each init with its result.
+      if (getResults().size() != 1 && getResults().size() != 3)
+        return emitOpError() << "combiner 'online_softmax' returns its value, or its value, running max and "
+                                "normaliser (1 or 3 results), got "
+                             << getResults().size();
+      if (!getInit().empty() && getInit().size() != 3)
+        return emitOpError() << "online_softmax starts from its value, running max and normaliser (3 init "
+                                "states), got "
+                             << getInit().size();
       break;
     }
-    if (getResults().size() != 1)
+    if (getResults().size() != 1 && *combiner != Combiner::online_softmax)
       return emitOpError() << "named combiner '" << stringifyCombiner(*combiner) << "' has one result, got "
                            << getResults().size();
-    Type resultType = getResults()[0].getType();
-    if (mlir::getElementTypeOrSelf(resultType) != valueType.getElementType() ||
-        failed(mlir::verifyCompatibleShape(resultType, valueType)))
-      return emitOpError() << "result type " << resultType << " must match the value type " << valueType;
+    for (Type resultType : getResultTypes())
+      if (mlir::getElementTypeOrSelf(resultType) != valueType.getElementType() ||
+          failed(mlir::verifyCompatibleShape(resultType, valueType)))
+        return emitOpError() << "result type " << resultType << " must match the value type " << valueType;
   } else {
     if (getResults().size() != getInputs().size())
       return emitOpError() << "a combiner region carries one state per input: " << getInputs().size() << " inputs but "

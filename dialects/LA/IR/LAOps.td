@@ -168,7 +168,11 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
     * `decay %x, %g`: `S_t = exp(g_t) S_{t-1} + x_t`, `g` a log-gate (≤ 0) that prefix-broadcasts into `x`
       (`[B,H,T]` per head, `[B,H,T,K]` per key dimension against `x : [B,H,T,K,V]`).
     * `online_softmax %k, %v`: `y_t = Σ_{s≤t} e^{k_s} v_s / Σ_{s≤t} e^{k_s}` computed with a running max,
-      finite for any finite logits.
+      finite for any finite logits. Its state is the online-softmax triple, the weighted sum kept normalised:
+      `y_t`, the running max `m_t = max_{s≤t} k_s` and the normaliser `z_t = Σ_{s≤t} e^{k_s − m_t}`. The op
+      returns `y` alone, or all three (`-> y, m, z`, each of the values' type), and `init(%y0, %m0, %z0)`
+      gives all three (SPEC §8: a resumed sequence; m0 = −inf, z0 = 0 is the empty prefix). A result read only
+      at the last position is not materialised per position.
     * a region taking the accumulated state then the new element (`2n` scalars) and yielding `n` scalars.
 
     The combiner must be associative (it need not be commutative): the compiler splits the sequence into

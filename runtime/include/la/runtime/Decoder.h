@@ -30,7 +30,8 @@ public:
   static llvm::Expected<std::unique_ptr<Decoder>> create(Runtime &runtime, const Program &program,
                                                          llvm::StringRef entry);
 
-  /// Starts a sequence: runs prefill on the first positions (the entry's arguments, [B, H, n, ...]) and
+  /// Starts a sequence: runs prefill on the first positions (the entry's arguments, [B, H, n, ...] or AFT's
+  /// [B, n, d]: n along the dimension the entry's scans run) and
   /// writes the entry's results for them into `outputs`. Any earlier state is dropped.
   llvm::Error prefill(llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs, CallStats *stats = nullptr);
   /// Continues the sequence with the next positions (n ≥ 1; one is a decode step): same arguments and
@@ -39,8 +40,8 @@ public:
 
   /// Whether `prefill` has started a sequence.
   bool started() const { return !current.empty(); }
-  /// Positions processed since `prefill`: the sum of the calls' sequence lengths (dimension 2 of the first
-  /// argument, SPEC's [B, H, N, ...] layout).
+  /// Positions processed since `prefill`: the sum of the calls' sequence lengths (the sequence dimension of
+  /// the first argument: 2 in SPEC's [B, H, N, ...] layout, 1 in AFT's [B, N, d]).
   int64_t positions() const { return processed; }
   /// The state after the last call, in the order `lac signature --variant resume` lists the state arguments.
   llvm::ArrayRef<HostTensor> state() const { return current; }
@@ -53,7 +54,9 @@ public:
 
 private:
   Decoder(Runtime &runtime, std::shared_ptr<Program> variants, std::string entry, size_t numArguments,
-          size_t numResults, std::vector<std::string> names);
+          size_t numResults, std::vector<std::string> names, int64_t sequenceDim);
+  /// The sequence length of a call's `inputs` (0 without an argument that spans the sequence).
+  int64_t lengthOf(llvm::ArrayRef<TensorRef> inputs) const;
   /// Calls `variant` on the entry's `inputs` and `outputs` plus `states` and `nextStates`.
   llvm::Error run(const std::string &variant, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
                   llvm::MutableArrayRef<HostTensor> states, llvm::MutableArrayRef<HostTensor> nextStates,
@@ -64,6 +67,7 @@ private:
   std::string entry, prefillName, resumeName;
   size_t numArguments, numResults;
   std::vector<std::string> names;
+  int64_t sequenceDim;
   /// The state the next step reads, and the buffers it writes.
   std::vector<HostTensor> current, next;
   int64_t processed = 0;
