@@ -1,7 +1,8 @@
 //===- la-decode-bench.cpp - one decode step against the memory bound -----===//
 //
 // Times la::Decoder::step on one position for every causal kernel the compiler derives prefill/resume variants
-// for, at B ∈ {1, 8}, H = 32, K = V ∈ {64, 128} (issue 23). A step must read the state and write the new one,
+// for, at B ∈ {1, 8}, H = 32, K = V ∈ {64, 128} (issue 23); AFT, which has no heads ([B, T, d]), at the model
+// width d = H·K. A step must read the state and write the new one,
 // so its bound is that traffic at the bandwidth a plain copy of state-sized buffers reaches in the same run,
 // on the same threads (the buffers stay where a decode loop keeps its state: in cache when they fit). The
 // "K=V=4" column is the same step where the kernels have almost nothing to do: an upper bound on the
@@ -39,12 +40,15 @@ using Clock = std::chrono::steady_clock;
 
 struct KernelCase {
   const char *file, *entry;
+  /// The sequence dimension: [B, H, T, K] kernels, or AFT's [B, T, d].
+  size_t seq = 2;
 };
 const KernelCase kCases[] = {{"linear_attention.mlir", "linear_attention_causal"},
                              {"flow_attention.mlir", "flow_attention_causal"},
                              {"retention.mlir", "retention"},
                              {"retention.mlir", "simple_gla"},
-                             {"retention.mlir", "gla"}};
+                             {"retention.mlir", "gla"},
+                             {"aft.mlir", "aft_causal", 1}};
 const int64_t kHeads = 32, kPrompt = 16;
 
 int fail(const std::string &message) {
@@ -87,8 +91,9 @@ struct Inputs {
 };
 
 /// The entry's arguments for the prompt and for one token, inside their domains, and result buffers.
-llvm::Expected<Inputs> makeInputs(la::Runtime &runtime, const la::Program &program, const char *entry, int64_t batch,
-                                  int64_t width) {
+llvm::Expected<Inputs> makeInputs(la::Runtime &runtime, const la::Program &program, const KernelCase &kernel,
+                                  int64_t batch, int64_t width) {
+  const char *entry = kernel.entry;
   auto signature = runtime.signature(program, entry);
   if (!signature)
     return signature.takeError();
@@ -99,9 +104,12 @@ llvm::Expected<Inputs> makeInputs(la::Runtime &runtime, const la::Program &progr
     std::vector<la::TensorSpec> specs;
     for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
       la::TensorSpec spec = declared;
-      int64_t sizes[] = {batch, kHeads, length};
+      // [B, H, T, K, ...] or [B, T, H·K].
+      llvm::SmallVector<int64_t, 4> sizes = kernel.seq == 1
+                                                ? llvm::SmallVector<int64_t, 4>{batch, length, kHeads * width}
+                                                : llvm::SmallVector<int64_t, 4>{batch, kHeads, length};
       for (size_t d = 0; d < spec.shape.size(); ++d)
-        spec.shape[d] = d < 3 ? sizes[d] : width;
+        spec.shape[d] = d < sizes.size() ? sizes[d] : width;
       auto [low, high] = la::samplingInterval(signature->argumentDomains[i]);
       std::uniform_real_distribution<double> uniform(low, high);
       la::HostTensor &tensor = args.emplace_back(spec);
@@ -126,21 +134,28 @@ std::vector<la::TensorRef> refs(std::vector<la::HostTensor> &tensors) {
 }
 
 /// Checks a decoder's step against the whole entry on prompt + one token: relative RMS of the token's output.
-llvm::Expected<double> stepError(la::Runtime &runtime, const la::Program &program, const char *entry,
+llvm::Expected<double> stepError(la::Runtime &runtime, const la::Program &program, const KernelCase &kernel,
                                  la::Decoder &decoder, Inputs &inputs) {
+  // Elements before the sequence dimension (the slices) of `spec`.
+  auto outerOf = [&](const la::TensorSpec &spec) {
+    int64_t outer = 1;
+    for (size_t d = 0; d < kernel.seq; ++d)
+      outer *= spec.shape[d];
+    return outer;
+  };
   std::vector<la::HostTensor> joined;
   for (auto [p, t] : llvm::zip(inputs.prompt, inputs.token)) {
     la::TensorSpec spec = p.spec();
-    spec.shape[2] += 1;
+    spec.shape[kernel.seq] += 1;
     la::HostTensor &whole = joined.emplace_back(spec);
-    int64_t outer = spec.shape[0] * spec.shape[1], inner = p.numElements() / (outer * kPrompt);
+    int64_t outer = outerOf(spec), inner = p.numElements() / (outer * kPrompt);
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t s = 0; s <= kPrompt; ++s)
         for (int64_t i = 0; i < inner; ++i)
           whole.set((o * (kPrompt + 1) + s) * inner + i,
                     s < kPrompt ? p.get((o * kPrompt + s) * inner + i) : t.get(o * inner + i));
   }
-  auto expected = runtime.run(program, entry, refs(joined));
+  auto expected = runtime.run(program, kernel.entry, refs(joined));
   if (!expected)
     return expected.takeError();
   if (llvm::Error err = decoder.prefill(refs(inputs.prompt), refs(inputs.promptOut)))
@@ -148,7 +163,7 @@ llvm::Expected<double> stepError(la::Runtime &runtime, const la::Program &progra
   if (llvm::Error err = decoder.step(refs(inputs.token), refs(inputs.tokenOut)))
     return std::move(err);
   const la::HostTensor &want = (*expected)[0], &got = inputs.tokenOut[0];
-  int64_t outer = want.spec().shape[0] * want.spec().shape[1], inner = got.numElements() / outer;
+  int64_t outer = outerOf(want.spec()), inner = got.numElements() / outer;
   double error = 0, norm = 0;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
@@ -231,17 +246,17 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(decoder.takeError()));
     for (int64_t batch : batches) {
       // An upper bound on the runtime's own cost: the same step where the kernel has (almost) nothing to do.
-      auto tiny = makeInputs(**runtime, **program, kernel.entry, batch, 4);
+      auto tiny = makeInputs(**runtime, **program, kernel, batch, 4);
       if (!tiny)
         return fail(llvm::toString(tiny.takeError()));
       auto runtimeUs = stepMicroseconds(**decoder, *tiny, warmup, steps);
       if (!runtimeUs)
         return fail(llvm::toString(runtimeUs.takeError()));
       for (int64_t width : widths) {
-        auto inputs = makeInputs(**runtime, **program, kernel.entry, batch, width);
+        auto inputs = makeInputs(**runtime, **program, kernel, batch, width);
         if (!inputs)
           return fail(llvm::toString(inputs.takeError()));
-        auto error = stepError(**runtime, **program, kernel.entry, **decoder, *inputs);
+        auto error = stepError(**runtime, **program, kernel, **decoder, *inputs);
         if (!error)
           return fail(llvm::toString(error.takeError()));
         if (!(*error <= 1e-5))

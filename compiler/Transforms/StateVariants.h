@@ -38,7 +38,8 @@ struct DerivedStateVariant {
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes
 /// the source's arguments, resume and state those and then the states of each scan along the sequence (one,
 /// or an online softmax's three); prefill and resume return the source's results, then each scan's states
-/// after the last position; state returns the states alone. Emits an error at the op that makes `source` non-causal, and fails.
+/// after the last position; state returns the states alone. Emits an error at the op that makes `source` non-causal,
+/// and fails.
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
                                                   SymbolTable &symbols);
 

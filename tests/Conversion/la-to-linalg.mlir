@@ -257,17 +257,21 @@ func.func @decay_per_feature(%q: tensor<4x2xf32>, %k: tensor<4x2xf32>, %g: tenso
 
 // The online-softmax scan (AFT-causal) carries the running max m, weighted sum n and normaliser z through
 // one loop over the sequence; each step rescales by e^{m - m'} and weighs by e^{k - m'}, both exponents ≤ 0,
-// and writes n'/z'.
+// and writes n'/z'. One of the two is e^0: a single exp of -|k - m| gives the other.
 // CHECK-LABEL: func.func @online_softmax_scan
 // CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: scf.for {{.*}} -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x6x3xf32>)
 // CHECK:   linalg.generic
-// CHECK:   ^bb0(%[[K:.*]]: f32, %[[V:.*]]: f32, %[[M:.*]]: f32, %[[N:.*]]: f32, %[[Z:.*]]: f32, %{{.*}}: f32):
+// CHECK:   ^bb0(%[[K:[^:]*]]: f32, %[[V:[^:]*]]: f32, %[[M:[^:]*]]: f32, %[[N:[^:]*]]: f32, %[[Z:[^:]*]]: f32, %{{.*}}: f32):
 // CHECK:     %[[MAX:.*]] = arith.maximumf %[[M]], %[[K]]
-// CHECK:     %[[OLD:.*]] = arith.subf %[[M]], %[[MAX]]
-// CHECK:     %[[RESCALE:.*]] = math.exp %[[OLD]]
-// CHECK:     %[[NEW:.*]] = arith.subf %[[K]], %[[MAX]]
-// CHECK:     %[[W:.*]] = math.exp %[[NEW]]
+// CHECK:     %[[GAP:.*]] = arith.subf %[[K]], %[[M]]
+// CHECK:     %[[ABS:.*]] = math.absf %[[GAP]]
+// CHECK:     %[[NEG:.*]] = arith.negf %[[ABS]]
+// CHECK:     %[[E:.*]] = math.exp %[[NEG]]
+// CHECK-NOT: math.exp
+// CHECK:     %[[GREW:.*]] = arith.cmpf ogt, %[[GAP]], %{{.*}}
+// CHECK:     %[[RESCALE:.*]] = arith.select %[[GREW]], %[[E]], %{{.*}}
+// CHECK:     %[[W:.*]] = arith.select %[[GREW]], %{{.*}}, %[[E]]
 // CHECK:     %[[WV:.*]] = arith.mulf %[[W]], %[[V]]
 // CHECK:     %[[N2:.*]] = math.fma %[[N]], %[[RESCALE]], %[[WV]]
 // CHECK:     %[[Z2:.*]] = math.fma %[[Z]], %[[RESCALE]], %[[W]]

@@ -28,8 +28,8 @@ inline HostTensor positions(const HostTensor &tensor, int64_t begin, int64_t end
 
 /// The sizes of an argument of rank `rank` whose sequence is dimension `seq`: [B, H, T, W, ...] for `seq` = 2,
 /// [B·H, T, W, ...] for `seq` = 1 (AFT's [B, T, d]); a lower rank takes the leading sizes.
-inline llvm::SmallVector<int64_t, 4> sequenceShape(size_t rank, size_t seq, int64_t batch, int64_t heads, int64_t length,
-                                          int64_t width) {
+inline llvm::SmallVector<int64_t, 4> sequenceShape(size_t rank, size_t seq, int64_t batch, int64_t heads,
+                                                   int64_t length, int64_t width) {
   llvm::SmallVector<int64_t, 4> shape(rank);
   for (size_t d = 0; d < rank; ++d)
     shape[d] = d == seq ? length : d > seq ? width : seq == 1 ? batch * heads : d == 0 ? batch : heads;

@@ -64,11 +64,18 @@ struct StepRule {
     }
     case Combiner::online_softmax: {
       // m' = max(m, k); n' = n e^{m-m'} + e^{k-m'} v; z' = z e^{m-m'} + e^{k-m'}. Both exponents are ≤ 0,
-      // so nothing overflows for any finite logits (m = -inf at the start gives e^{-inf} = 0).
+      // so nothing overflows for any finite logits (m = -inf at the start gives e^{-inf} = 0). One of them is
+      // 0 (m' is m or k), so one exp serves: e^{-|k-m|} rescales the old sums when k is the new max and
+      // weighs k otherwise. NaNs propagate as in the two-exp form (through m' and the exp of k - m).
       Value k = elements[0], v = elements[1];
       Value m = arith::MaximumFOp::create(b, loc, states[0], k);
-      Value rescale = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, states[0], m));
-      Value weight = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, k, m));
+      Value gap = arith::SubFOp::create(b, loc, k, states[0]);
+      Value factor = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, gap)));
+      Value one = createFloat(b, loc, gap.getType(), 1.0);
+      Value zero = createFloat(b, loc, gap.getType(), 0.0);
+      Value grew = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, gap, zero);
+      Value rescale = arith::SelectOp::create(b, loc, grew, factor, one);
+      Value weight = arith::SelectOp::create(b, loc, grew, one, factor);
       Value n = math::FmaOp::create(b, loc, states[1], rescale, arith::MulFOp::create(b, loc, weight, v));
       Value z = math::FmaOp::create(b, loc, states[2], rescale, weight);
       return {m, n, z};
@@ -98,14 +105,13 @@ SmallVector<Value> mapElementwise(OpBuilder &b, Location loc, ValueRange tensors
     outs.push_back(createEmpty(b, loc, sizes, elementType));
   SmallVector<AffineMap> maps(tensors.size() + outs.size(), b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, ValueRange(outs).getTypes(), tensors, outs, maps, iterators,
-      [&](OpBuilder &nb, Location body, ValueRange args) {
-        SmallVector<Value> values = fn(nb, body, args.take_front(tensors.size()));
-        for (auto [value, elementType] : llvm::zip(values, elementTypes))
-          value = convertFloat(nb, body, value, elementType);
-        linalg::YieldOp::create(nb, body, values);
-      });
+  auto generic = linalg::GenericOp::create(b, loc, ValueRange(outs).getTypes(), tensors, outs, maps, iterators,
+                                           [&](OpBuilder &nb, Location body, ValueRange args) {
+                                             SmallVector<Value> values = fn(nb, body, args.take_front(tensors.size()));
+                                             for (auto [value, elementType] : llvm::zip(values, elementTypes))
+                                               value = convertFloat(nb, body, value, elementType);
+                                             linalg::YieldOp::create(nb, body, values);
+                                           });
   return SmallVector<Value>(generic.getResults());
 }
 
@@ -243,8 +249,9 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
     ResultUses uses(op);
     std::optional<VectorType> vectorType =
         getRegisterStateType(adaptor.getInputs(), values, stateShape, rule, registerStateElements);
-    LoopResults loop = vectorType ? buildRegisterLoop(rewriter, op, adaptor, rule, values, *vectorType, uses.perPosition)
-                                  : buildTensorLoop(rewriter, op, adaptor, rule, values, stateShape, uses.perPosition);
+    LoopResults loop = vectorType
+                           ? buildRegisterLoop(rewriter, op, adaptor, rule, values, *vectorType, uses.perPosition)
+                           : buildTensorLoop(rewriter, op, adaptor, rule, values, stateShape, uses.perPosition);
 
     // A result read only at its last position is the output of the states the loop ends with.
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, values);
@@ -257,10 +264,9 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
           outputs.push_back(writeRow(rewriter, loc, output, createEmpty(rewriter, loc, stateSizes, elementType)));
       } else {
         SmallVector<Type> elementTypes(op.getNumResults(), elementType);
-        outputs = mapElementwise(rewriter, loc, loop.states, stateSizes, elementTypes,
-                                 [&](OpBuilder &b, Location body, ValueRange states) {
-                                   return rule.outputs(b, body, states);
-                                 });
+        outputs = mapElementwise(
+            rewriter, loc, loop.states, stateSizes, elementTypes,
+            [&](OpBuilder &b, Location body, ValueRange states) { return rule.outputs(b, body, states); });
       }
       for (auto [output, finals] : llvm::zip(outputs, uses.finals))
         for (tensor::CollapseShapeOp collapse : finals) {
@@ -273,8 +279,8 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
     // Results nobody reads per position are replaced by an empty tensor, dead once their final slices are.
     SmallVector<Value> replacements;
     for (auto [result, written] : llvm::zip(op.getResults(), loop.positions))
-      replacements.push_back(
-          castToType(rewriter, loc, written ? written : createEmpty(rewriter, loc, sizes, elementType), result.getType()));
+      replacements.push_back(castToType(
+          rewriter, loc, written ? written : createEmpty(rewriter, loc, sizes, elementType), result.getType()));
     rewriter.replaceOp(op, replacements);
     return success();
   }
@@ -372,12 +378,12 @@ private:
       initial.push_back(convertElementType(rewriter, loc, adaptor.getInit().front(), rule.accType));
     } else {
       SmallVector<Type> accTypes(numStates, rule.accType);
-      initial = mapElementwise(rewriter, loc, adaptor.getInit(), stateSizes, accTypes,
-                               [&](OpBuilder &b, Location body, ValueRange init) {
-                                 SmallVector<Value> converted = llvm::map_to_vector(
-                                     init, [&](Value state) { return convertFloat(b, body, state, rule.accType); });
-                                 return rule.statesFromInit(b, body, converted);
-                               });
+      initial = mapElementwise(
+          rewriter, loc, adaptor.getInit(), stateSizes, accTypes, [&](OpBuilder &b, Location body, ValueRange init) {
+            SmallVector<Value> converted =
+                llvm::map_to_vector(init, [&](Value state) { return convertFloat(b, body, state, rule.accType); });
+            return rule.statesFromInit(b, body, converted);
+          });
     }
     for (bool written : perPosition)
       if (written)
