@@ -818,18 +818,23 @@ private:
     if (numSlices == 0)
       return;
     llvm::ArrayRef<int64_t> batchShape = inputs[info.slicing.firstSlicedArgument()].spec.shape;
+    // Bytes from one slice of each tensor to the next (none for an argument every slice reads whole), once per
+    // call: a decode step's slices do little else than find their data.
+    llvm::SmallVector<size_t, 8> argumentStrides, resultStrides;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      argumentStrides.push_back(info.slicing.isShared(i) ? 0 : info.arguments[i].numBytes());
+    for (const TensorSpec &result : info.results)
+      resultStrides.push_back(result.numBytes());
     auto runRange = [&](int64_t begin, int64_t end) {
       SliceCall call(kernel);
       llvm::SmallVector<char *, 8> arguments(inputs.size()), results(outputs.size());
       llvm::SmallVector<int64_t, 2> coordinates(info.slicing.dims);
-      for (int64_t slice = begin; slice < end; ++slice) {
-        // Bytes from one slice of each tensor to the next: none for an argument every slice reads whole.
+      getSliceCoordinates(batchShape, begin, coordinates);
+      for (int64_t slice = begin; slice < end; ++slice, nextSliceCoordinates(batchShape, coordinates)) {
         for (auto [i, ref] : llvm::enumerate(inputs))
-          arguments[i] = static_cast<char *>(ref.data) +
-                         (info.slicing.isShared(i) ? 0 : static_cast<size_t>(slice) * info.arguments[i].numBytes());
+          arguments[i] = static_cast<char *>(ref.data) + static_cast<size_t>(slice) * argumentStrides[i];
         for (auto [i, ref] : llvm::enumerate(outputs))
-          results[i] = static_cast<char *>(ref.data) + static_cast<size_t>(slice) * info.results[i].numBytes();
-        getSliceCoordinates(batchShape, slice, coordinates);
+          results[i] = static_cast<char *>(ref.data) + static_cast<size_t>(slice) * resultStrides[i];
         call(arguments, results, coordinates);
       }
     };

@@ -40,6 +40,8 @@ private:
 /// The index along each of the first `coordinates.size()` dimensions of `shape` of slice number `slice`
 /// (row-major: the last sliced dimension varies fastest).
 void getSliceCoordinates(llvm::ArrayRef<int64_t> shape, int64_t slice, llvm::MutableArrayRef<int64_t> coordinates);
+/// Steps `coordinates` from one slice to the next in the same order (wrapping to the first after the last).
+void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates);
 
 } // namespace la
 
