@@ -51,16 +51,19 @@ struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
       }
       shared[argument] = true;
     }
-    // The coordinates are those of a slice: every leading dimension of the first sliced argument has size 1.
+    // The coordinates are those of a slice's first position: every leading dimension of the first sliced
+    // argument has size 1, except the last, which may hold a block of consecutive slices (the runtime groups
+    // small slices); the in-kernel positions along it are then offsets from the coordinate.
     auto sliced = llvm::find(shared, false);
     auto first = sliced != shared.end()
                      ? dyn_cast<RankedTensorType>(func.getArgumentTypes()[std::distance(shared.begin(), sliced)])
                      : nullptr;
     if (!first || first.getRank() < dims ||
-        llvm::any_of(first.getShape().take_front(dims), [](int64_t size) { return size != 1; })) {
+        llvm::any_of(first.getShape().take_front(dims - 1), [](int64_t size) { return size != 1; }) ||
+        ShapedType::isDynamic(first.getDimSize(dims - 1))) {
       func.emitError() << "la-slice-positions: the first sliced argument of '" << entry
-                       << "' is not a slice (its first " << static_cast<int64_t>(dims)
-                       << " dimensions must have size 1)";
+                       << "' is not a slice (its first " << static_cast<int64_t>(dims) - 1
+                       << " dimensions must have size 1, and the next a static size)";
       return signalPassFailure();
     }
     // Before the coordinates are inserted, while argument numbers are the caller's.

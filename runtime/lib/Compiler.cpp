@@ -141,11 +141,12 @@ std::optional<Stage> parseStage(llvm::StringRef name) {
   return std::nullopt;
 }
 
-std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing) {
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing,
+                                       int64_t block) {
   std::vector<TensorSpec> slice(arguments.begin(), arguments.end());
   for (auto [i, spec] : llvm::enumerate(slice))
     for (int64_t d = 0; d < slicing.dims && d < static_cast<int64_t>(spec.shape.size()) && !slicing.isShared(i); ++d)
-      spec.shape[d] = 1;
+      spec.shape[d] = d + 1 == slicing.dims ? block : 1;
   return slice;
 }
 

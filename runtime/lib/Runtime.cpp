@@ -563,7 +563,7 @@ private:
       if (inputs[slicing.firstSlicedArgument()].shape[d] == 0)
         slicing = SliceLayout();
 
-    std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicing);
+    std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicing, chooseSliceBlock(inputs, slicing));
     CompileOptions compile = chooseOptions(program, entry, inputs, slot);
     slot.config = compile.str(compile.target);
     std::string resolvedOptions = optionsText;
@@ -811,15 +811,52 @@ private:
     return releaseAll(llvm::Error::success());
   }
 
-  /// Runs every slice of a call, spread over the team in contiguous ranges (one per thread).
+  /// Slices of at most this many argument bytes are grouped into blocks (chooseSliceBlock).
+  static constexpr int64_t kSliceBlockBytes = 128 << 10;
+
+  /// How many consecutive slices along the last sliced dimension one kernel call runs (a divisor of its
+  /// size): 1, unless a slice is small enough that a call's fixed cost (its descriptors, the kernel's scratch
+  /// allocations, the slice's coordinates) weighs. A decode step's slice is a few KiB of state, and calls of
+  /// one slice each spent more in that cost than in the step (la-decode-bench's K=V=4 column). A block's
+  /// arguments stay within kSliceBlockBytes, and every thread keeps a block of its own. CPU only: a GPU grid
+  /// has a block per slice.
+  int64_t chooseSliceBlock(llvm::ArrayRef<TensorSpec> inputs, const SliceLayout &slicing) const {
+    if (runtimeOptions.target != RuntimeTarget::CPU || slicing.dims == 0)
+      return 1;
+    int64_t sliceBytes = 0;
+    for (const TensorSpec &spec : sliceArguments(inputs, slicing))
+      sliceBytes += static_cast<int64_t>(spec.numBytes());
+    const TensorSpec &batched = inputs[slicing.firstSlicedArgument()];
+    int64_t numSlices = 1;
+    for (int64_t d = 0; d < slicing.dims; ++d)
+      numSlices *= batched.shape[d];
+    int64_t along = batched.shape[slicing.dims - 1], threads = runtimeOptions.numThreads;
+    int64_t block = 1;
+    for (int64_t size = 2; size <= along; ++size)
+      if (along % size == 0 && size * sliceBytes <= kSliceBlockBytes && numSlices / size >= threads)
+        block = size;
+    return block;
+  }
+
+  /// The slices one call of `info` runs (chooseSliceBlock): the size its kernel was compiled for along the
+  /// last sliced dimension.
+  static int64_t sliceBlockOf(const CompiledKernel &info) {
+    if (info.slicing.dims == 0)
+      return 1;
+    return info.arguments[info.slicing.firstSlicedArgument()].shape[info.slicing.dims - 1];
+  }
+
+  /// Runs every slice of a call, a block of them per kernel call, spread over the team in contiguous ranges
+  /// (one per thread).
   void execute(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs) {
     const CompiledKernel &info = kernel.info();
-    int64_t numSlices = countSlices(info, inputs);
-    if (numSlices == 0)
+    int64_t block = sliceBlockOf(info);
+    int64_t numCalls = countSlices(info, inputs) / block;
+    if (numCalls == 0)
       return;
     llvm::ArrayRef<int64_t> batchShape = inputs[info.slicing.firstSlicedArgument()].spec.shape;
-    // Bytes from one slice of each tensor to the next (none for an argument every slice reads whole), once per
-    // call: a decode step's slices do little else than find their data.
+    // Bytes from one call's block of each tensor to the next (none for an argument every slice reads whole),
+    // once per call: a decode step's slices do little else than find their data.
     llvm::SmallVector<size_t, 8> argumentStrides, resultStrides;
     for (size_t i = 0; i < inputs.size(); ++i)
       argumentStrides.push_back(info.slicing.isShared(i) ? 0 : info.arguments[i].numBytes());
@@ -828,22 +865,23 @@ private:
     auto runRange = [&](int64_t begin, int64_t end) {
       SliceCall call(kernel);
       llvm::SmallVector<char *, 8> arguments(inputs.size()), results(outputs.size());
+      // The coordinates of each call's first slice.
       llvm::SmallVector<int64_t, 2> coordinates(info.slicing.dims);
-      getSliceCoordinates(batchShape, begin, coordinates);
-      for (int64_t slice = begin; slice < end; ++slice, nextSliceCoordinates(batchShape, coordinates)) {
+      getSliceCoordinates(batchShape, begin * block, coordinates);
+      for (int64_t c = begin; c < end; ++c, nextSliceCoordinates(batchShape, coordinates, block)) {
         for (auto [i, ref] : llvm::enumerate(inputs))
-          arguments[i] = static_cast<char *>(ref.data) + static_cast<size_t>(slice) * argumentStrides[i];
+          arguments[i] = static_cast<char *>(ref.data) + static_cast<size_t>(c) * argumentStrides[i];
         for (auto [i, ref] : llvm::enumerate(outputs))
-          results[i] = static_cast<char *>(ref.data) + static_cast<size_t>(slice) * resultStrides[i];
+          results[i] = static_cast<char *>(ref.data) + static_cast<size_t>(c) * resultStrides[i];
         call(arguments, results, coordinates);
       }
     };
 
-    int64_t parts = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
+    int64_t parts = std::min<int64_t>(runtimeOptions.numThreads, numCalls);
     // A call that finds the team busy with another host thread's call runs its slices on its own thread.
     if (parts <= 1 || !team ||
-        !team->tryRun(parts, [&](unsigned p) { runRange(numSlices * p / parts, numSlices * (p + 1) / parts); }))
-      runRange(0, numSlices);
+        !team->tryRun(parts, [&](unsigned p) { runRange(numCalls * p / parts, numCalls * (p + 1) / parts); }))
+      runRange(0, numCalls);
   }
 
   /// A causal entry's derived variants, as a sequence-parallel call runs them.
@@ -896,7 +934,8 @@ private:
                                           CallStats *stats) {
     const CompiledKernel &info = whole.info();
     int64_t numSlices = countSlices(info, inputs);
-    if (!runtimeOptions.splitSequences || numSlices == 0 || outputs.empty() ||
+    // A kernel compiled for blocks of slices has slices too small for pieces.
+    if (!runtimeOptions.splitSequences || numSlices == 0 || outputs.empty() || sliceBlockOf(info) > 1 ||
         llvm::is_contained(info.slicing.sharedArguments, true))
       return 0;
     bool twoThreadsPerSlice = team && 2 * numSlices <= static_cast<int64_t>(runtimeOptions.numThreads);

@@ -63,9 +63,10 @@ void getSliceCoordinates(llvm::ArrayRef<int64_t> shape, int64_t slice, llvm::Mut
   }
 }
 
-void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates) {
-  for (int64_t d = static_cast<int64_t>(coordinates.size()) - 1; d >= 0; --d) {
-    if (++coordinates[d] < shape[d])
+void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates, int64_t step) {
+  for (int64_t d = static_cast<int64_t>(coordinates.size()) - 1; d >= 0; --d, step = 1) {
+    coordinates[d] += step;
+    if (coordinates[d] < shape[d])
       return;
     coordinates[d] = 0;
   }

@@ -40,8 +40,10 @@ private:
 /// The index along each of the first `coordinates.size()` dimensions of `shape` of slice number `slice`
 /// (row-major: the last sliced dimension varies fastest).
 void getSliceCoordinates(llvm::ArrayRef<int64_t> shape, int64_t slice, llvm::MutableArrayRef<int64_t> coordinates);
-/// Steps `coordinates` from one slice to the next in the same order (wrapping to the first after the last).
-void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates);
+/// Steps `coordinates` `step` slices on in the same order (wrapping to the first after the last); `step`
+/// divides the last sliced dimension's size (a block of slices, or 1).
+void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates,
+                          int64_t step = 1);
 
 } // namespace la
 

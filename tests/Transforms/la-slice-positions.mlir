@@ -48,7 +48,26 @@ func.func @gates(%shape: tensor<1x1x9xf32>) -> tensor<1x1x9xf32> {
 // -----
 
 // Not a slice: the coordinates would be those of a whole batch.
-// expected-error @+1 {{la-slice-positions: the first sliced argument of 'gates' is not a slice (its first 2 dimensions must have size 1)}}
+// expected-error @+1 {{la-slice-positions: the first sliced argument of 'gates' is not a slice (its first 1 dimensions must have size 1, and the next a static size)}}
 func.func @gates(%shape: tensor<2x1x9xf32>) -> tensor<2x1x9xf32> {
   return %shape : tensor<2x1x9xf32>
+}
+
+// -----
+
+// A block of 4 consecutive heads in one call (the runtime groups small slices): the coordinate is the
+// block's first head, and the in-kernel position along the block is added to it.
+// CHECK-LABEL: func.func @gates
+// CHECK-SAME: (%{{.*}}: tensor<1x4x9xf32>, %{{.*}}: tensor<1x1xf32> {la.slice_position = 0 : i64},
+// CHECK-SAME:  %[[H:.*]]: tensor<1x1xf32> {la.slice_position = 1 : i64})
+// CHECK: %[[HEAD:.*]] = tensor.extract %[[H]]
+// CHECK:   %[[I1:.*]] = la.index 1 : f32
+// CHECK:   arith.addf %[[I1]], %[[HEAD]] : f32
+func.func @gates(%shape: tensor<1x4x9xf32>) -> tensor<1x4x9xf32> {
+  %g = la.map "bht->bht" %shape : tensor<1x4x9xf32> -> tensor<1x4x9xf32> {
+  ^bb0(%unused: f32):
+    %h = la.index 1 : f32
+    la.yield %h : f32
+  }
+  return %g : tensor<1x4x9xf32>
 }

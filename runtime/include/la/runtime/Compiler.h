@@ -121,8 +121,10 @@ llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::Stri
                                               llvm::StringRef entry);
 
 /// The arguments of one batch×head slice: the leading `slicing.dims` dimensions of each set to 1, except for
-/// the shared arguments, which every slice reads whole.
-std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing);
+/// the shared arguments, which every slice reads whole. With `block` > 1 (a divisor of the last sliced
+/// dimension's size), the arguments of that many consecutive slices along it: one call runs them all.
+std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing,
+                                       int64_t block = 1);
 
 /// Compiles `entry` for `arguments` (exactly these shapes) for `options.target` (CompiledKernel::object).
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
