@@ -105,6 +105,7 @@ llvm::Expected<llvm::SmallVector<HostTensor>> Runtime::run(const Program &progra
     stats->tuned = callStats.tuned;
     stats->sequencePieces = callStats.sequencePieces;
     stats->sequenceThreadsPerSlice = callStats.sequenceThreadsPerSlice;
+    stats->slicesPerCall = callStats.slicesPerCall;
     stats->compileMs += callStats.compileMs;
   }
   return std::move(outputs);
@@ -340,8 +341,10 @@ public:
       }
       if (*pieces == 0)
         execute(**kernel, inputs, outputs);
-      if (stats)
+      if (stats) {
         stats->sequencePieces = *pieces;
+        stats->slicesPerCall = sliceBlockOf((*kernel)->info());
+      }
     }
     if (!runtimeOptions.checkNumerics)
       return llvm::Error::success();
@@ -814,26 +817,23 @@ private:
   /// Slices of at most this many argument bytes are grouped into blocks (chooseSliceBlock).
   static constexpr int64_t kSliceBlockBytes = 128 << 10;
 
-  /// How many consecutive slices along the last sliced dimension one kernel call runs (a divisor of its
-  /// size): 1, unless a slice is small enough that a call's fixed cost (its descriptors, the kernel's scratch
-  /// allocations, the slice's coordinates) weighs. A decode step's slice is a few KiB of state, and calls of
-  /// one slice each spent more in that cost than in the step (la-decode-bench's K=V=4 column). A block's
-  /// arguments stay within kSliceBlockBytes, and every thread keeps a block of its own. CPU only: a GPU grid
-  /// has a block per slice.
+  /// How many consecutive heads one kernel call runs (a divisor of H): 1, unless a slice is small enough
+  /// that a call's fixed cost (its descriptors, the kernel's scratch allocations) weighs. A decode step's
+  /// slice is a few KiB of state, and calls of one slice each spent more in that cost than in the step
+  /// (la-decode-bench's K=V=4 column: 23 against 5.6 µs for Flow at B = 8). A block's arguments stay within
+  /// kSliceBlockBytes. Only heads are grouped, and the block follows from the shapes alone: the code a
+  /// sequence runs through (and its rounding) does not change with the batch, which a server varies from call
+  /// to call, nor with the thread count. CPU only: a GPU grid has a block per slice.
   int64_t chooseSliceBlock(llvm::ArrayRef<TensorSpec> inputs, const SliceLayout &slicing) const {
-    if (runtimeOptions.target != RuntimeTarget::CPU || slicing.dims == 0)
+    if (runtimeOptions.target != RuntimeTarget::CPU || slicing.dims != 2)
       return 1;
     int64_t sliceBytes = 0;
     for (const TensorSpec &spec : sliceArguments(inputs, slicing))
       sliceBytes += static_cast<int64_t>(spec.numBytes());
-    const TensorSpec &batched = inputs[slicing.firstSlicedArgument()];
-    int64_t numSlices = 1;
-    for (int64_t d = 0; d < slicing.dims; ++d)
-      numSlices *= batched.shape[d];
-    int64_t along = batched.shape[slicing.dims - 1], threads = runtimeOptions.numThreads;
+    int64_t heads = inputs[slicing.firstSlicedArgument()].shape[1];
     int64_t block = 1;
-    for (int64_t size = 2; size <= along; ++size)
-      if (along % size == 0 && size * sliceBytes <= kSliceBlockBytes && numSlices / size >= threads)
+    for (int64_t size = 2; size <= heads && size * sliceBytes <= kSliceBlockBytes; ++size)
+      if (heads % size == 0)
         block = size;
     return block;
   }

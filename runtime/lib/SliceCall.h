@@ -42,8 +42,7 @@ private:
 void getSliceCoordinates(llvm::ArrayRef<int64_t> shape, int64_t slice, llvm::MutableArrayRef<int64_t> coordinates);
 /// Steps `coordinates` `step` slices on in the same order (wrapping to the first after the last); `step`
 /// divides the last sliced dimension's size (a block of slices, or 1).
-void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates,
-                          int64_t step = 1);
+void nextSliceCoordinates(llvm::ArrayRef<int64_t> shape, llvm::MutableArrayRef<int64_t> coordinates, int64_t step = 1);
 
 } // namespace la
 

@@ -709,6 +709,7 @@ int runRun() {
                               {"threads", static_cast<int64_t>(usedThreads)},
                               {"sequence_pieces", stats.sequencePieces},
                               {"sequence_threads_per_slice", stats.sequenceThreadsPerSlice},
+                              {"slices_per_call", stats.slicesPerCall},
                               {"outputs", std::move(outSpecs)}};
     if (!times.empty()) {
       object["median_ms"] = median;

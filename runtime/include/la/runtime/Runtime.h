@@ -167,6 +167,9 @@ struct CallStats {
   /// for a call that ran each slice's sequence whole.
   int64_t sequencePieces = 0;
   int sequenceThreadsPerSlice = 0;
+  /// A CPU call of a [B, H, ...] entry whose slices are small (a decode step's) runs several consecutive heads
+  /// per kernel call: how many (1: a slice per call, as every larger call runs).
+  int64_t slicesPerCall = 1;
 };
 
 /// A parsed and verified `la` program: a module of `func.func` entries. Immutable once loaded.
