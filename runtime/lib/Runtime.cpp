@@ -416,10 +416,16 @@ private:
     return key;
   }
 
+  /// The kernel of `entry` for `inputs`, from memory, the disk cache or the compiler. `sliceBlocks` lets a
+  /// call of small slices run a block of them per kernel call (chooseSliceBlock); a caller that runs the
+  /// kernel slice by slice itself (a sequence-parallel call's pieces) asks for one slice per call.
   llvm::Expected<LoadedKernel *> getKernel(const ProgramImpl &program, llvm::StringRef entry,
-                                           llvm::ArrayRef<TensorSpec> inputs, CallStats *stats) {
+                                           llvm::ArrayRef<TensorSpec> inputs, CallStats *stats,
+                                           bool sliceBlocks = true) {
     auto start = std::chrono::steady_clock::now();
     std::string key = memoryKey(program, entry, inputs);
+    if (!sliceBlocks)
+      key += "/one-slice-per-call";
     std::shared_ptr<KernelSlot> slot;
     {
       std::shared_lock lock(memoryMutex);
@@ -447,7 +453,7 @@ private:
     std::lock_guard compileLock(slot->mutex);
     CacheSource source = CacheSource::Memory;
     if (!slot->owner) {
-      auto loaded = compileOrLoad(program, entry, inputs, source, *slot);
+      auto loaded = compileOrLoad(program, entry, inputs, source, *slot, sliceBlocks);
       if (!loaded)
         return loaded.takeError();
       slot->owner = std::move(*loaded);
@@ -554,7 +560,7 @@ private:
 
   llvm::Expected<std::unique_ptr<LoadedKernel>> compileOrLoad(const ProgramImpl &program, llvm::StringRef entry,
                                                               llvm::ArrayRef<TensorSpec> inputs, CacheSource &source,
-                                                              KernelSlot &slot) {
+                                                              KernelSlot &slot, bool sliceBlocks) {
     const EntryInfo *info = program.lookup(entry);
     if (!info)
       return program.unknownEntry(entry);
@@ -566,7 +572,8 @@ private:
       if (inputs[slicing.firstSlicedArgument()].shape[d] == 0)
         slicing = SliceLayout();
 
-    std::vector<TensorSpec> compiledArgs = sliceArguments(inputs, slicing, chooseSliceBlock(inputs, slicing));
+    std::vector<TensorSpec> compiledArgs =
+        sliceArguments(inputs, slicing, sliceBlocks ? chooseSliceBlock(inputs, slicing) : 1);
     CompileOptions compile = chooseOptions(program, entry, inputs, slot);
     slot.config = compile.str(compile.target);
     std::string resolvedOptions = optionsText;
@@ -984,7 +991,7 @@ private:
     // The call's compile time includes theirs (a first call compiles all four).
     auto getPieceKernel = [&](const std::string &name, llvm::ArrayRef<TensorSpec> argumentSpecs) {
       CallStats pieceStats;
-      auto kernel = getKernel(impl, name, argumentSpecs, &pieceStats);
+      auto kernel = getKernel(impl, name, argumentSpecs, &pieceStats, /*sliceBlocks=*/false);
       if (stats)
         stats->compileMs += pieceStats.compileMs;
       return kernel;
