@@ -309,6 +309,23 @@ func.func @online_softmax_resumed(%k: tensor<2x6x3xf32>, %v: tensor<2x6x3xf32>, 
 
 // -----
 
+// A scan read only at its last position (here a user's kernel that keeps the last average): the loop carries
+// the states alone and writes no position; the value comes from the states it ends with.
+// CHECK-LABEL: func.func @online_softmax_last_only
+// CHECK: %[[LOOP:.*]]:3 = scf.for {{.*}} -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+// CHECK-NOT: tensor.insert_slice
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[LOOP]]#0, %[[LOOP]]#1, %[[LOOP]]#2 : {{.*}}) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: arith.divf
+// CHECK: return %[[Y]]
+func.func @online_softmax_last_only(%k: tensor<2x6x3xf32>, %v: tensor<2x6x3xf32>) -> tensor<2x3xf32> {
+  %y = la.scan online_softmax %k, %v along 1 inclusive : tensor<2x6x3xf32>, tensor<2x6x3xf32> -> tensor<2x6x3xf32>
+  %l = tensor.extract_slice %y[0, 5, 0] [2, 1, 3] [1, 1, 1] : tensor<2x6x3xf32> to tensor<2x1x3xf32>
+  %c = tensor.collapse_shape %l [[0], [1, 2]] : tensor<2x1x3xf32> into tensor<2x3xf32>
+  return %c : tensor<2x3xf32>
+}
+
+// -----
+
 // A 3×5 window over dimensions 1 and 2: a zero-padded copy, (1, 2) on each side (the input inserted into a
 // fresh buffer, then the four border slabs filled: nothing is written twice), then a copy reading the padded
 // input at (x + u, y + v), each offset loop right after its position's, which elementwise fusion later folds

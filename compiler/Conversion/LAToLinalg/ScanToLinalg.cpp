@@ -64,8 +64,8 @@ struct StepRule {
     }
     case Combiner::online_softmax: {
       // m' = max(m, k); n' = n e^{m-m'} + e^{k-m'} v; z' = z e^{m-m'} + e^{k-m'}. Both exponents are ≤ 0,
-      // so nothing overflows for any finite logits (m = -inf at the start gives e^{-inf} = 0). One of them is
-      // 0 (m' is m or k), so one exp serves: e^{-|k-m|} rescales the old sums when k is the new max and
+      // so nothing overflows for any finite logits (m = -inf at the start gives e^{-inf} = 0). One of the two
+      // exponents is 0 (m' is m or k), so one exp serves: e^{-|k-m|} rescales the old sums when k is the new max and
       // weighs k otherwise. NaNs propagate as in the two-exp form (through m' and the exp of k - m).
       Value k = elements[0], v = elements[1];
       Value m = arith::MaximumFOp::create(b, loc, states[0], k);
@@ -85,12 +85,14 @@ struct StepRule {
     }
   }
 
-  /// The scan's results at a position from the states there: online_softmax's y = n / z, m and z; the
-  /// running value for the others.
-  SmallVector<Value> outputs(OpBuilder &b, Location loc, ValueRange states) const {
-    if (combiner == Combiner::online_softmax)
-      return {arith::DivFOp::create(b, loc, states[1], states[2]), states[0], states[2]};
-    return {states[0]};
+  /// The scan's first `count` results at a position from the states there: online_softmax's y = n / z, m and
+  /// z; the running value for the others.
+  SmallVector<Value> outputs(OpBuilder &b, Location loc, ValueRange states, unsigned count) const {
+    if (combiner != Combiner::online_softmax)
+      return {states[0]};
+    SmallVector<Value> all{arith::DivFOp::create(b, loc, states[1], states[2]), states[0], states[2]};
+    all.resize(count);
+    return all;
   }
 };
 
@@ -260,13 +262,14 @@ struct ScanToLoop : OpConversionPattern<ScanOp> {
     if (llvm::any_of(uses.finals, [](const auto &finals) { return !finals.empty(); })) {
       SmallVector<Value> outputs;
       if (vectorType) {
-        for (Value output : rule.outputs(rewriter, loc, loop.states))
+        for (Value output : rule.outputs(rewriter, loc, loop.states, op.getNumResults()))
           outputs.push_back(writeRow(rewriter, loc, output, createEmpty(rewriter, loc, stateSizes, elementType)));
       } else {
         SmallVector<Type> elementTypes(op.getNumResults(), elementType);
-        outputs = mapElementwise(
-            rewriter, loc, loop.states, stateSizes, elementTypes,
-            [&](OpBuilder &b, Location body, ValueRange states) { return rule.outputs(b, body, states); });
+        outputs = mapElementwise(rewriter, loc, loop.states, stateSizes, elementTypes,
+                                 [&](OpBuilder &b, Location body, ValueRange states) {
+                                   return rule.outputs(b, body, states, op.getNumResults());
+                                 });
       }
       for (auto [output, finals] : llvm::zip(outputs, uses.finals))
         for (tensor::CollapseShapeOp collapse : finals) {
@@ -339,7 +342,8 @@ private:
                 readRow(b, nested, slicePosition(b, nested, input, dim, position), vectorType, rule.accType));
           ValueRange states = carried.take_front(numStates);
           SmallVector<Value> next = rule.combine(b, nested, states, elements);
-          SmallVector<Value> outputs = rule.outputs(b, nested, exclusive ? states : ValueRange(next));
+          SmallVector<Value> outputs =
+              rule.outputs(b, nested, exclusive ? states : ValueRange(next), perPosition.size());
           unsigned slot = numStates;
           for (auto [output, written] : llvm::zip(outputs, perPosition)) {
             if (!written)
@@ -427,7 +431,8 @@ private:
                   elements.push_back(convertFloat(nb, body, element, rule.accType));
                 ValueRange states = args.slice(slices.size(), numStates);
                 SmallVector<Value> next = rule.combine(nb, body, states, elements);
-                SmallVector<Value> outputs = rule.outputs(nb, body, exclusive ? states : ValueRange(next));
+                SmallVector<Value> outputs =
+                    rule.outputs(nb, body, exclusive ? states : ValueRange(next), perPosition.size());
                 for (auto [output, written] : llvm::zip(outputs, perPosition))
                   if (written)
                     next.push_back(convertFloat(nb, body, output, elementType));
