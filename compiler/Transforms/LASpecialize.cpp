@@ -30,7 +30,12 @@ FailureOr<SmallVector<Type>> inferResultTypes(Operation *op) {
                                               op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
                                               op->getRegions(), inferred)))
     return op->emitOpError() << "cannot infer its result shapes from its operands";
-  for (auto [index, result, components] : llvm::enumerate(op->getResults(), inferred)) {
+  // An op may declare fewer results than it can infer (an online-softmax scan returns its value alone or its
+  // whole state): its results take the first components.
+  for (auto [index, result] : llvm::enumerate(op->getResults())) {
+    if (index >= inferred.size())
+      break;
+    const ShapedTypeComponents &components = inferred[index];
     auto declared = cast<RankedTensorType>(result.getType());
     if (!components.hasRank())
       continue;
