@@ -502,10 +502,8 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
           init.push_back(body.addArgument(withoutSequence(result, *seq), loc));
         scan.getInitMutable().append(init);
       }
-      for (StringRef role : stateRoles(scan)) {
-        derived.stateLocations.push_back(loc);
-        derived.stateRoles.push_back(role);
-      }
+      for (StringRef role : stateRoles(scan))
+        derived.states.push_back({loc, role});
       builder.setInsertionPoint(ret);
       // The state variant does not run an add or decay scan for its last position: a sum gives it. An
       // online-softmax scan runs, read only at its last position: its lowering then writes no position.
@@ -517,8 +515,7 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
         states.push_back(sliceLastPosition(builder, loc, result, *seq));
       continue;
     }
-    derived.stateLocations.push_back(loc);
-    derived.stateRoles.push_back("");
+    derived.states.push_back({loc, ""});
     auto map = cast<MapOp>(op);
     RankedTensorType type = withoutSequence(map.getResult(), *seq);
     Value before;

@@ -23,14 +23,20 @@ std::optional<StateVariant> parseStateVariant(StringRef name);
 /// The attribute that declares a variant in a kernel file: la.prefill_of, la.resume_of, la.state_of.
 StringRef getStateVariantAttrName(StateVariant variant);
 
+/// Where one state of a derived variant comes from.
+struct StateOrigin {
+  /// The scan (or position-reading map) that carries it.
+  Location location;
+  /// Which of that scan's states it is, "" for the scan's value ("max" and "norm" for an online softmax's
+  /// running max and normaliser), to name the state after the scan's result.
+  StringRef role;
+};
+
 /// A derived variant: a new public function beside its source, and where each state comes from.
 struct DerivedStateVariant {
   func::FuncOp function;
-  /// One per state, in signature order: the scan (or position-reading map) that carries it.
-  SmallVector<Location> stateLocations;
-  /// One per state: which of its scan's states it is, "" for the scan's value ("max" and "norm" for an online
-  /// softmax's running max and normaliser), to name the state after the scan's result.
-  SmallVector<StringRef> stateRoles;
+  /// One per state, in signature order.
+  SmallVector<StateOrigin> states;
   /// The dimension the scans run along, at the same position in every operand.
   int64_t sequenceDim = 0;
 };

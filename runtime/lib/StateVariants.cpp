@@ -122,17 +122,17 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
 
   // Argument names: the entry's own, then one per state; a clash gets the state's number appended.
   std::vector<std::string> names = entryArgumentNames(source, entry);
-  names.resize(type.getNumInputs() - (takesStates ? derived->stateLocations.size() : 0));
+  names.resize(type.getNumInputs() - (takesStates ? derived->states.size() : 0));
   llvm::StringSet<> taken;
   for (auto [i, argName] : llvm::enumerate(names)) {
     if (argName.empty())
       argName = "arg" + std::to_string(i);
     taken.insert(argName);
   }
-  for (auto [i, location, role] : llvm::enumerate(derived->stateLocations, derived->stateRoles)) {
-    std::string stateName = resultNameAt(source, location);
-    if (!stateName.empty() && !role.empty())
-      stateName += "_" + role.str();
+  for (auto [i, origin] : llvm::enumerate(derived->states)) {
+    std::string stateName = resultNameAt(source, origin.location);
+    if (!stateName.empty() && !origin.role.empty())
+      stateName += "_" + origin.role.str();
     if (stateName.empty() || taken.contains(stateName))
       stateName = (stateName.empty() ? "state" : stateName) + std::to_string(i);
     taken.insert(stateName);

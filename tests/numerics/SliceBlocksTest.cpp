@@ -10,6 +10,8 @@
 
 #include "la/runtime/Runtime.h"
 
+#include "SequencePositions.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,9 +41,7 @@ std::vector<la::HostTensor> makeInputs(la::Runtime &runtime, const la::Program &
     return inputs;
   for (auto [i, declared] : llvm::enumerate(signature->arguments)) {
     la::TensorSpec spec = declared;
-    int64_t sizes[] = {batch, heads, length};
-    for (size_t d = 0; d < spec.shape.size(); ++d)
-      spec.shape[d] = d < 3 ? sizes[d] : width;
+    spec.shape = la::test::sequenceShape(spec.shape.size(), /*seq=*/2, batch, heads, length, width);
     auto [low, high] = la::samplingInterval(signature->argumentDomains[i]);
     la::HostTensor &tensor = inputs.emplace_back(spec);
     int64_t perBatch = tensor.numElements() / batch;
