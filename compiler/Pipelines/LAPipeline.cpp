@@ -65,6 +65,7 @@ void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocation
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = loopsMayReturnAllocations;
   pm.addNestedPass<func::FuncOp>(createLAReadOnlyArguments());
+  pm.addNestedPass<func::FuncOp>(createLAExpandPaddedCopies());
   // A tensor computed only to be inserted into a larger one (la.window's padded copy) is computed in place
   // in the larger one's buffer.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());

@@ -235,4 +235,20 @@ def LAReadOnlyArguments : Pass<"la-read-only-arguments", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def LAExpandPaddedCopies : Pass<"la-expand-padded-copies", "mlir::func::FuncOp"> {
+  let summary = "Rewrites a constant `tensor.pad` as its source inserted into the interior of a fresh buffer "
+                "and its border slabs filled";
+  let description = [{
+    `la.window` lowers to a `tensor.pad`, which tiling understands (`la-tile-independent-dim` slices it
+    per head). One-shot bufferisation turns a pad into a fill of the whole buffer and a copy of the
+    materialised source into it: two extra passes over the padded tensor. This pass, run right before
+    bufferisation, rewrites the pad as `tensor.insert_slice` of the source into a
+    `bufferization.alloc_tensor` at the start of the pad's block, and fills only the border slabs;
+    empty-tensor elimination then lets the source's producer write straight into the interior, so every
+    element is stored once.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // LA_TRANSFORMS_PASSES_TD

@@ -102,6 +102,13 @@ llvm::Expected<std::unique_ptr<CPUTarget>> CPUTarget::create(const PipelineConfi
 }
 
 void CPUTarget::buildTensorPipeline(OpPassManager &pm) const {
+  if (config.fuse) {
+    LATileIndependentDimOptions independent;
+    independent.cacheTileBytes = config.cacheTileBytes;
+    pm.addNestedPass<func::FuncOp>(createLATileIndependentDim(independent));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   if (config.fuse && config.groupSweeps) {
     LAGroupSweepsOptions sweeps;
     sweeps.sweepTile = config.sweepTile;

@@ -11,6 +11,29 @@
 
 include "mlir/Pass/PassBase.td"
 
+def LATileIndependentDim : Pass<"la-tile-independent-dim", "mlir::func::FuncOp"> {
+  let summary = "Tiles a whole function along a dimension every op computes independently, so that one "
+                "tile's intermediates fit in cache: for h: { e^K, e^K ⊙ V, padded copies, window sums of head h }";
+  let description = [{
+    The runtime slices an entry over its leading batch dimensions; an independent dimension further in
+    (AFT-conv's heads, [B, X, Y, h, c]) is left whole, so every intermediate is as large as the image:
+    AFT-conv writes two padded copies of 10 MB per batch slice and reads them back after they have left the
+    caches. This pass finds a loop of the function's final op that every op feeding it computes
+    independently: a parallel loop that indexes each operand by itself (no window offset, no reduction),
+    propagated producer by producer through their indexing maps, whose producers nothing outside that
+    chain reads. When the intermediates of that chain exceed `cache-tile-bytes`, the final op is tiled
+    along it with `scf::tileConsumerAndFuseProducersUsingSCF`, every producer of the chain fused, the tile
+    the largest whose intermediates fit (at least one index). The innermost dimension of the result is
+    never chosen: it is what the register blocks vectorise.
+  }];
+  let options = [
+    Option<"cacheTileBytes", "cache-tile-bytes", "int64_t", /*default=*/"4194304",
+           "Largest footprint of intermediates left whole, and of one tile's intermediates">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect"];
+}
+
 def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
   let summary = "Groups the ops that read the sequence tile by tile into one loop per sweep: "
                 "a = 1/(q·s); r = Σ_n q_n a_n => for n-tile: { a_t = 1/(q_t·s); r += q_tᵀ a_t }";

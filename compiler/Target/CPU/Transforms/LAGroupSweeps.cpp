@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/FusedTiles.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -309,29 +310,8 @@ struct LAGroupSweepsPass : impl::LAGroupSweepsBase<LAGroupSweepsPass> {
       scf::ForOp remainder;
       (void)scf::peelForLoopAndSimplifyBounds(rewriter, sweep, remainder);
     }
-    // A fused op writes its tile into a slice of its original destination, a `tensor.empty` or a
-    // `linalg.fill` of the whole tensor; give it a tile-sized destination instead, so bufferisation
-    // allocates one tile, not the whole tensor plus a copy of each tile.
-    RewritePatternSet tileDestinations(&getContext());
-    tensor::populateFoldTensorEmptyPatterns(tileDestinations);
-    linalg::populateSwapExtractSliceWithFillPatterns(tileDestinations);
-    if (failed(applyPatternsGreedily(func, std::move(tileDestinations))))
+    if (failed(giveFusedTilesOwnDestinations(rewriter, func)))
       return signalPassFailure();
-    // A producer read through two slices was fused twice; merge the copies while their destinations are
-    // still identical `tensor.empty`s.
-    DominanceInfo dominance(func);
-    eliminateCommonSubExpressions(rewriter, dominance, func);
-    // CSE would merge a tile's `fill(empty)` with an identical one outside the sweep, and bufferisation
-    // would then copy the outer zeros into every tile. `alloc_tensor` is never merged.
-    SmallVector<tensor::EmptyOp> tileEmpties;
-    func.walk([&](tensor::EmptyOp empty) {
-      if (empty->getParentOfType<scf::ForOp>())
-        tileEmpties.push_back(empty);
-    });
-    for (tensor::EmptyOp empty : tileEmpties) {
-      rewriter.setInsertionPoint(empty);
-      rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(empty, empty.getType(), empty.getDynamicSizes());
-    }
   }
 };
 
