@@ -33,9 +33,9 @@ TypedAttr getPaddingConstant(tensor::PadOp pad) {
 }
 
 /// Makes the producer of `source` write into the interior of `buffer` (offsets `low`) when its destination
-/// is a fresh tensor (undefined contents, so other users of it are unaffected) and `buffer` is created before it in the same block. Empty-tensor
-/// elimination does this for a `tensor.empty` destination; a producer fused into a tile loop has an
-/// `alloc_tensor` (FusedTiles.h says why), which it leaves alone.
+/// is a fresh tensor (undefined contents, so other users of it are unaffected) and `buffer` is created before it in the
+/// same block. Empty-tensor elimination does this for a `tensor.empty` destination; a producer fused into a tile loop
+/// has an `alloc_tensor` (FusedTiles.h says why), which it leaves alone.
 void writeIntoInterior(RewriterBase &rewriter, Value source, Value buffer, ArrayRef<OpFoldResult> low,
                        ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> strides) {
   auto producer = source.getDefiningOp<DestinationStyleOpInterface>();
@@ -90,8 +90,7 @@ void expandPad(RewriterBase &rewriter, tensor::PadOp pad) {
   SmallVector<OpFoldResult> unitStrides(rank, rewriter.getIndexAttr(1));
   for (int64_t d = 0; d < rank; ++d) {
     // The low slab [0, low) and the high slab [low + size, padded size) of dimension d.
-    OpFoldResult highStart =
-        affine::makeComposedFoldedAffineApply(rewriter, loc, s0 + s1, {low[d], sourceSizes[d]});
+    OpFoldResult highStart = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 + s1, {low[d], sourceSizes[d]});
     for (auto [start, width] : {std::pair(OpFoldResult(rewriter.getIndexAttr(0)), low[d]), {highStart, high[d]}}) {
       if (isZeroInteger(width))
         continue;

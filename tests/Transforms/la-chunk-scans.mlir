@@ -544,3 +544,38 @@ func.func @tril_one_block(%w: tensor<300x300xf32>, %v: tensor<2x300x3xf32>) -> t
   %o = la.contract "ts,bsd->btd" %w, %v mask tril(t, s) : tensor<300x300xf32>, tensor<2x300x3xf32> -> tensor<2x300x3xf32>
   return %o : tensor<2x300x3xf32>
 }
+
+// -----
+
+// Causal AFT-full's numerator and denominator: two tril contractions of one masked exponential. One row loop
+// computes both (two results, two accumulators in the column loop), so the exponential's blocks are built
+// once per block for both products (CSE merges the two recomputations the rewrite emits side by side).
+// CHECK-LABEL: func.func @tril_rows_shared
+// CHECK: scf.for %[[R:.*]] = %c0 to %c512 step %c256 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>, tensor<2x600x3xf32>)
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[R]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x256x3xf32>, tensor<2x256x3xf32>)
+// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
+// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
+// CHECK-NOT: -> (tensor<2x600x3xf32>)
+// CHECK: return
+func.func @tril_rows_shared(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>, %u: tensor<2x600x3xf32>) -> (tensor<2x600x3xf32>, tensor<2x600x3xf32>) {
+  %m = la.map "ts->ts" %w : tensor<600x600xf32> -> tensor<600x600xf32> {
+  ^bb0(%x: f32):
+    %e = math.exp %x : f32
+    la.yield %e : f32
+  }
+  %num = la.contract "ts,bsd->btd" %m, %v mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
+  %den = la.contract "ts,bsd->btd" %m, %u mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
+  return %num, %den : tensor<2x600x3xf32>, tensor<2x600x3xf32>
+}
+
+// -----
+
+// The second product reads the first: they cannot share a loop, and each gets its own.
+// CHECK-LABEL: func.func @tril_rows_chained
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c256{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c256{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
+func.func @tril_rows_chained(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>) -> tensor<2x600x3xf32> {
+  %first = la.contract "ts,bsd->btd" %w, %v mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
+  %second = la.contract "ts,bsd->btd" %w, %first mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
+  return %second : tensor<2x600x3xf32>
+}

@@ -137,7 +137,8 @@ linalg::GenericOp findRoot(func::FuncOp func) {
   if (ret.getNumOperands() != 1)
     return {};
   auto root = ret.getOperand(0).getDefiningOp<linalg::GenericOp>();
-  if (!root || root->getNumResults() != 1 || !root.hasPureTensorSemantics() || llvm::any_of(root.getStaticLoopRanges(), ShapedType::isDynamic))
+  if (!root || root->getNumResults() != 1 || !root.hasPureTensorSemantics() ||
+      llvm::any_of(root.getStaticLoopRanges(), ShapedType::isDynamic))
     return {};
   return root;
 }
@@ -180,8 +181,8 @@ struct LATileIndependentDimPass : impl::LATileIndependentDimBase<LATileIndepende
       if (bytes <= cacheTileBytes)
         return;
       int64_t tile = chooseTile(ranges[loop], bytes, cacheTileBytes);
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << root.getLoc() << ": loop " << loop << " of "
-                              << ranges[loop] << ", " << bytes << " bytes of intermediates, tile " << tile << "\n");
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << root.getLoc() << ": loop " << loop << " of " << ranges[loop]
+                              << ", " << bytes << " bytes of intermediates, tile " << tile << "\n");
       if (failed(tileAndFuse(root, loop, tile, *chain)))
         return signalPassFailure();
       return;
