@@ -31,8 +31,10 @@ namespace mlir::la {
 namespace {
 
 /// Rows (and columns) of a causal contraction's blocks (ChunkTrilContractions.h): the diagonal blocks add
-/// T·R/2 pairs to the triangle's T²/2 (6% at T = 4096), and a 256×256 f32 operand block (256 KiB) stays in L2.
-constexpr int64_t kTrilBlock = 256;
+/// T·R/2 pairs to the triangle's T²/2 (3% at T = 4096), and a 128×128 f32 operand block (64 KiB) stays in L2.
+/// 128 measured 11–12% faster than 256 on causal AFT-full at T = 1024 and 4096, and 64 no faster than 128
+/// (docs/BENCHMARKS.md, session 30).
+constexpr int64_t kTrilBlock = 128;
 
 /// A letter not used in `term`, for naming the key position.
 char freshLetter(StringRef used) {

@@ -498,25 +498,25 @@ func.func @normaliser_with_state(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>,
 
 // -----
 
-// Causal AFT-full's product, tril(t, s) over T = 600, in row blocks of 256: the columns before a block in dense
-// 256-wide blocks (no mask) accumulated by an inner loop up to the block's start, then the diagonal block with
+// Causal AFT-full's product, tril(t, s) over T = 600, in row blocks of 128: the columns before a block in dense
+// 128-wide blocks (no mask) accumulated by an inner loop up to the block's start, then the diagonal block with
 // the mask; the partial last block (88 rows) with its own static sizes. The masked exponential is recomputed
 // on each block, its positions (la.index) shifted by the block's start.
 // CHECK-LABEL: func.func @tril_rows
-// CHECK: scf.for %[[R:.*]] = %c0 to %c512 step %c256 iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
-// CHECK:   scf.for %[[C:.*]] = %{{.*}} to %[[R]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x256x3xf32>)
-// CHECK:     tensor.extract_slice %arg0[%[[R]], %[[C]]] [256, 256]
+// CHECK: scf.for %[[R:.*]] = %c0 to %c512 step %c128 iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
+// CHECK:   scf.for %[[C:.*]] = %{{.*}} to %[[R]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x128x3xf32>)
+// CHECK:     tensor.extract_slice %arg0[%[[R]], %[[C]]] [128, 128]
 // CHECK:       %[[T:.*]] = la.index 0 : index
 // CHECK:       arith.addi %[[T]], %[[R]] : index
 // CHECK:       %[[S:.*]] = la.index 1 : index
 // CHECK:       arith.addi %[[S]], %[[C]] : index
-// CHECK:     %[[P:.*]] = la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
+// CHECK:     %[[P:.*]] = la.contract "ts,bsd->btd" %{{.*}}, %{{.*}} : tensor<128x128xf32>, tensor<2x128x3xf32> -> tensor<2x128x3xf32>
 // CHECK:     la.map add %[[ACC]], %[[P]]
-// CHECK:   tensor.extract_slice %arg0[%[[R]], %[[R]]] [256, 256]
-// CHECK:   la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
-// CHECK:   tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[R]], 0] [2, 256, 3]
+// CHECK:   tensor.extract_slice %arg0[%[[R]], %[[R]]] [128, 128]
+// CHECK:   la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<128x128xf32>, tensor<2x128x3xf32> -> tensor<2x128x3xf32>
+// CHECK:   tensor.insert_slice %{{.*}} into %{{.*}}[0, %[[R]], 0] [2, 128, 3]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x88x3xf32>)
-// CHECK:   la.contract "ts,bsd->btd" {{.*}} : tensor<88x256xf32>, tensor<2x256x3xf32> -> tensor<2x88x3xf32>
+// CHECK:   la.contract "ts,bsd->btd" {{.*}} : tensor<88x128xf32>, tensor<2x128x3xf32> -> tensor<2x88x3xf32>
 // CHECK: la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<88x88xf32>, tensor<2x88x3xf32> -> tensor<2x88x3xf32>
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, %c512, 0] [2, 88, 3]
 func.func @tril_rows(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>) -> tensor<2x600x3xf32> {
@@ -540,9 +540,9 @@ func.func @tril_rows(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>) -> tensor
 // CHECK-LABEL: func.func @tril_one_block
 // CHECK-NOT: scf.for
 // CHECK: la.contract "ts,bsd->btd" %arg0, %arg1 mask tril(t, s)
-func.func @tril_one_block(%w: tensor<300x300xf32>, %v: tensor<2x300x3xf32>) -> tensor<2x300x3xf32> {
-  %o = la.contract "ts,bsd->btd" %w, %v mask tril(t, s) : tensor<300x300xf32>, tensor<2x300x3xf32> -> tensor<2x300x3xf32>
-  return %o : tensor<2x300x3xf32>
+func.func @tril_one_block(%w: tensor<200x200xf32>, %v: tensor<2x200x3xf32>) -> tensor<2x200x3xf32> {
+  %o = la.contract "ts,bsd->btd" %w, %v mask tril(t, s) : tensor<200x200xf32>, tensor<2x200x3xf32> -> tensor<2x200x3xf32>
+  return %o : tensor<2x200x3xf32>
 }
 
 // -----
@@ -551,10 +551,10 @@ func.func @tril_one_block(%w: tensor<300x300xf32>, %v: tensor<2x300x3xf32>) -> t
 // computes both (two results, two accumulators in the column loop), so the exponential's blocks are built
 // once per block for both products (CSE merges the two recomputations the rewrite emits side by side).
 // CHECK-LABEL: func.func @tril_rows_shared
-// CHECK: scf.for %[[R:.*]] = %c0 to %c512 step %c256 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>, tensor<2x600x3xf32>)
-// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[R]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x256x3xf32>, tensor<2x256x3xf32>)
-// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
-// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<256x256xf32>, tensor<2x256x3xf32> -> tensor<2x256x3xf32>
+// CHECK: scf.for %[[R:.*]] = %c0 to %c512 step %c128 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>, tensor<2x600x3xf32>)
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[R]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x128x3xf32>, tensor<2x128x3xf32>)
+// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} : tensor<128x128xf32>, tensor<2x128x3xf32> -> tensor<2x128x3xf32>
+// CHECK-COUNT-2: la.contract "ts,bsd->btd" {{.*}} mask tril(t, s) : tensor<128x128xf32>, tensor<2x128x3xf32> -> tensor<2x128x3xf32>
 // CHECK-NOT: -> (tensor<2x600x3xf32>)
 // CHECK: return
 func.func @tril_rows_shared(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>, %u: tensor<2x600x3xf32>) -> (tensor<2x600x3xf32>, tensor<2x600x3xf32>) {
@@ -572,8 +572,8 @@ func.func @tril_rows_shared(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>, %u
 
 // The second product reads the first: they cannot share a loop, and each gets its own.
 // CHECK-LABEL: func.func @tril_rows_chained
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c256{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c256{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c128{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c512{{.*}} step %c128{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x600x3xf32>)
 func.func @tril_rows_chained(%w: tensor<600x600xf32>, %v: tensor<2x600x3xf32>) -> tensor<2x600x3xf32> {
   %first = la.contract "ts,bsd->btd" %w, %v mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
   %second = la.contract "ts,bsd->btd" %w, %first mask tril(t, s) : tensor<600x600xf32>, tensor<2x600x3xf32> -> tensor<2x600x3xf32>
