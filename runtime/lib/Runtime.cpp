@@ -263,36 +263,42 @@ public:
   llvm::Expected<LoadedKernel *> prepareCall(const Program &program, llvm::StringRef entry,
                                              llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
                                              CallStats *stats) {
-    llvm::SmallVector<TensorSpec, 8> inputSpecs;
+    // Inline room for a state variant's arguments (Flow-Attention's resume takes 10): a decode step makes
+    // this call every step, and a heap allocation is a noticeable part of it.
+    llvm::SmallVector<TensorSpec, 16> inputSpecs;
     for (const TensorRef &input : inputs)
       inputSpecs.push_back(input.spec);
     auto kernel = getKernel(static_cast<const ProgramImpl &>(program), entry, inputSpecs, stats);
     if (!kernel)
       return kernel.takeError();
     const CompiledKernel &info = (*kernel)->info();
-    llvm::SmallVector<TensorSpec> expected = fullResultSpecs(info, inputSpecs);
-    if (outputs.size() != expected.size())
-      return makeError(program.name() + ": entry '" + entry + "' has " + llvm::Twine(expected.size()) +
+    if (outputs.size() != info.results.size())
+      return makeError(program.name() + ": entry '" + entry + "' has " + llvm::Twine(info.results.size()) +
                        " results but " + llvm::Twine(outputs.size()) + " outputs were given");
     for (auto [i, output] : llvm::enumerate(outputs))
-      if (!(output.spec == expected[i]))
+      if (!producesResult(info, inputSpecs, i, output.spec))
         return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) + " is " +
-                         output.spec.str() + " but the kernel produces " + expected[i].str());
-    for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
-      if (!ref.data && ref.spec.numElements() > 0)
+                         output.spec.str() + " but the kernel produces " + fullResultSpecs(info, inputSpecs)[i].str());
+    // The bytes each tensor spans, computed once: a decode step checks every pair below on every call.
+    struct Extent {
+      const char *begin, *end;
+    };
+    llvm::SmallVector<Extent, 16> extents;
+    for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs)) {
+      int64_t bytes = ref.spec.numBytes();
+      if (!ref.data && bytes > 0)
         return makeError(program.name() + ": entry '" + entry + "': a tensor has no data pointer");
+      extents.push_back({static_cast<const char *>(ref.data), static_cast<const char *>(ref.data) + bytes});
+    }
     // Kernels take their arguments as noalias: an output may not overlap any other tensor.
-    for (auto [i, output] : llvm::enumerate(outputs)) {
-      auto *begin = static_cast<const char *>(output.data);
-      auto *end = begin + output.spec.numBytes();
-      for (const TensorRef &other : llvm::concat<const TensorRef>(inputs, outputs)) {
-        if (&other == &output || other.spec.numBytes() == 0 || begin == end)
-          continue;
-        auto *otherBegin = static_cast<const char *>(other.data);
-        if (begin < otherBegin + other.spec.numBytes() && otherBegin < end)
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Extent &output = extents[inputs.size() + i];
+      if (output.begin == output.end)
+        continue;
+      for (auto [j, other] : llvm::enumerate(extents))
+        if (j != inputs.size() + i && other.begin != other.end && output.begin < other.end && other.begin < output.end)
           return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) +
                            " overlaps another argument; outputs need their own buffers");
-      }
     }
     return *kernel;
   }
@@ -390,6 +396,21 @@ public:
 
 private:
   /// Result specs of the whole call: the leading (sliced) dims come from the first input.
+  /// Whether `output` is the spec of result `index` of `kernel` for `inputs` (fullResultSpecs without
+  /// building them: checked on every call).
+  static bool producesResult(const CompiledKernel &kernel, llvm::ArrayRef<TensorSpec> inputs, size_t index,
+                             const TensorSpec &output) {
+    const TensorSpec &result = kernel.results[index];
+    if (output.dtype != result.dtype || output.shape.size() != result.shape.size())
+      return false;
+    for (auto [d, size] : llvm::enumerate(output.shape)) {
+      bool sliced = static_cast<int64_t>(d) < kernel.slicing.dims;
+      if (size != (sliced ? inputs[kernel.slicing.firstSlicedArgument()].shape[d] : result.shape[d]))
+        return false;
+    }
+    return true;
+  }
+
   static llvm::SmallVector<TensorSpec> fullResultSpecs(const CompiledKernel &kernel,
                                                        llvm::ArrayRef<TensorSpec> inputs) {
     llvm::SmallVector<TensorSpec> specs(kernel.results.begin(), kernel.results.end());
@@ -399,21 +420,27 @@ private:
     return specs;
   }
 
-  std::string memoryKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs) {
-    std::string key;
-    key.reserve(128);
-    key += program.contentHash();
-    key += '/';
-    key += entry;
+  /// The memory cache's key of `entry` of `program` for `inputs` (and whether calls run blocks of slices):
+  /// the program's content hash, the entry, then each input's dtype, rank and sizes as raw bytes. Built on
+  /// the stack without formatting a number, since a decode step looks its kernel up on every call.
+  static void memoryKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
+                        bool sliceBlocks, llvm::SmallVectorImpl<char> &key) {
+    auto appendRaw = [&](auto value) {
+      key.append(reinterpret_cast<const char *>(&value), reinterpret_cast<const char *>(&value) + sizeof(value));
+    };
+    key.clear();
+    llvm::StringRef hash = program.contentHash();
+    key.append(hash.begin(), hash.end());
+    key.push_back('/');
+    key.append(entry.begin(), entry.end());
+    key.push_back('\0');
+    appendRaw(sliceBlocks);
     for (const TensorSpec &spec : inputs) {
-      key += '/';
-      key += dtypeName(spec.dtype);
-      for (int64_t size : spec.shape) {
-        key += 'x';
-        key += std::to_string(size);
-      }
+      appendRaw(spec.dtype);
+      appendRaw(spec.shape.size());
+      for (int64_t size : spec.shape)
+        appendRaw(size);
     }
-    return key;
   }
 
   /// The kernel of `entry` for `inputs`, from memory, the disk cache or the compiler. `sliceBlocks` lets a
@@ -422,10 +449,10 @@ private:
   llvm::Expected<LoadedKernel *> getKernel(const ProgramImpl &program, llvm::StringRef entry,
                                            llvm::ArrayRef<TensorSpec> inputs, CallStats *stats,
                                            bool sliceBlocks = true) {
-    auto start = std::chrono::steady_clock::now();
-    std::string key = memoryKey(program, entry, inputs);
-    if (!sliceBlocks)
-      key += "/one-slice-per-call";
+    // Timed only for the caller's statistics: a decode step's lookups go without the clock.
+    auto start = stats ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    llvm::SmallString<256> key;
+    memoryKey(program, entry, inputs, sliceBlocks, key);
     std::shared_ptr<KernelSlot> slot;
     {
       std::shared_lock lock(memoryMutex);

@@ -11,25 +11,27 @@ SliceCall::SliceCall(const LoadedKernel &kernel) : kernel(kernel) {
   const CompiledKernel &info = kernel.info();
   TensorSpec coordinateSpec;
   coordinateSpec.shape.assign(info.slicing.dims, 1);
-  llvm::SmallVector<const TensorSpec *, 8> specs;
+  llvm::SmallVector<const TensorSpec *, 24> specs;
   for (const TensorSpec &spec : info.arguments)
     specs.push_back(&spec);
   for (int64_t d = 0; d < info.slicing.dims; ++d)
     specs.push_back(&coordinateSpec);
   for (const TensorSpec &spec : info.results)
     specs.push_back(&spec);
-  descriptors.resize(specs.size());
+  for (const TensorSpec *spec : specs) {
+    starts.push_back(descriptors.size());
+    descriptors.append(3 + 2 * spec->shape.size(), 0);
+  }
   for (auto [i, spec] : llvm::enumerate(specs)) {
-    auto &desc = descriptors[i];
+    int64_t *desc = descriptors.data() + starts[i];
     int64_t rank = spec->shape.size();
-    desc.assign(3 + 2 * rank, 0);
     int64_t stride = 1;
     for (int64_t d = rank - 1; d >= 0; --d) {
       desc[3 + d] = spec->shape[d];
       desc[3 + rank + d] = stride;
       stride *= spec->shape[d];
     }
-    pointers.push_back(desc.data());
+    pointers.push_back(desc);
   }
   coordinateValues.assign(info.slicing.dims, 0.0f);
   for (int64_t d = 0; d < info.slicing.dims; ++d)
@@ -37,8 +39,8 @@ SliceCall::SliceCall(const LoadedKernel &kernel) : kernel(kernel) {
 }
 
 void SliceCall::point(size_t tensor, char *data) {
-  std::memcpy(&descriptors[tensor][0], &data, sizeof(data));
-  std::memcpy(&descriptors[tensor][1], &data, sizeof(data));
+  std::memcpy(&descriptors[starts[tensor]], &data, sizeof(data));
+  std::memcpy(&descriptors[starts[tensor] + 1], &data, sizeof(data));
 }
 
 void SliceCall::operator()(llvm::ArrayRef<char *> arguments, llvm::ArrayRef<char *> results,

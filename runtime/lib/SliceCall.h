@@ -31,8 +31,13 @@ private:
   void point(size_t tensor, char *data);
 
   const LoadedKernel &kernel;
-  llvm::SmallVector<llvm::SmallVector<int64_t, 11>, 8> descriptors;
-  llvm::SmallVector<void *, 8> pointers;
+  /// Every tensor's memref descriptor (allocated and aligned pointer, offset, sizes, strides), one after
+  /// another in one buffer: built for each call of a kernel, so without a heap allocation for the usual
+  /// arity (a state variant of Flow-Attention has 17 tensors of rank up to 4).
+  llvm::SmallVector<int64_t, 192> descriptors;
+  /// Where each tensor's descriptor starts in `descriptors`.
+  llvm::SmallVector<unsigned, 24> starts;
+  llvm::SmallVector<void *, 24> pointers;
   /// The coordinate tensors' data, one f32 each.
   llvm::SmallVector<float, 2> coordinateValues;
 };
