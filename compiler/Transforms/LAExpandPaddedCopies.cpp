@@ -33,9 +33,9 @@ TypedAttr getPaddingConstant(tensor::PadOp pad) {
 }
 
 /// Makes the producer of `source` write into the interior of `buffer` (offsets `low`) when its destination
-/// is a fresh tensor (undefined contents, so other users of it are unaffected) and `buffer` is created before it in the
-/// same block. Empty-tensor elimination does this for a `tensor.empty` destination; a producer fused into a tile loop
-/// has an `alloc_tensor` (FusedTiles.h says why), which it leaves alone.
+/// is a fresh tensor (undefined contents, so its other users are unaffected) and `buffer` is created before
+/// the producer in the same block. Empty-tensor elimination does this for a `tensor.empty` destination; a
+/// producer fused into a tile loop has an `alloc_tensor` (FusedTiles.h says why), which it leaves alone.
 void writeIntoInterior(RewriterBase &rewriter, Value source, Value buffer, ArrayRef<OpFoldResult> low,
                        ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> strides) {
   auto producer = source.getDefiningOp<DestinationStyleOpInterface>();
