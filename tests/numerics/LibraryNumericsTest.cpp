@@ -59,11 +59,14 @@ Argument randomArgument(std::vector<int64_t> shape, uint64_t seed, float lo, flo
 }
 
 /// Compiles `entry` of kernels/`file` for these arguments and runs it; `sliced`: per batch×head slice where
-/// the entry allows it, else whole.
+/// the entry allows it, else whole; `cacheTileBytes` (0: the default) sets la-tile-independent-dim's budget,
+/// small enough to tile the small shapes of these tests.
 std::vector<la::HostTensor> runKernel(const char *file, const char *entry, const std::vector<Argument> &args,
-                                      int64_t chunk = 64, bool sliced = true) {
+                                      int64_t chunk = 64, bool sliced = true, int64_t cacheTileBytes = 0) {
   la::RuntimeOptions options;
   options.cacheDir = "none";
+  if (cacheTileBytes > 0)
+    options.compile.cacheTileBytes = cacheTileBytes;
   options.numThreads = 2;
   options.compile.chunkSize = chunk;
   options.compile.sliceBatchHeads = sliced;
@@ -132,6 +135,7 @@ struct AftCase {
   int64_t t;
   float logitRange; // k (and w for the full forms) uniform in ±logitRange
   la::DType dtype = la::DType::F32;
+  int64_t cacheTileBytes = 0; // la-tile-independent-dim's budget; 0: the default
 };
 
 void PrintTo(const AftCase &c, std::ostream *os) {
@@ -168,7 +172,7 @@ TEST_P(AftNumerics, MatchesFp64Oracle) {
       reference =
           aftFull(batch, t, d, q.data.data(), k.data.data(), v.data.data(), w.data.data(), entry == "aft_full_causal");
   }
-  std::vector<la::HostTensor> outputs = runKernel("aft.mlir", c.entry, args);
+  std::vector<la::HostTensor> outputs = runKernel("aft.mlir", c.entry, args, 64, true, c.cacheTileBytes);
   ASSERT_EQ(outputs.size(), 1u);
   expectMatches(reference, outputs[0], t, entry, c.dtype);
 }
@@ -269,6 +273,11 @@ std::vector<AftCase> aftCases() {
   // T = 200 is just past one banded row block's column span (64 + 2·63 = 190 for the kernel's window of
   // 64), so the band-chunked form runs with clamped windows at both ends, one interior block and a tail.
   cases.push_back({"aft_local", 200, 1.0f});
+  // AFT-full in row tiles (la-tile-independent-dim), which the default budget leaves whole at these sizes:
+  // tiles of 50 rows at T = 1000, and single rows at T = 37 with logits of ±80 (the joint-form fallback rows
+  // then lie inside tiles).
+  cases.push_back({"aft_full", 1000, 1.0f, la::DType::F32, 262144});
+  cases.push_back({"aft_full", 37, 80.0f, la::DType::F32, 1024});
   return cases;
 }
 
@@ -276,7 +285,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AftNumerics, testing::ValuesIn(aftCases()),
                          [](const testing::TestParamInfo<AftCase> &info) {
                            return std::string(info.param.entry) + "_T" + std::to_string(info.param.t) + "_L" +
                                   std::to_string(static_cast<int>(info.param.logitRange)) + "_" +
-                                  la::dtypeName(info.param.dtype).str();
+                                  la::dtypeName(info.param.dtype).str() +
+                                  (info.param.cacheTileBytes ? "_tiled" : "");
                          });
 
 //===----------------------------------------------------------------------===//
@@ -287,6 +297,7 @@ struct AftConvCase {
   int64_t x, y;
   float logitRange; // k uniform in ±logitRange
   la::DType dtype = la::DType::F32;
+  int64_t cacheTileBytes = 0; // la-tile-independent-dim's budget; 0: the default
 };
 
 void PrintTo(const AftConvCase &c, std::ostream *os) {
@@ -306,7 +317,7 @@ TEST_P(AftConvNumerics, MatchesFp64Oracle) {
   Argument w = randomArgument({heads, kernel, kernel}, 24, -2.0f, 2.0f, c.dtype);
   std::vector<double> reference =
       aftConv(batch, c.x, c.y, heads, channels, q.data.data(), k.data.data(), v.data.data(), w.data.data(), kernel);
-  std::vector<la::HostTensor> outputs = runKernel("aft.mlir", "aft_conv", {q, k, v, w});
+  std::vector<la::HostTensor> outputs = runKernel("aft.mlir", "aft_conv", {q, k, v, w}, 64, true, c.cacheTileBytes);
   ASSERT_EQ(outputs.size(), 1u);
   std::ostringstream what;
   PrintTo(c, &what);
@@ -314,15 +325,18 @@ TEST_P(AftConvNumerics, MatchesFp64Oracle) {
 }
 
 // 1×1 (every window is all padding but its centre), a 5×9 image narrower than the kernel along X and wider
-// along Y, and 23×30 (interior windows and every edge case), with logits of ±80 on the exp path.
+// along Y, and 23×30 (interior windows and every edge case), with logits of ±80 on the exp path; and one
+// head at a time (la-tile-independent-dim with a 1 KiB budget, which the default leaves whole here).
 INSTANTIATE_TEST_SUITE_P(Kernels, AftConvNumerics,
                          testing::Values(AftConvCase{1, 1, 1.0f}, AftConvCase{5, 9, 1.0f}, AftConvCase{5, 9, 80.0f},
                                          AftConvCase{5, 9, 1.0f, la::DType::F16},
-                                         AftConvCase{5, 9, 1.0f, la::DType::BF16}, AftConvCase{23, 30, 1.0f}),
+                                         AftConvCase{5, 9, 1.0f, la::DType::BF16}, AftConvCase{23, 30, 1.0f},
+                                         AftConvCase{23, 30, 1.0f, la::DType::F32, 1024},
+                                         AftConvCase{5, 9, 80.0f, la::DType::BF16, 1024}),
                          [](const testing::TestParamInfo<AftConvCase> &info) {
                            return "aft_conv_" + std::to_string(info.param.x) + "x" + std::to_string(info.param.y) +
                                   "_L" + std::to_string(static_cast<int>(info.param.logitRange)) + "_" +
-                                  la::dtypeName(info.param.dtype).str();
+                                  la::dtypeName(info.param.dtype).str() + (info.param.cacheTileBytes ? "_tiled" : "");
                          });
 
 //===----------------------------------------------------------------------===//
