@@ -285,8 +285,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AftNumerics, testing::ValuesIn(aftCases()),
                          [](const testing::TestParamInfo<AftCase> &info) {
                            return std::string(info.param.entry) + "_T" + std::to_string(info.param.t) + "_L" +
                                   std::to_string(static_cast<int>(info.param.logitRange)) + "_" +
-                                  la::dtypeName(info.param.dtype).str() +
-                                  (info.param.cacheTileBytes ? "_tiled" : "");
+                                  la::dtypeName(info.param.dtype).str() + (info.param.cacheTileBytes ? "_tiled" : "");
                          });
 
 //===----------------------------------------------------------------------===//
