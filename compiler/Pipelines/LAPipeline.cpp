@@ -66,8 +66,8 @@ void buildBufferizationPipeline(OpPassManager &pm, bool loopsMayReturnAllocation
   bufferize.allowReturnAllocsFromLoops = loopsMayReturnAllocations;
   pm.addNestedPass<func::FuncOp>(createLAReadOnlyArguments());
   pm.addNestedPass<func::FuncOp>(createLAExpandPaddedCopies());
-  // A tensor computed only to be inserted into a larger one (la.window's padded copy) is computed in place
-  // in the larger one's buffer.
+  // A tensor computed only to be inserted into a larger one is computed in place in the larger one's buffer
+  // (la-expand-padded-copies does it for padded copies, whose producers may write into an alloc_tensor).
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // A loop that updates its buffer in place yields it unchanged: fold the loop result into the buffer, so

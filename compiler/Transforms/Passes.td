@@ -242,10 +242,10 @@ def LAExpandPaddedCopies : Pass<"la-expand-padded-copies", "mlir::func::FuncOp">
     `la.window` lowers to a `tensor.pad`, which tiling understands (`la-tile-independent-dim` slices it
     per head). One-shot bufferisation turns a pad into a fill of the whole buffer and a copy of the
     materialised source into it: two extra passes over the padded tensor. This pass, run right before
-    bufferisation, rewrites the pad as `tensor.insert_slice` of the source into a
-    `bufferization.alloc_tensor` at the start of the pad's block, and fills only the border slabs;
-    empty-tensor elimination then lets the source's producer write straight into the interior, so every
-    element is stored once.
+    bufferisation, rewrites the pad as a `bufferization.alloc_tensor` at the start of the pad's block with
+    only its border slabs filled, makes the source's producer write straight into the interior (when its
+    destination is a fresh tensor in the same block), and inserts the source back, in place, right before
+    the padded tensor's first reader; every element is stored once.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

@@ -395,28 +395,35 @@ public:
   const RuntimeOptions &options() const override { return runtimeOptions; }
 
 private:
-  /// Result specs of the whole call: the leading (sliced) dims come from the first input.
-  /// Whether `output` is the spec of result `index` of `kernel` for `inputs` (fullResultSpecs without
-  /// building them: checked on every call).
+  /// Size `d` of result `index` of the whole call: a leading (sliced) dimension comes from the first sliced
+  /// input, the others from the kernel's own result.
+  static int64_t fullResultSize(const CompiledKernel &kernel, llvm::ArrayRef<TensorSpec> inputs, size_t index,
+                                int64_t d) {
+    if (d < kernel.slicing.dims)
+      return inputs[kernel.slicing.firstSlicedArgument()].shape[d];
+    return kernel.results[index].shape[d];
+  }
+
+  /// Whether `output` is the spec of result `index` for `inputs`: fullResultSpecs without building them,
+  /// since every call checks its outputs.
   static bool producesResult(const CompiledKernel &kernel, llvm::ArrayRef<TensorSpec> inputs, size_t index,
                              const TensorSpec &output) {
     const TensorSpec &result = kernel.results[index];
     if (output.dtype != result.dtype || output.shape.size() != result.shape.size())
       return false;
-    for (auto [d, size] : llvm::enumerate(output.shape)) {
-      bool sliced = static_cast<int64_t>(d) < kernel.slicing.dims;
-      if (size != (sliced ? inputs[kernel.slicing.firstSlicedArgument()].shape[d] : result.shape[d]))
+    for (auto [d, size] : llvm::enumerate(output.shape))
+      if (size != fullResultSize(kernel, inputs, index, d))
         return false;
-    }
     return true;
   }
 
+  /// Result specs of the whole call (fullResultSize).
   static llvm::SmallVector<TensorSpec> fullResultSpecs(const CompiledKernel &kernel,
                                                        llvm::ArrayRef<TensorSpec> inputs) {
     llvm::SmallVector<TensorSpec> specs(kernel.results.begin(), kernel.results.end());
-    for (TensorSpec &spec : specs)
-      for (int64_t d = 0; d < kernel.slicing.dims; ++d)
-        spec.shape[d] = inputs[kernel.slicing.firstSlicedArgument()].shape[d];
+    for (auto [index, spec] : llvm::enumerate(specs))
+      for (auto [d, size] : llvm::enumerate(spec.shape))
+        size = fullResultSize(kernel, inputs, index, d);
     return specs;
   }
 
