@@ -289,6 +289,45 @@ TEST(Tuner, ReplayRunsAStrategyAgainstATrace) {
   EXPECT_NE(llvm::toString(refused.takeError()).find("no measurement of the default"), std::string::npos);
 }
 
+TEST(Tuner, ModelSearchesAroundItsBestMeasuredOnceHalfTheBudgetIsSpent) {
+  mlir::la::PipelineConfig base;
+  auto space = mlir::la::TuningSpace::build(base, mlir::la::PipelineTarget::CPU, {{"N", 32}},
+                                            pinAllBut({"chunk-size", "max-rows"}));
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  auto at = [](const mlir::la::PipelineConfig &config, int64_t chunk, int64_t rows) {
+    return config.chunkSize == chunk && config.maxRows == rows;
+  };
+  // Measured: chunk-size=32 with max-rows=2 is the best, its neighbour max-rows=4 second.
+  auto relative = [&](const mlir::la::PipelineConfig &config) {
+    return at(config, 32, 2) ? 0.5 : at(config, 32, 4) ? 0.8 : 1.0;
+  };
+  // The model ranks max-rows=4 first and every other candidate before max-rows=2, except max-rows=4's
+  // other neighbours: in predicted order max-rows=2 comes too late for the budget.
+  auto predicted = [&](const mlir::la::PipelineConfig &config) {
+    if (at(config, 32, 4))
+      return 0.1;
+    if (at(config, 32, 2))
+      return 100.0;
+    bool neighbourOfSecond = (config.chunkSize == 32) != (config.maxRows == 4);
+    bool adjacent = neighbourOfSecond && (config.chunkSize == 16 || config.chunkSize == 64 || config.maxRows == 8);
+    return adjacent ? 200.0 : 1.0;
+  };
+  std::vector<CandidateResult> trace = syntheticTrace(*space, relative);
+  TunerOptions model;
+  model.strategy = SearchStrategy::Model;
+  model.budget = 4;
+  model.predict = predicted;
+  auto found = replayTuning(*space, trace, model);
+  ASSERT_TRUE(bool(found)) << llvm::toString(found.takeError());
+  ASSERT_EQ(found->candidates.size(), 4u);
+  // The default, the model's two favourites, then max-rows=2 as the least predicted neighbour of the best.
+  EXPECT_EQ(found->candidates[1].predicted, std::optional<double>(0.1));
+  EXPECT_EQ(found->candidates[2].predicted, std::optional<double>(1.0));
+  EXPECT_EQ(found->candidates[3].predicted, std::optional<double>(100.0));
+  EXPECT_TRUE(llvm::StringRef(found->bestConfig).starts_with("chunk-size=32,"));
+  EXPECT_NE(found->bestConfig.find("max-rows=2,"), std::string::npos);
+}
+
 TEST(Tuner, TuneOnMissTunesOnceAndLaterRuntimesLookItUp) {
   llvm::SmallString<128> directory;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("la-tune-on-miss", directory));
