@@ -54,8 +54,8 @@ namespace {
 cl::opt<std::string> strategyName("strategy",
                                   cl::desc("Search strategy: exhaustive (every candidate), random (seeded draws "
                                            "without replacement), anneal (seeded simulated annealing over "
-                                           "one-step neighbours) or model (in the order the analytic cost "
-                                           "model predicts)"),
+                                           "one-step neighbours) or model (half the budget in the order the "
+                                           "analytic cost model predicts, then the best one's neighbours)"),
                                   cl::init("anneal"), cl::sub(tuneSubcommand()), cl::cat(tuneCategory()));
 cl::opt<unsigned> budget("budget",
                          cl::desc("Candidates to evaluate, the default included (default: all for exhaustive, a "

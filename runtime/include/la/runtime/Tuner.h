@@ -40,7 +40,8 @@ enum class SearchStrategy {
   Exhaustive, ///< every candidate, in the space's order
   Random,     ///< candidates drawn without replacement (seeded)
   Anneal,     ///< simulated annealing over neighbours: one tunable moved one step (seeded)
-  Model       ///< the candidates in the order a cost model predicts, fastest first (TunerOptions::predict)
+  Model       ///< half the budget in the order a cost model predicts (TunerOptions::predict), fastest first;
+              ///< then the one-step neighbours of the best measured so far, least predicted first
 };
 /// "exhaustive", "random", "anneal", "model"; the error lists the choices.
 llvm::Expected<SearchStrategy> parseSearchStrategy(llvm::StringRef name);
