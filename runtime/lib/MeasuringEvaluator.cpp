@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CandidateEvaluator.h"
+#include "RuntimeOnTeam.h"
 
 #include "la/runtime/NumericsCheck.h"
 
@@ -91,7 +92,7 @@ public:
                      llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs, const mlir::la::TuningSpace &space,
                      const TunerOptions &options)
       : runtimeOptions(runtimeOptions), source(source.str()), sourceName(sourceName.str()), entry(entry.str()),
-        inputs(inputs), space(space), options(options) {}
+        inputs(inputs), space(space), options(options), team(makeWorkerTeam(runtimeOptions)) {}
 
   llvm::Expected<CandidateResult> evaluateDefault() override {
     CandidateResult result = describe(0);
@@ -101,7 +102,7 @@ public:
         return llvm::createStringError("the default configuration (" + result.config + ") cannot be tuned against: " +
                                        candidateStatusName(probe.status).str() + ": " + probe.message);
     }
-    auto contender = admit(0, result);
+    auto contender = admit(0, result, team);
     if (!contender)
       return contender.takeError();
     for (const HostTensor &output : contender->outputs)
@@ -122,7 +123,7 @@ public:
         return probe;
       childCompileMs = probe.compileMs;
     }
-    auto contender = admit(index, result);
+    auto contender = admit(index, result, team);
     if (childCompileMs)
       result.compileMs = *childCompileMs;
     if (!contender) {
@@ -175,14 +176,16 @@ private:
 
   /// Compiles candidate `index` in a runtime of its own and runs it once into buffers of its own; then
   /// compares the outputs with the default's and applies the caller's check. A failure to compile or run is
-  /// the error; a rejection sets `result.status` (Mismatch) and `result.message`. Sets lastCodeHash.
-  llvm::Expected<Contender> admit(size_t index, CandidateResult &result) {
+  /// the error; a rejection sets `result.status` (Mismatch) and `result.message`. Sets lastCodeHash. The
+  /// runtime runs its slices on `workers`: the evaluator's team in this process, a new one in a child (whose
+  /// copy of the team has no threads behind it).
+  llvm::Expected<Contender> admit(size_t index, CandidateResult &result, std::shared_ptr<ForkJoinTeam> workers) {
     RuntimeOptions candidateOptions = runtimeOptions;
     static_cast<mlir::la::PipelineConfig &>(candidateOptions.compile) = space.candidates()[index];
     candidateOptions.checkNumerics = false;
     candidateOptions.tuning = TuningMode::Off;
     Contender contender;
-    auto runtime = Runtime::create(candidateOptions);
+    auto runtime = createRuntimeOnTeam(candidateOptions, std::move(workers));
     if (!runtime)
       return runtime.takeError();
     contender.runtime = std::move(*runtime);
@@ -238,7 +241,7 @@ private:
     if (child == 0) {
       ::close(pipeFds[0]);
       CandidateResult result = describe(index);
-      auto contender = admit(index, result);
+      auto contender = admit(index, result, makeWorkerTeam(runtimeOptions));
       if (!contender) {
         result.status = contender.errorIsA<RunFailure>() ? CandidateResult::Status::RunError
                                                          : CandidateResult::Status::CompileError;
@@ -342,6 +345,9 @@ private:
   /// The first candidate scored for each object-code hash.
   llvm::DenseMap<uint64_t, size_t> codeOwners;
   uint64_t lastCodeHash = 0;
+  /// The worker threads every contender's runtime runs its slices on: they are called in turn, never at
+  /// once, and a team each would disturb one another's measurements (RuntimeOnTeam.h).
+  std::shared_ptr<ForkJoinTeam> team;
 };
 
 } // namespace

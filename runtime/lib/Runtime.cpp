@@ -14,6 +14,7 @@
 #include "ForkJoinTeam.h"
 #include "RedisClient.h"
 #include "ReferenceRunner.h"
+#include "RuntimeOnTeam.h"
 #include "SequencePieces.h"
 #include "SliceCall.h"
 #include "la/runtime/Compiler.h"
@@ -209,15 +210,12 @@ public:
   /// `optionsText`: the compile options with the host resolved (getResolvedOptionsText); `driver`: the
   /// device of the cuda target, null for the others.
   RuntimeImpl(RuntimeOptions opts, std::string optionsText, cuda::Driver *driver,
-              std::unique_ptr<TuningDatabase> tuningDatabase, std::shared_ptr<RedisClient> remoteCache)
+              std::unique_ptr<TuningDatabase> tuningDatabase, std::shared_ptr<RedisClient> remoteCache,
+              std::shared_ptr<ForkJoinTeam> team)
       : runtimeOptions(std::move(opts)), driver(driver), optionsText(std::move(optionsText)),
         disk(resolveCacheDirectory(runtimeOptions.cacheDir), std::move(remoteCache)),
-        tuningDatabase(std::move(tuningDatabase)), reference(runtimeOptions) {
-    if (runtimeOptions.numThreads == 0)
-      runtimeOptions.numThreads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
-    if (runtimeOptions.numThreads > 1)
-      team = std::make_unique<ForkJoinTeam>(runtimeOptions.numThreads - 1,
-                                            std::chrono::microseconds(runtimeOptions.workerSpinMicroseconds));
+        tuningDatabase(std::move(tuningDatabase)), team(std::move(team)), reference(runtimeOptions) {
+    runtimeOptions.numThreads = resolvedThreadCount(runtimeOptions);
   }
 
   llvm::Expected<std::shared_ptr<Program>> loadFile(llvm::StringRef path) override {
@@ -1161,8 +1159,9 @@ private:
   DiskCache disk;
   std::unique_ptr<TuningDatabase> tuningDatabase;
   std::once_flag tuningWarning;
-  /// The threads besides the caller's that run slices (none with one thread).
-  std::unique_ptr<ForkJoinTeam> team;
+  /// The threads besides the caller's that run slices (none with one thread); shared by the tuner's
+  /// contenders (RuntimeOnTeam.h).
+  std::shared_ptr<ForkJoinTeam> team;
   ReferenceRunner reference;
   std::shared_mutex memoryMutex;
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
@@ -1174,7 +1173,24 @@ private:
 
 } // namespace
 
+unsigned resolvedThreadCount(const RuntimeOptions &options) {
+  return options.numThreads ? options.numThreads : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
+std::shared_ptr<ForkJoinTeam> makeWorkerTeam(const RuntimeOptions &options) {
+  unsigned threads = resolvedThreadCount(options);
+  if (threads <= 1)
+    return nullptr;
+  return std::make_shared<ForkJoinTeam>(threads - 1, std::chrono::microseconds(options.workerSpinMicroseconds));
+}
+
 llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options) {
+  std::shared_ptr<ForkJoinTeam> team = makeWorkerTeam(options);
+  return createRuntimeOnTeam(std::move(options), std::move(team));
+}
+
+llvm::Expected<std::unique_ptr<Runtime>> createRuntimeOnTeam(RuntimeOptions options,
+                                                             std::shared_ptr<ForkJoinTeam> team) {
   if (options.target != RuntimeTarget::CPU)
     options.compile.target = mlir::la::PipelineTarget::CUDA;
   else if (options.compile.target != mlir::la::PipelineTarget::CPU)
@@ -1210,7 +1226,7 @@ llvm::Expected<std::unique_ptr<Runtime>> Runtime::create(RuntimeOptions options)
       return makeError("remote kernel cache: " + llvm::toString(client.takeError()));
   }
   return std::make_unique<RuntimeImpl>(std::move(options), std::move(*optionsText), driver, std::move(tuningDatabase),
-                                       std::move(remoteCache));
+                                       std::move(remoteCache), std::move(team));
 }
 
 } // namespace la
