@@ -34,6 +34,10 @@ void buildRegisterTilePipeline(OpPassManager &pm, const RegisterTileOptions &opt
   // The panel contractions are new ops (a split-off prologue is one more operand, the reduction one panel
   // long), cloned with the old plan: plan them again.
   func.addPass(createLARegisterBlockStrategy(strategy));
+  // Transposed copies for the whole products, before epilogue fusion cuts them into block-sized ones: a
+  // block-sized product reads too little of `k[m, d]` to pay for a copy, so after fusion GAU's q·kᵀ (under
+  // relu²) read k with a stride in every block, 1.4-1.5x slower (docs/BENCHMARKS.md, session 31).
+  func.addPass(createLATransposeBlockInputs(transposes));
   if (options.fuseEpilogues) {
     func.addPass(createLAFuseBlockEpilogues());
     // The products fused into the epilogues' blocks are new, block-sized contractions: plan them.
