@@ -36,7 +36,8 @@ void buildRegisterTilePipeline(OpPassManager &pm, const RegisterTileOptions &opt
   func.addPass(createLARegisterBlockStrategy(strategy));
   // Transposed copies for the whole products, before epilogue fusion cuts them into block-sized ones: a
   // block-sized product reads too little of `k[m, d]` to pay for a copy, so after fusion GAU's q·kᵀ (under
-  // relu²) read k with a stride in every block, 1.4-1.5x slower (docs/BENCHMARKS.md, session 31).
+  // relu²) read k with a stride in every block: GAU and FLASH 1.6-1.8x slower at D = 64 (docs/BENCHMARKS.md,
+  // session 31).
   func.addPass(createLATransposeBlockInputs(transposes));
   if (options.fuseEpilogues) {
     func.addPass(createLAFuseBlockEpilogues());
