@@ -236,6 +236,35 @@ std::vector<CandidateResult> syntheticTrace(const mlir::la::TuningSpace &space,
   return trace;
 }
 
+TEST(Tuner, ContendersOnTwoThreadsShareOneTeamAndTheChildProbesOnItsOwn) {
+  // Two slices on two threads, each slice its own kernel call (256 KiB of arguments, above what one call
+  // takes for a block of heads): every contender's calls fork onto the evaluator's one worker team, and each
+  // candidate's first call runs in a forked child, whose copy of that team has no threads (it builds its
+  // own). A child waiting on a team with no threads would hang here.
+  std::string source = readKernels("linear_attention.mlir");
+  RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 2;
+  auto space = mlir::la::TuningSpace::build(options.compile, mlir::la::PipelineTarget::CPU, {{"N", 1024}},
+                                            pinAllBut({"max-rows"}));
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  ASSERT_GE(space->candidates().size(), 2u);
+  std::vector<HostTensor> inputs = smallInputs(1024);
+  TunerOptions tuning;
+  tuning.strategy = SearchStrategy::Exhaustive;
+  tuning.measureMs = 1;
+  tuning.minRuns = 2;
+  ASSERT_TRUE(tuning.isolate);
+  auto result = tune(options, source, "linear_attention.mlir", "linear_attention_causal", refsOf(inputs), *space,
+                     tuning, nullptr);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  ASSERT_EQ(result->candidates.size(), space->candidates().size());
+  for (const CandidateResult &candidate : result->candidates)
+    EXPECT_TRUE(candidate.status == CandidateResult::Status::Measured ||
+                candidate.status == CandidateResult::Status::SameCode)
+        << candidate.config << ": " << candidate.message;
+}
+
 TEST(Tuner, ReplayRunsAStrategyAgainstATrace) {
   mlir::la::PipelineConfig base;
   auto space = mlir::la::TuningSpace::build(base, mlir::la::PipelineTarget::CPU, {{"N", 32}},
