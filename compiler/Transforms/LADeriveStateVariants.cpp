@@ -41,6 +41,7 @@
 
 #include "LA/IR/LAOps.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
@@ -400,6 +401,32 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
   return success();
 }
 
+/// DerivedStateVariant::additive for the state `sources` (scans along the sequence and position counters) of
+/// one function body: each is an add scan or a counter, and no source is among the ops any add scan's
+/// operands are computed from.
+bool hasAdditiveStates(ArrayRef<Operation *> sources) {
+  llvm::SmallPtrSet<Operation *, 8> stateOps(sources.begin(), sources.end());
+  for (Operation *op : sources) {
+    auto scan = dyn_cast<ScanOp>(op);
+    if (!scan)
+      continue; // a counter: positions before plus the piece's
+    if (scan.getCombiner() != Combiner::add)
+      return false;
+    SetVector<Operation *> computedFrom;
+    BackwardSliceOptions options;
+    options.inclusive = false;
+    for (Value operand : scan->getOperands())
+      if (Operation *producer = operand.getDefiningOp()) {
+        if (stateOps.contains(producer))
+          return false;
+        (void)getBackwardSlice(producer, &computedFrom, options);
+      }
+    if (llvm::any_of(computedFrom, [&](Operation *producer) { return stateOps.contains(producer); }))
+      return false;
+  }
+  return true;
+}
+
 constexpr Variant kVariants[] = {Variant::Prefill, Variant::Resume, Variant::State};
 
 } // namespace
@@ -489,6 +516,7 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)))
       sources.push_back(&op);
   }
+  derived.additive = hasAdditiveStates(sources);
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states;

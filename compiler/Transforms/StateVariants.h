@@ -39,6 +39,12 @@ struct DerivedStateVariant {
   SmallVector<StateOrigin> states;
   /// The dimension the scans run along, at the same position in every operand.
   int64_t sequenceDim = 0;
+  /// Whether the state after a piece is the state before it plus the state the piece hands on from the
+  /// initial (zero) state: every state is an add scan or a position counter, and nothing any of them sums
+  /// depends on a state (linear attention's Σ φ(k) ⊗ v and Σ φ(k); not Flow's sums of values its other sums
+  /// normalise, a decay scan or an online softmax). Two threads can then sum the states of two stretches of
+  /// the sequence at once and add them.
+  bool additive = false;
 };
 
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes

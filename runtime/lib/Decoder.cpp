@@ -24,9 +24,9 @@ llvm::Expected<std::unique_ptr<Decoder>> Decoder::create(Runtime &runtime, const
   auto signature = runtime.signature(program, entry);
   if (!signature)
     return signature.takeError();
-  auto sequenceDim = getSequenceDimension(program.source(), program.name(), entry);
-  if (!sequenceDim)
-    return sequenceDim.takeError();
+  auto states = getSequenceStates(program.source(), program.name(), entry);
+  if (!states)
+    return states.takeError();
   auto declared = withStateVariants(program.source(), program.name(), entry);
   if (!declared)
     return declared.takeError();
@@ -42,7 +42,7 @@ llvm::Expected<std::unique_ptr<Decoder>> Decoder::create(Runtime &runtime, const
   if (argumentNames.size() > numArguments)
     stateNames.assign(argumentNames.begin() + numArguments, argumentNames.end());
   return std::unique_ptr<Decoder>(new Decoder(runtime, std::move(*variants), entry.str(), numArguments,
-                                              signature->results.size(), std::move(stateNames), *sequenceDim));
+                                              signature->results.size(), std::move(stateNames), states->dimension));
 }
 
 llvm::Error Decoder::run(const std::string &variant, llvm::ArrayRef<TensorRef> inputs,

@@ -930,6 +930,8 @@ private:
     std::string prefill, resume, state;
     /// The dimension the entry's scans run along.
     int64_t sequenceDim = 0;
+    /// Whether a stretch's state adds to the state before it (SequenceStates::additive).
+    bool additiveStates = false;
     size_t numResults = 0;
   };
 
@@ -943,10 +945,10 @@ private:
     }
     // Not causal (the usual case: nothing to split) or not derivable: calls run the sequence whole.
     std::shared_ptr<SequenceVariants> variants;
-    std::optional<int64_t> seq =
-        llvm::expectedToOptional(getSequenceDimension(program.source(), program.name(), entry));
+    std::optional<SequenceStates> states =
+        llvm::expectedToOptional(getSequenceStates(program.source(), program.name(), entry));
     std::optional<std::string> declared =
-        seq ? llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry)) : std::nullopt;
+        states ? llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry)) : std::nullopt;
     std::optional<std::shared_ptr<Program>> loaded =
         declared ? llvm::expectedToOptional(loadSource(*declared, program.name())) : std::nullopt;
     if (loaded) {
@@ -955,7 +957,8 @@ private:
       variants->prefill = (entry + ".prefill").str();
       variants->resume = (entry + ".resume").str();
       variants->state = (entry + ".state").str();
-      variants->sequenceDim = *seq;
+      variants->sequenceDim = states->dimension;
+      variants->additiveStates = states->additive;
       variants->numResults = program.lookup(entry)->signature.results.size();
     }
     std::lock_guard lock(sequenceMutex);
@@ -1055,22 +1058,30 @@ private:
         return resumeLast.takeError();
     }
 
-    // Per slice, five sets of states: slots 0-3 (PieceWork) and the initial state, zero (SPEC §8).
+    // Per slice, the sets of states of PieceWork's slots and the initial state, zero (SPEC §8).
     const CompiledKernel &prefillInfo = (*prefill)->info();
+    llvm::ArrayRef<TensorSpec> statesAfter =
+        llvm::ArrayRef<TensorSpec>(prefillInfo.results).drop_front(variants->numResults);
     llvm::SmallVector<size_t, 4> stateOffsets;
     size_t setBytes = 0;
-    for (const TensorSpec &spec : llvm::ArrayRef<TensorSpec>(prefillInfo.results).drop_front(variants->numResults)) {
+    for (const TensorSpec &spec : statesAfter) {
       stateOffsets.push_back(setBytes);
       setBytes += (spec.numBytes() + 63) / 64 * 64;
     }
-    constexpr int kInitialSlot = 4, kSlots = 5;
-    std::vector<char> stateMemory(static_cast<size_t>(numSlices) * kSlots * setBytes, 0);
+    constexpr int kInitialSlot = PieceWork::kSlots, kSets = PieceWork::kSlots + 1;
+    std::vector<char> stateMemory(static_cast<size_t>(numSlices) * kSets * setBytes, 0);
+    auto setAt = [&](int64_t slice, int slot) {
+      return stateMemory.data() + (static_cast<size_t>(slice) * kSets + (slot < 0 ? kInitialSlot : slot)) * setBytes;
+    };
     auto statesAt = [&](int64_t slice, int slot, llvm::SmallVectorImpl<char *> &into) {
-      char *set =
-          stateMemory.data() + (static_cast<size_t>(slice) * kSlots + (slot < 0 ? kInitialSlot : slot)) * setBytes;
+      char *set = setAt(slice, slot);
       for (size_t offset : stateOffsets)
         into.push_back(set + offset);
     };
+    // States the runner may sum from a later start and add (f32, as the derivation keeps every state).
+    bool additive = twoThreadsPerSlice && variants->additiveStates &&
+                    llvm::all_of(statesAfter, [](const TensorSpec &spec) { return spec.dtype == DType::F32; });
+    size_t setFloats = setBytes / sizeof(float);
     // A tensor's bytes per slice, and per position for those along the sequence.
     auto pieceOf = [&](const TensorRef &ref, bool along, int64_t slice, int64_t piece) {
       size_t sliceBytes = ref.spec.numBytes() / numSlices;
@@ -1081,7 +1092,7 @@ private:
     llvm::ArrayRef<int64_t> batchShape = inputs[info.slicing.firstSlicedArgument()].spec.shape;
     std::vector<std::unique_ptr<PieceHandoff>> handoffs;
     for (int64_t slice = 0; slice < numSlices; ++slice)
-      handoffs.push_back(std::make_unique<PieceHandoff>(pieces->count()));
+      handoffs.push_back(std::make_unique<PieceHandoff>(pieces->count(), additive));
     enum class Role { Front, Runner, Alone };
     auto runSlice = [&](int64_t slice, Role role) {
       SliceCall prefillCall(**prefill), resumeCall(**resume), stateCall(**state), lastCall(**resumeLast);
@@ -1111,7 +1122,15 @@ private:
         statesAt(slice, to, results);
         stateCall(arguments, results, coordinates);
       };
-      PieceWork work{withOutputs, stateOnly};
+      // Padding between the states is zero in every slot, so the whole sets can be added.
+      auto addStates = [&](int a, int b, int to) {
+        const float *x = reinterpret_cast<const float *>(setAt(slice, a));
+        const float *y = reinterpret_cast<const float *>(setAt(slice, b));
+        float *sum = reinterpret_cast<float *>(setAt(slice, to));
+        for (size_t i = 0; i < setFloats; ++i)
+          sum[i] = x[i] + y[i];
+      };
+      PieceWork work{withOutputs, stateOnly, additive ? llvm::function_ref<void(int, int, int)>(addStates) : nullptr};
       if (role == Role::Runner)
         handoffs[slice]->runRunner(work);
       else

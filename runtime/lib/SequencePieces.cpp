@@ -15,6 +15,10 @@ std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPiec
 }
 
 void PieceHandoff::runFront(const PieceWork &work) {
+  // The state after `piece`: alternate slots, except the anchor the runner adds its sum to.
+  auto slotAfter = [&](int64_t piece) {
+    return runnerStart > 0 && piece + 1 == runnerStart ? PieceWork::kAnchorSlot : static_cast<int>(piece % 2);
+  };
   for (int64_t piece = 0;; ++piece) {
     {
       std::lock_guard lock(mutex);
@@ -22,23 +26,26 @@ void PieceHandoff::runFront(const PieceWork &work) {
         return;
       claimed = piece + 1;
     }
-    work.withOutputs(piece, piece == 0 ? -1 : static_cast<int>((piece - 1) % 2), static_cast<int>(piece % 2));
+    work.withOutputs(piece, piece == 0 ? PieceWork::kInitialSlot : slotAfter(piece - 1), slotAfter(piece));
   }
 }
 
 void PieceHandoff::runRunner(const PieceWork &work) {
-  // The runner holds the state before piece `frontier`, in slot `held`.
-  int held = -1;
-  int64_t frontier = 0;
+  // The runner holds, in slot `held`, the state of pieces runnerStart..frontier - 1 from the initial state.
+  int held = PieceWork::kInitialSlot;
+  int64_t frontier = runnerStart;
   auto nextSlot = [&] { return held == 2 ? 3 : 2; };
   for (;; ++frontier) {
     bool takeOver = false;
-    if (frontier > 0) {
+    if (frontier > runnerStart) {
       std::lock_guard lock(mutex);
       // The front has claimed the piece the runner would start from: it cannot help any more.
       if (claimed > frontier)
         return;
-      takeOver = frontier - claimed >= count - frontier;
+      // Summing from a later start, the runner needs the anchor: the front has finished the piece before
+      // the start once it has claimed the start.
+      bool anchorReady = runnerStart == 0 || claimed > runnerStart;
+      takeOver = anchorReady && frontier - claimed >= count - frontier;
       if (takeOver)
         limit = frontier;
     }
@@ -49,6 +56,11 @@ void PieceHandoff::runRunner(const PieceWork &work) {
       return;
     int to = nextSlot();
     work.stateOnly(frontier, held, to);
+    held = to;
+  }
+  if (runnerStart > 0) {
+    int to = nextSlot();
+    work.addStates(PieceWork::kAnchorSlot, held, to);
     held = to;
   }
   for (int64_t piece = frontier; piece < count; ++piece) {

@@ -94,15 +94,15 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
   return names;
 }
 
-llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName,
-                                             llvm::StringRef entry) {
+llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::StringRef bufferName,
+                                                 llvm::StringRef entry) {
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
   auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill);
   if (!derived)
     return derived.takeError();
-  return derived->sequenceDim;
+  return SequenceStates{derived->sequenceDim, derived->additive};
 }
 
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,

@@ -6,13 +6,18 @@
 // each role's cost is enforced by waiting on the other's progress (not by sleeping, which a loaded machine
 // or ThreadSanitizer would stretch). Every piece's outputs are computed exactly once, each from the state of
 // all pieces before it; a cheap state makes the runner take over about where the costs balance; a state
-// that costs as much as a piece leaves every piece to the front. Then the runtime's own two-thread calls,
-// repeated, so that ThreadSanitizer (scripts/test --tsan) sees the real schedule.
+// that costs as much as a piece leaves every piece to the front; states that add are summed from an eighth
+// in and handed over earlier. Then the runtime's own two-thread calls, repeated, so that ThreadSanitizer
+// (scripts/test --tsan) sees the real schedule.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SequencePieces.h"
 #include "Helpers.h"
+
+#include "la/runtime/Compiler.h"
+
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -75,40 +80,62 @@ struct Pace {
   }
 };
 
+/// The pieces a simulated state covers, [begin, end); the initial state covers none, from anywhere.
+struct Covered {
+  int64_t begin = -1, end = -1;
+  bool initial() const { return begin < 0; }
+};
+
 /// Runs both roles of one slice of `count` pieces on two threads. The front finishes piece i once
-/// `frontMayFinish(i, pace)` holds (or the runner's chain is over); the runner finishes the state of piece f
-/// once `runnerMayFinish(f, pace)` holds (or the front is over). Checks that every piece's outputs
+/// `frontMayFinish(i, pace)` holds (or the runner's chain is over); the runner finishes its state number k
+/// (from 0) once `runnerMayFinish(k, pace)` holds (or the front is over). With `additive`, states add:
+/// the runner may sum from a later start and add the front's anchor. Checks that every piece's outputs
 /// are computed once, each from the state of all pieces before it; returns the piece the runner took over
 /// from (count: none).
 template <typename FrontGate, typename RunnerGate>
-int64_t runHandoff(int64_t count, FrontGate frontMayFinish, RunnerGate runnerMayFinish) {
-  // Slot s holds the number of pieces its state covers; -1 is the initial state (none).
-  std::array<int64_t, 4> slots{-2, -2, -2, -2};
+int64_t runHandoff(int64_t count, FrontGate frontMayFinish, RunnerGate runnerMayFinish, bool additive = false,
+                   int64_t *runnerStart = nullptr) {
+  std::array<Covered, la::PieceWork::kSlots> slots;
   std::vector<std::atomic<int>> outputRuns(count);
   Pace pace;
-  auto covered = [&](int from) { return from < 0 ? 0 : slots[from]; };
+  auto covered = [&](int slot) { return slot < 0 ? Covered{} : slots[slot]; };
+  bool frontsSlot[la::PieceWork::kSlots] = {true, true, false, false, true};
   auto withOutputs = [&](int64_t piece, int from, int to) {
     EXPECT_NE(from, to);
-    EXPECT_EQ(covered(from), piece) << "piece " << piece << " ran from a state of " << covered(from) << " pieces";
-    if (to < 2) {
+    Covered before = covered(from);
+    EXPECT_TRUE(piece == 0 ? before.initial() : before.begin == 0 && before.end == piece)
+        << "piece " << piece << " ran from a state of pieces " << before.begin << ".." << before.end;
+    if (frontsSlot[to]) {
       pace.update([&] { pace.frontStarted = piece + 1; });
       pace.waitUntil([&] { return pace.chainOver || frontMayFinish(piece, pace); });
     } else {
       pace.update([&] { pace.chainOver = true; });
     }
     outputRuns[piece].fetch_add(1);
-    slots[to] = piece + 1;
+    slots[to] = {0, piece + 1};
   };
   auto stateOnly = [&](int64_t piece, int from, int to) {
     EXPECT_NE(from, to);
-    EXPECT_GE(to, 2) << "the runner writes its own slots";
-    EXPECT_EQ(covered(from), piece);
-    pace.waitUntil([&] { return pace.frontOver || runnerMayFinish(piece, pace); });
-    slots[to] = piece + 1;
-    pace.update([&] { pace.statesHanded = piece + 1; });
+    EXPECT_TRUE(to == 2 || to == 3) << "the runner writes its own slots";
+    Covered before = covered(from);
+    EXPECT_TRUE(before.initial() || before.end == piece);
+    int64_t handed = pace.statesHanded;
+    pace.waitUntil([&] { return pace.frontOver || runnerMayFinish(handed, pace); });
+    slots[to] = {before.initial() ? piece : before.begin, piece + 1};
+    pace.update([&] { pace.statesHanded = handed + 1; });
   };
-  la::PieceWork work{withOutputs, stateOnly};
-  la::PieceHandoff handoff(count);
+  auto addStates = [&](int a, int b, int to) {
+    EXPECT_EQ(a, la::PieceWork::kAnchorSlot);
+    EXPECT_TRUE(to == 2 || to == 3);
+    Covered front = covered(a), runner = covered(b);
+    EXPECT_EQ(front.begin, 0);
+    EXPECT_EQ(front.end, runner.begin) << "the anchor and the runner's sum must meet";
+    slots[to] = {front.begin, runner.end};
+  };
+  la::PieceWork work{withOutputs, stateOnly, additive ? llvm::function_ref<void(int, int, int)>(addStates) : nullptr};
+  la::PieceHandoff handoff(count, additive);
+  if (runnerStart)
+    *runnerStart = handoff.runnerStartPiece();
   std::thread runner([&] {
     handoff.runRunner(work);
     pace.update([&] { pace.chainOver = true; });
@@ -123,7 +150,7 @@ int64_t runHandoff(int64_t count, FrontGate frontMayFinish, RunnerGate runnerMay
 
 TEST(RuntimeConcurrencySequencePieces, CheapStatesHandOverAtTheBalance) {
   // A state costs a quarter of a piece: the front finishes piece i once the runner has handed on 4(i + 1)
-  // states, and the runner finishes state f once the front has started piece ⌊f/4⌋. When the runner holds
+  // states, and the runner finishes state f once the front has started piece ⌊f/4⌋ + 1. When the runner holds
   // F states the front has claimed ⌊F/4⌋ or ⌊F/4⌋ + 1 pieces, and the first F with F − claimed ≥ 64 − F is
   // 37 either way (the balance, 64 / (2 − 1/4), is 36.6).
   int64_t handoff = runHandoff(
@@ -141,6 +168,55 @@ TEST(RuntimeConcurrencySequencePieces, StatesAsCostlyAsPiecesLeaveEverythingToTh
             16);
 }
 
+TEST(RuntimeConcurrencySequencePieces, AdditiveStatesAreSummedFromAnEighthInAndHandedOverEarlier) {
+  // A state costs half a piece: the front finishes piece i once the runner has handed on 2(i + 1) states,
+  // and the runner finishes its state k once the front has started piece ⌊k/2⌋ + 1. Summing from the start,
+  // the runner would take over at the first F with F − claimed ≥ 64 − F, claimed about F/2: 43 (64 / 1.5 is
+  // 42.7). Summing from piece 8 it holds 8 + K after K states while the front has claimed ⌊K/2⌋ or one more:
+  // the first balance is K = 32 or 33, and the front has passed piece 8 by then, so the anchor is ready.
+  int64_t start = 0;
+  int64_t handoff = runHandoff(
+      64, [](int64_t piece, Pace &pace) { return pace.statesHanded >= 2 * (piece + 1); },
+      [](int64_t state, Pace &pace) { return pace.frontStarted >= state / 2 + 1; }, /*additive=*/true, &start);
+  EXPECT_EQ(start, 8);
+  EXPECT_GE(handoff, 40);
+  EXPECT_LE(handoff, 41);
+  EXPECT_EQ(runHandoff(
+                64, [](int64_t piece, Pace &pace) { return pace.statesHanded >= 2 * (piece + 1); },
+                [](int64_t state, Pace &pace) { return pace.frontStarted >= state / 2 + 1; }),
+            43);
+}
+
+TEST(RuntimeConcurrencySequencePieces, AdditiveStatesWaitForTheAnchorBeyondTheBalance) {
+  // A state costs a quarter of a piece: from piece 8 the runner is at the balance after about 28 states
+  // (F = 36, the front on piece 7), before the front has handed on the state before piece 8. It sums on
+  // until the front has claimed piece 8, which needs 32 of its states (F = 40), or 33 if it looks first.
+  int64_t handoff = runHandoff(
+      64, [](int64_t piece, Pace &pace) { return pace.statesHanded >= 4 * (piece + 1); },
+      [](int64_t state, Pace &pace) { return pace.frontStarted >= state / 4 + 1; }, /*additive=*/true);
+  EXPECT_GE(handoff, 40);
+  EXPECT_LE(handoff, 41);
+}
+
+TEST(RuntimeConcurrencySequencePieces, OnlyIndependentSumsAdd) {
+  // Linear attention's states are sums of its inputs' maps. Flow's sums read values its other sums
+  // normalise; the decay family's scans decay; causal AFT's is an online softmax.
+  struct Expectation {
+    const char *file, *entry;
+    bool additive;
+  };
+  for (Expectation e : {Expectation{"linear_attention.mlir", "linear_attention_causal", true},
+                        Expectation{"flow_attention.mlir", "flow_attention_causal", false},
+                        Expectation{"retention.mlir", "retention", false}, Expectation{"retention.mlir", "gla", false},
+                        Expectation{"aft.mlir", "aft_causal", false}}) {
+    auto source = llvm::MemoryBuffer::getFile(la::test::kernelPath(e.file));
+    ASSERT_TRUE(bool(source)) << e.file;
+    auto states = la::getSequenceStates((*source)->getBuffer(), e.file, e.entry);
+    ASSERT_TRUE(bool(states)) << e.entry << ": " << llvm::toString(states.takeError());
+    EXPECT_EQ(states->additive, e.additive) << e.entry;
+  }
+}
+
 TEST(RuntimeConcurrencySequencePieces, RepeatedTwoThreadCallsMatchOneThread) {
   la::RuntimeOptions options;
   options.cacheDir = "none";
@@ -151,8 +227,9 @@ TEST(RuntimeConcurrencySequencePieces, RepeatedTwoThreadCallsMatchOneThread) {
   ASSERT_TRUE(bool(one) && bool(two));
   auto program = (*one)->loadFile(la::test::kernelPath("linear_attention.mlir"));
   ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
-  // 1100 positions: four pieces of 256 and a short last one.
-  la::test::AttentionInputs inputs(1, 1, 1100, 8, 5);
+  // 4100 positions: sixteen pieces of 256 and a short last one; the runner sums from piece 2 (states add).
+  // Heads of 64 make a piece cost more than a call, so that the runner gets ahead and takes over.
+  la::test::AttentionInputs inputs(1, 1, 4100, 64, 5);
   auto expected = (*one)->run(**program, "linear_attention_causal", inputs.refs);
   ASSERT_TRUE(bool(expected)) << llvm::toString(expected.takeError());
   for (int call = 0; call < 20; ++call) {

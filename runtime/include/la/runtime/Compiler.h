@@ -110,9 +110,19 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant);
 
-/// The dimension along which the causal `entry` carries its state: the one its scans run along, at the same
-/// position in every operand. Errors as declareStateVariant's, for an entry that is not causal.
-llvm::Expected<int64_t> getSequenceDimension(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry);
+/// How the causal `entry` carries its state along the sequence.
+struct SequenceStates {
+  /// The dimension its scans run along, at the same position in every operand.
+  int64_t dimension = 0;
+  /// Whether the state after a stretch of the sequence is the state before it plus the state the stretch
+  /// hands on from the initial (zero) state (linear attention's sums; not Flow's, a decay's or a softmax's):
+  /// a sequence-parallel call then sums two stretches' states at once.
+  bool additive = false;
+};
+
+/// The state of the causal `entry`. Errors as declareStateVariant's, for an entry that is not causal.
+llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::StringRef bufferName,
+                                                 llvm::StringRef entry);
 
 /// `source` with every variant of `entry` declared after it, prefill, resume, state: the program la::Decoder,
 /// sequence-parallel calls and `lac --variant` compile, so that its hash (which keys the kernel cache and the
