@@ -6,6 +6,7 @@
 #include "Target/CPU/CPUTarget.h"
 #include "Target/CUDA/CUDAAot.h"
 #include "Target/CUDA/CUDATarget.h"
+#include "Target/CUDA/KernelNames.h"
 
 #include "la/runtime/KernelMemory.h"
 
@@ -62,9 +63,10 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnEmulator(Compi
   auto program = EmulatedProgram::compile(text, kernel.entry + ".gpu.mlir");
   if (!program)
     return program.takeError();
-  const EmulatedKernel *entry = (*program)->find(kernel.entry);
+  std::string name = mlir::la::getKernelName(kernel.entry);
+  const EmulatedKernel *entry = (*program)->find(name);
   if (!entry)
-    return llvm::createStringError("the CUDA target produced no kernel named '" + kernel.entry + "'");
+    return llvm::createStringError("the CUDA target produced no kernel named '" + name + "'");
   auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());
   loaded->emulated = std::move(*program);
   loaded->emulatedEntry = entry;

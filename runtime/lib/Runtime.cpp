@@ -12,6 +12,7 @@
 #include "CpuJit.h"
 #include "DiskCache.h"
 #include "ForkJoinTeam.h"
+#include "GpuSequencePieces.h"
 #include "RedisClient.h"
 #include "ReferenceRunner.h"
 #include "RuntimeOnTeam.h"
@@ -36,6 +37,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <random>
 #include <shared_mutex>
@@ -57,7 +59,8 @@ llvm::StringRef cacheSourceName(CacheSource source) {
 }
 
 llvm::json::Value GpuLaunchStats::toJSON() const {
-  llvm::json::Object object{{"grid", llvm::json::Array{grid.x, grid.y, grid.z}}, {"block", blockThreads}};
+  llvm::json::Object object{
+      {"grid", llvm::json::Array{grid.x, grid.y, grid.z}}, {"block", blockThreads}, {"launches", launches}};
   if (counters)
     object["counters"] = counters->toJSON();
   if (kernelMs)
@@ -312,7 +315,8 @@ public:
     llvm::SmallVector<cuda::DevicePointer, 8> pointers;
     for (const TensorRef &ref : llvm::concat<const TensorRef>(inputs, outputs))
       pointers.push_back(reinterpret_cast<cuda::DevicePointer>(ref.data));
-    if (llvm::Error err = launchOnDevice(**kernel, inputs, pointers, stream, stats, /*timed=*/false))
+    if (llvm::Error err = launchCallOnDevice(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs,
+                                             pointers, stream, stats, /*timed=*/false))
       return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                        llvm::toString(std::move(err)));
     return llvm::Error::success();
@@ -324,11 +328,13 @@ public:
     if (!kernel)
       return kernel.takeError();
     if ((*kernel)->emulatedKernel()) {
-      if (llvm::Error err = executeOnEmulator(**kernel, inputs, outputs, stats))
+      if (llvm::Error err = executeOnEmulatorInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel,
+                                                      inputs, outputs, stats))
         return makeError(program.name() + ": entry '" + entry +
                          "' on the GPU emulator: " + llvm::toString(std::move(err)));
     } else if ((*kernel)->deviceKernel()) {
-      if (llvm::Error err = executeOnDevice(**kernel, inputs, outputs, stats))
+      if (llvm::Error err =
+              executeOnDevice(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats))
         return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                          llvm::toString(std::move(err)));
     } else {
@@ -771,6 +777,168 @@ private:
     return report->takeError();
   }
 
+  /// Where a GPU call's launches run and their memory lives: the emulator on host memory, or a device.
+  struct GpuPlace {
+    /// `bytes` of zeroed memory there, released once the call is over.
+    llvm::function_ref<llvm::Expected<void *>(size_t bytes)> allocateZeroed;
+    /// Launches `kernel` over tensors whose data is there.
+    llvm::function_ref<llvm::Error(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
+                                   llvm::ArrayRef<TensorRef> outputs)>
+        launch;
+  };
+
+  /// Runs a call of a causal entry whose states add as three launches over pieces of its sequence
+  /// (GpuSequencePieces.h), every tensor where `place` keeps it. Returns the pieces per slice, or 0 where the
+  /// call does not qualify and nothing ran: a piece length that does not cut the sequence, states that do
+  /// not add, an argument every slice shares or one without the sequence.
+  llvm::Expected<int64_t> executePiecesOnGpu(const ProgramImpl &program, llvm::StringRef entry,
+                                             const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
+                                             llvm::ArrayRef<TensorRef> outputs, const GpuPlace &place,
+                                             CallStats *stats) {
+    const CompiledKernel &info = whole.info();
+    int64_t sliced = info.slicing.dims;
+    if (sliced == 0 || outputs.empty() || llvm::is_contained(info.slicing.sharedArguments, true))
+      return 0;
+    int64_t length = static_cast<int64_t>(outputs[0].spec.shape.size()) > sliced ? outputs[0].spec.shape[sliced] : 0;
+    std::optional<GpuPieces> pieces = planGpuPieces(length, runtimeOptions.compile.sequencePieceLength);
+    if (!pieces)
+      return 0;
+    std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
+    if (!variants || !variants->additiveStates || variants->sequenceDim != sliced)
+      return 0;
+    auto alongSequence = [&](const TensorRef &ref) {
+      return static_cast<int64_t>(ref.spec.shape.size()) > sliced && ref.spec.shape[sliced] == length;
+    };
+    if (!llvm::all_of(inputs, alongSequence) || !llvm::all_of(outputs, alongSequence))
+      return 0;
+
+    // The call's own tensors, as a slice per piece.
+    llvm::SmallVector<TensorRef, 8> pieceInputs, pieceOutputs;
+    llvm::SmallVector<TensorSpec, 8> pieceSpecs;
+    for (const TensorRef &input : inputs) {
+      pieceInputs.push_back({input.data, viewAsPieces(input.spec, sliced, *pieces)});
+      pieceSpecs.push_back(pieceInputs.back().spec);
+    }
+    for (const TensorRef &output : outputs)
+      pieceOutputs.push_back({output.data, viewAsPieces(output.spec, sliced, *pieces)});
+    auto &variantProgram = static_cast<const ProgramImpl &>(*variants->program);
+    auto kernelFor = [&](const ProgramImpl &of, llvm::StringRef name, llvm::ArrayRef<TensorSpec> specs) {
+      CallStats own;
+      auto kernel = getKernel(of, name, specs, &own);
+      if (stats)
+        stats->compileMs += own.compileMs;
+      return kernel;
+    };
+    // The states' shapes are prefill's last results (a compile the cache keeps, never launched).
+    auto prefill = kernelFor(variantProgram, variants->prefill, pieceSpecs);
+    if (!prefill)
+      return prefill.takeError();
+    llvm::SmallVector<TensorSpec> stateSpecs(
+        llvm::drop_begin(fullResultSpecs((*prefill)->info(), pieceSpecs), variants->numResults));
+    llvm::SmallVector<TensorSpec, 8> withStates(pieceSpecs);
+    withStates.append(stateSpecs.begin(), stateSpecs.end());
+    auto stateKernel = kernelFor(variantProgram, variants->state, withStates);
+    if (!stateKernel)
+      return stateKernel.takeError();
+    auto resume = kernelFor(variantProgram, variants->resume, withStates);
+    if (!resume)
+      return resume.takeError();
+    llvm::SmallVector<size_t, 4> ranks;
+    llvm::SmallVector<TensorSpec, 4> alongPieces;
+    for (const TensorSpec &spec : stateSpecs) {
+      alongPieces.push_back(viewStatesAlongPieces(spec, sliced, *pieces));
+      ranks.push_back(alongPieces.back().shape.size());
+    }
+    auto prefixProgram = getPiecePrefixProgram(ranks, sliced);
+    if (!prefixProgram)
+      return prefixProgram.takeError();
+    auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, alongPieces);
+    if (!prefix)
+      return prefix.takeError();
+
+    // Three sets of states: zero (the state variant starts from it; resume then writes the states after
+    // each piece there, which nothing reads), each piece's own, and the sum before each piece.
+    llvm::SmallVector<TensorRef, 4> zero, own, before, ownAlongPieces, beforeAlongPieces;
+    for (auto [spec, along] : llvm::zip(stateSpecs, alongPieces)) {
+      for (llvm::SmallVector<TensorRef, 4> *set : {&zero, &own, &before}) {
+        auto memory = place.allocateZeroed(spec.numBytes());
+        if (!memory)
+          return memory.takeError();
+        set->push_back({*memory, spec});
+      }
+      ownAlongPieces.push_back({own.back().data, along});
+      beforeAlongPieces.push_back({before.back().data, along});
+    }
+    llvm::SmallVector<TensorRef, 8> arguments(pieceInputs);
+    arguments.append(zero.begin(), zero.end());
+    if (llvm::Error err = place.launch(**stateKernel, arguments, own))
+      return std::move(err);
+    if (llvm::Error err = place.launch(**prefix, ownAlongPieces, beforeAlongPieces))
+      return std::move(err);
+    arguments.assign(pieceInputs.begin(), pieceInputs.end());
+    arguments.append(before.begin(), before.end());
+    llvm::SmallVector<TensorRef, 8> results(pieceOutputs);
+    results.append(zero.begin(), zero.end());
+    if (llvm::Error err = place.launch(**resume, arguments, results))
+      return std::move(err);
+    return pieces->count;
+  }
+
+  /// The compiled `piece_prefix` program for states of `ranks` (along the pieces), parsed once per runtime.
+  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::ArrayRef<size_t> ranks, int64_t pieceDim) {
+    std::string source = piecePrefixSource(ranks, pieceDim);
+    std::lock_guard lock(sequenceMutex);
+    auto it = piecePrefixPrograms.find(source);
+    if (it == piecePrefixPrograms.end()) {
+      auto loaded = loadSource(source, "piece_prefix.mlir");
+      if (!loaded)
+        return loaded.takeError();
+      it = piecePrefixPrograms.try_emplace(source, std::move(*loaded)).first;
+    }
+    return static_cast<const ProgramImpl *>(it->second.get());
+  }
+
+  /// executeOnEmulator, through pieces of the sequence where the call allows it (executePiecesOnGpu), with
+  /// the launches' counters summed and the widest launch's grid in `stats`.
+  llvm::Error executeOnEmulatorInPieces(const ProgramImpl &program, llvm::StringRef entry, const LoadedKernel &kernel,
+                                        llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
+                                        CallStats *stats) {
+    std::vector<std::unique_ptr<char[]>> memory;
+    auto allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+      memory.push_back(std::make_unique<char[]>(std::max<size_t>(bytes, 1)));
+      return memory.back().get();
+    };
+    std::optional<GpuLaunchStats> summed;
+    unsigned launches = 0;
+    auto launch = [&](const LoadedKernel &piece, llvm::ArrayRef<TensorRef> in,
+                      llvm::ArrayRef<TensorRef> out) -> llvm::Error {
+      CallStats one;
+      if (llvm::Error err = executeOnEmulator(piece, in, out, &one))
+        return err;
+      ++launches;
+      if (!summed || one.gpu->grid.count() >= summed->grid.count()) {
+        std::optional<emu::Counters> before = summed ? summed->counters : std::nullopt;
+        summed = one.gpu;
+        if (before)
+          *summed->counters += *before;
+      } else {
+        *summed->counters += *one.gpu->counters;
+      }
+      return llvm::Error::success();
+    };
+    auto pieces = executePiecesOnGpu(program, entry, kernel, inputs, outputs, GpuPlace{allocateZeroed, launch}, stats);
+    if (!pieces)
+      return pieces.takeError();
+    if (*pieces == 0)
+      return executeOnEmulator(kernel, inputs, outputs, stats);
+    if (stats) {
+      stats->gpu = summed;
+      stats->gpu->launches = launches;
+      stats->sequencePieces = *pieces;
+    }
+    return llvm::Error::success();
+  }
+
   /// The grid of a CUDA kernel: (heads, batches) blocks for a [B, H, ...] entry, (batches, 1) for [B, ...].
   static emu::Dim3 sliceGrid(const CompiledKernel &info, llvm::ArrayRef<TensorRef> inputs) {
     auto size = [&](int64_t d) {
@@ -825,9 +993,81 @@ private:
     return launched;
   }
 
+  /// launchOnDevice for a whole call, through pieces of the sequence where the call allows it
+  /// (executePiecesOnGpu): their states in device memory allocated and released in stream order, and with
+  /// `timed` the device time of the launches, summed.
+  llvm::Error launchCallOnDevice(const ProgramImpl &program, llvm::StringRef entry, const LoadedKernel &kernel,
+                                 llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<cuda::DevicePointer> pointers,
+                                 cuda::Stream stream, CallStats *stats, bool timed) {
+    llvm::SmallVector<TensorRef, 8> onDevice;
+    for (auto [i, pointer] : llvm::enumerate(pointers))
+      onDevice.push_back({reinterpret_cast<void *>(pointer), i < inputs.size() ? inputs[i].spec : TensorSpec()});
+    llvm::ArrayRef<TensorRef> deviceInputs = llvm::ArrayRef(onDevice).take_front(inputs.size());
+    llvm::SmallVector<TensorRef, 4> deviceOutputs(llvm::drop_begin(onDevice, inputs.size()));
+    for (auto [output, spec] : llvm::zip(deviceOutputs, fullResultSpecs(kernel.info(), specsOf(inputs))))
+      output.spec = spec;
+    std::vector<cuda::DevicePointer> allocated;
+    auto allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+      bytes = std::max<size_t>(bytes, 1);
+      auto memory = driver->allocate(bytes, stream);
+      if (!memory)
+        return memory.takeError();
+      allocated.push_back(*memory);
+      std::vector<char> zeros(bytes, 0);
+      if (llvm::Error err = driver->copyToDevice(*memory, zeros.data(), bytes, stream))
+        return std::move(err);
+      return reinterpret_cast<void *>(*memory);
+    };
+    unsigned launches = 0;
+    std::optional<GpuLaunchStats> widest;
+    // Timed, each launch waits for its end event: the device time is the sum over the launches.
+    std::optional<double> milliseconds;
+    auto launch = [&](const LoadedKernel &piece, llvm::ArrayRef<TensorRef> in,
+                      llvm::ArrayRef<TensorRef> out) -> llvm::Error {
+      llvm::SmallVector<cuda::DevicePointer, 8> arguments;
+      for (const TensorRef &ref : llvm::concat<const TensorRef>(in, out))
+        arguments.push_back(reinterpret_cast<cuda::DevicePointer>(ref.data));
+      CallStats one;
+      if (llvm::Error err = launchOnDevice(piece, in, arguments, stream, &one, timed))
+        return err;
+      ++launches;
+      if (one.gpu->kernelMs)
+        milliseconds = milliseconds.value_or(0) + *one.gpu->kernelMs;
+      if (!widest || one.gpu->grid.count() >= widest->grid.count())
+        widest = one.gpu;
+      return llvm::Error::success();
+    };
+    int64_t pieces = 0;
+    auto run = [&]() -> llvm::Error {
+      auto ran = executePiecesOnGpu(program, entry, kernel, deviceInputs, deviceOutputs,
+                                    GpuPlace{allocateZeroed, launch}, stats);
+      if (!ran)
+        return ran.takeError();
+      pieces = *ran;
+      return pieces > 0 ? llvm::Error::success() : launch(kernel, deviceInputs, deviceOutputs);
+    };
+    llvm::Error ran = run();
+    for (cuda::DevicePointer pointer : allocated)
+      ran = llvm::joinErrors(std::move(ran), driver->release(pointer, stream));
+    if (stats && widest) {
+      stats->gpu = widest;
+      stats->gpu->launches = launches;
+      stats->gpu->kernelMs = milliseconds;
+      stats->sequencePieces = pieces;
+    }
+    return ran;
+  }
+
+  static llvm::SmallVector<TensorSpec, 8> specsOf(llvm::ArrayRef<TensorRef> refs) {
+    llvm::SmallVector<TensorSpec, 8> specs;
+    for (const TensorRef &ref : refs)
+      specs.push_back(ref.spec);
+    return specs;
+  }
+
   /// Runs a device kernel on host tensors: copies in, launches, copies out, on the default stream.
-  llvm::Error executeOnDevice(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
-                              llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
+  llvm::Error executeOnDevice(const ProgramImpl &program, llvm::StringRef entry, const LoadedKernel &kernel,
+                              llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
     cuda::Stream stream = nullptr;
     llvm::SmallVector<cuda::DevicePointer, 8> pointers;
     auto releaseAll = [&](llvm::Error err) {
@@ -845,7 +1085,7 @@ private:
     for (auto [ref, pointer] : llvm::zip(inputs, pointers))
       if (llvm::Error err = driver->copyToDevice(pointer, ref.data, ref.spec.numBytes(), stream))
         return releaseAll(std::move(err));
-    if (llvm::Error err = launchOnDevice(kernel, inputs, pointers, stream, stats, /*timed=*/true))
+    if (llvm::Error err = launchCallOnDevice(program, entry, kernel, inputs, pointers, stream, stats, /*timed=*/true))
       return releaseAll(std::move(err));
     for (auto [ref, pointer] : llvm::zip(outputs, llvm::drop_begin(pointers, inputs.size())))
       if (llvm::Error err = driver->copyToHost(ref.data, pointer, ref.spec.numBytes(), stream))
@@ -1186,6 +1426,8 @@ private:
   llvm::StringMap<std::shared_ptr<KernelSlot>> memory;
   std::once_flag diskWarning;
   std::once_flag piecesWarning;
+  /// getPiecePrefixProgram's programs, by source (under sequenceMutex).
+  std::map<std::string, std::shared_ptr<Program>> piecePrefixPrograms;
   std::mutex sequenceMutex;
   llvm::StringMap<std::shared_ptr<const SequenceVariants>> sequenceVariants;
 };

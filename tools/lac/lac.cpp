@@ -737,7 +737,9 @@ int runRun() {
   for (const la::HostTensor &tensor : *results)
     llvm::outs() << " " << tensor.spec().str();
   llvm::outs() << llvm::formatv("; kernel {0} ({1:f1} ms)", la::cacheSourceName(stats.cache), stats.compileMs);
-  if (stats.sequencePieces > 0)
+  if (stats.sequencePieces > 0 && stats.gpu)
+    llvm::outs() << llvm::formatv("; sequence in {0} pieces, a block each", stats.sequencePieces);
+  else if (stats.sequencePieces > 0)
     llvm::outs() << llvm::formatv("; sequence in {0} pieces, {1} thread{2} per slice", stats.sequencePieces,
                                   stats.sequenceThreadsPerSlice, stats.sequenceThreadsPerSlice == 1 ? "" : "s");
   llvm::outs() << "\n";
@@ -745,6 +747,8 @@ int runRun() {
     const la::emu::Dim3 &grid = stats.gpu->grid;
     llvm::outs() << llvm::formatv("gpu: grid {0}x{1}x{2} ({3} blocks) of {4} threads", grid.x, grid.y, grid.z,
                                   grid.count(), stats.gpu->blockThreads);
+    if (stats.gpu->launches > 1)
+      llvm::outs() << llvm::formatv(" in the widest of {0} launches", stats.gpu->launches);
     if (const std::optional<la::emu::Counters> &counters = stats.gpu->counters)
       llvm::outs() << llvm::formatv("; emulator counted {0} global bytes, {1:f2}x the minimum {2} (inputs read "
                                     "once, outputs written once); {3} mma.sync, {4} FMA",

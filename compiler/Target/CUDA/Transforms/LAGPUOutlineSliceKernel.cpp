@@ -2,6 +2,8 @@
 
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 
+#include "Target/CUDA/KernelNames.h"
+
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -121,8 +123,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
 
     OpBuilder b(context);
     b.setInsertionPointToEnd(kernels.getBody());
-    auto kernel =
-        gpu::GPUFuncOp::create(b, func.getLoc(), func.getSymName(), FunctionType::get(context, argumentTypes, {}));
+    auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), getKernelName(func.getSymName()),
+                                         FunctionType::get(context, argumentTypes, {}));
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     int32_t threads = static_cast<int32_t>(warpsPerBlock * 32);
     kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({threads, 1, 1}));

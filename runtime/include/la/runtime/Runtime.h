@@ -142,7 +142,10 @@ struct GpuLaunchStats {
   /// With cuda, a call on host tensors: the launch's device time in milliseconds, between two CUDA events
   /// (copies and allocations excluded). `callOnDevice` returns before the kernel runs and measures nothing.
   std::optional<double> kernelMs;
-  /// {"grid": [x, y, z], "block": n, "counters": {..}, "kernel_ms": t}
+  /// Kernel launches of the call: 1, or 3 for a causal entry's chunk-parallel call (CallStats::sequencePieces
+  /// pieces per slice), which `grid` and `blockThreads` describe by its widest launch.
+  unsigned launches = 1;
+  /// {"grid": [x, y, z], "block": n, "launches": l, "counters": {..}, "kernel_ms": t}
   llvm::json::Value toJSON() const;
 };
 

@@ -1,0 +1,86 @@
+//===- GpuSequencePiecesTest.cpp - how a chunk-parallel GPU call cuts a call ===//
+//
+// runtime/lib/GpuSequencePieces.h: the pieces of a sequence, the views that give each piece a slice of its
+// own without a copy, and the generated program that sums the pieces' states into the state before each
+// (run here on the CPU target; tests/gpu/cuda-emu-sequence-pieces.test runs the whole call on the emulator).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuSequencePieces.h"
+
+#include "la/runtime/Runtime.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+TEST(GpuSequencePieces, PiecesCutTheSequenceExactly) {
+  std::optional<la::GpuPieces> pieces = la::planGpuPieces(4096, 256);
+  ASSERT_TRUE(pieces);
+  EXPECT_EQ(pieces->count, 16);
+  EXPECT_EQ(pieces->length, 256);
+  // One piece is the sequential form; a length the pieces do not cover exactly has no view.
+  EXPECT_FALSE(la::planGpuPieces(256, 256));
+  EXPECT_FALSE(la::planGpuPieces(200, 256));
+  EXPECT_FALSE(la::planGpuPieces(4100, 256));
+  EXPECT_FALSE(la::planGpuPieces(4096, 0));
+}
+
+TEST(GpuSequencePieces, ViewsKeepTheBytes) {
+  la::GpuPieces pieces{16, 256};
+  la::TensorSpec q;
+  q.shape = {2, 8, 4096, 64};
+  la::TensorSpec view = la::viewAsPieces(q, 2, pieces);
+  EXPECT_EQ(view.shape, (llvm::SmallVector<int64_t, 4>{2, 128, 256, 64}));
+  EXPECT_EQ(view.numBytes(), q.numBytes());
+  // AFT's [B, T, d]: the batch is the one sliced dimension.
+  la::TensorSpec x;
+  x.shape = {3, 1024, 32};
+  EXPECT_EQ(la::viewAsPieces(x, 1, {4, 256}).shape, (llvm::SmallVector<int64_t, 4>{12, 256, 32}));
+
+  la::TensorSpec state;
+  state.shape = {2, 128, 64, 32};
+  la::TensorSpec along = la::viewStatesAlongPieces(state, 2, pieces);
+  EXPECT_EQ(along.shape, (llvm::SmallVector<int64_t, 4>{2, 8, 16, 64, 32}));
+  EXPECT_EQ(along.numBytes(), state.numBytes());
+}
+
+TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 1;
+  auto runtime = la::Runtime::create(options);
+  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+  auto program = (*runtime)->loadSource(la::piecePrefixSource({5, 4}, 2), "piece_prefix.mlir");
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  // Two slices ([1, 2]) of three pieces each, states of [2, 2] and [2].
+  la::TensorSpec matrices, vectors;
+  matrices.shape = {1, 2, 3, 2, 2};
+  vectors.shape = {1, 2, 3, 2};
+  la::HostTensor s(matrices), z(vectors);
+  for (int64_t i = 0; i < s.numElements(); ++i)
+    s.set(i, static_cast<double>(i + 1));
+  for (int64_t i = 0; i < z.numElements(); ++i)
+    z.set(i, static_cast<double>(10 * (i + 1)));
+  auto before = (*runtime)->run(**program, la::kPiecePrefixEntry, {s.ref(), z.ref()});
+  ASSERT_TRUE(bool(before)) << llvm::toString(before.takeError());
+  ASSERT_EQ(before->size(), 2u);
+  // Element e of piece p in slice h: the sum of that element over the pieces before p (zero for the first).
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t p = 0; p < 3; ++p) {
+      for (int64_t e = 0; e < 4; ++e) {
+        double expected = 0;
+        for (int64_t earlier = 0; earlier < p; ++earlier)
+          expected += s.get((h * 3 + earlier) * 4 + e);
+        EXPECT_EQ((*before)[0].get((h * 3 + p) * 4 + e), expected) << "slice " << h << " piece " << p;
+      }
+      for (int64_t e = 0; e < 2; ++e) {
+        double expected = 0;
+        for (int64_t earlier = 0; earlier < p; ++earlier)
+          expected += z.get((h * 3 + earlier) * 2 + e);
+        EXPECT_EQ((*before)[1].get((h * 3 + p) * 2 + e), expected) << "slice " << h << " piece " << p;
+      }
+    }
+}
+
+} // namespace
