@@ -4,7 +4,10 @@ GPU", layer 3): every library entry runs on the GPU emulator (`lac run --target 
 and this script tabulates what the emulator counted.
 
 For each entry and data type:
-  blocks       the grid, against an H100's 132 SMs (fewer blocks than SMs leaves SMs idle);
+  blocks       the grid, against an H100's 132 SMs (fewer blocks than SMs leaves SMs idle); for a chunk-parallel
+               call (three launches, runtime/lib/GpuSequencePieces.h) the widest launch's, which model@grid
+               then applies to all three: the prefix launch between them has one block per slice and about 1%
+               of the traffic at the default shape;
   traffic      global bytes loaded + stored, as counted, and as a ratio to the minimum (every input read once,
                every output written once). The emulator has no caches: each load counts, so the ratio is what
                the kernel asks of the memory system, an upper bound on DRAM traffic;
@@ -17,7 +20,7 @@ For each entry and data type:
   ideal        the same model at the minimum traffic and the counted FLOPs on all 132 SMs: the kernel's floor.
 
 usage: model_report.py --lac LAC --kernels DIR [--shape B,H,N,D] [--dtypes f16,f32] [--entries a,b]
-                       [--json OUT.json] [--timeout SECONDS]
+                       [--json OUT.json] [--timeout SECONDS] [--option NAME=VALUE ...]
 
 Prints a Markdown table (docs/BENCHMARKS.md has the one from the last run and the command).
 """
@@ -66,9 +69,9 @@ def model_seconds(traffic, mma_flops, fma_flops, sm_share):
                fma_flops / (H100_FP32 * sm_share))
 
 
-def measure(lac, kernels, file, entry, arguments, dtype, timeout):
+def measure(lac, kernels, file, entry, arguments, dtype, timeout, options=()):
     command = [lac, "run", f"{kernels}/{file}", "--entry", entry, *arguments, "--dtype", dtype, "--target",
-               "cuda-emu", "--json", "--cache-dir", "none"]
+               "cuda-emu", "--json", "--cache-dir", "none", *(f"--{option}" for option in options)]
     start = time.monotonic()
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -104,6 +107,9 @@ def main():
     parser.add_argument("--entries", default="")
     parser.add_argument("--json", help="write every row here")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per emulator run")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a compiler option for every run (lac --NAME=VALUE), e.g. sequence-piece-length=1048576 "
+                             "for one block per batch×head slice")
     args = parser.parse_args()
     b, h, n, d = (int(x) for x in args.shape.split(","))
     wanted = set(filter(None, args.entries.split(",")))
@@ -118,7 +124,7 @@ def main():
             continue
         for dtype in args.dtypes.split(","):
             print(f"{entry} {dtype} ...", file=sys.stderr, flush=True)
-            row = measure(args.lac, args.kernels, file, entry, arguments, dtype, args.timeout)
+            row = measure(args.lac, args.kernels, file, entry, arguments, dtype, args.timeout, args.option)
             rows.append(row)
             if "error" in row:
                 # The runtime's message names the file and entry; the table keeps what went wrong.
