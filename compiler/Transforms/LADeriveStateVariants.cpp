@@ -401,17 +401,24 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
   return success();
 }
 
-/// DerivedStateVariant::additive for the state `sources` (scans along the sequence and position counters) of
-/// one function body: each is an add scan or a counter, and no source is among the ops any add scan's
-/// operands are computed from.
-bool hasAdditiveStates(ArrayRef<Operation *> sources) {
+/// Whether a cut of the sequence combines the state `sources` (scans along the sequence and position
+/// counters) of one function body linearly (DerivedStateVariant::linear): each is an add scan, a decay scan
+/// or a counter, and no source is among the ops any scan's operands are computed from. The decay scans'
+/// gates must be arguments (gateArgument); `additive` says there is no decay scan.
+bool hasLinearStates(ArrayRef<Operation *> sources, bool &additive) {
+  additive = true;
   llvm::SmallPtrSet<Operation *, 8> stateOps(sources.begin(), sources.end());
   for (Operation *op : sources) {
     auto scan = dyn_cast<ScanOp>(op);
     if (!scan)
       continue; // a counter: positions before plus the piece's
-    if (scan.getCombiner() != Combiner::add)
+    if (scan.getCombiner() == Combiner::decay) {
+      additive = false;
+      if (!isa<BlockArgument>(scan.getInputs()[1]))
+        return false;
+    } else if (scan.getCombiner() != Combiner::add) {
       return false;
+    }
     SetVector<Operation *> computedFrom;
     BackwardSliceOptions options;
     options.inclusive = false;
@@ -425,6 +432,13 @@ bool hasAdditiveStates(ArrayRef<Operation *> sources) {
       return false;
   }
   return true;
+}
+
+/// DerivedStateVariant::readsSlicePosition for the body `body` whose sequence is `seq`.
+bool readsSlicePosition(Block &body, int64_t seq) {
+  bool reads = false;
+  body.walk([&](IndexOp index) { reads |= static_cast<int64_t>(index.getDim()) < seq; });
+  return reads;
 }
 
 constexpr Variant kVariants[] = {Variant::Prefill, Variant::Resume, Variant::State};
@@ -516,7 +530,9 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)))
       sources.push_back(&op);
   }
-  derived.additive = hasAdditiveStates(sources);
+  derived.linear = hasLinearStates(sources, derived.additive);
+  derived.additive &= derived.linear;
+  derived.readsSlicePosition = readsSlicePosition(body, *seq);
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states;
@@ -530,8 +546,12 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
           init.push_back(body.addArgument(withoutSequence(result, *seq), loc));
         scan.getInitMutable().append(init);
       }
+      std::optional<unsigned> gateArgument;
+      if (scan.getCombiner() == Combiner::decay)
+        if (auto gate = dyn_cast<BlockArgument>(scan.getInputs()[1]))
+          gateArgument = gate.getArgNumber();
       for (StringRef role : stateRoles(scan))
-        derived.states.push_back({loc, role});
+        derived.states.push_back({loc, role, gateArgument});
       builder.setInsertionPoint(ret);
       // The state variant does not run an add or decay scan for its last position: a sum gives it. An
       // online-softmax scan runs, read only at its last position: its lowering then writes no position.

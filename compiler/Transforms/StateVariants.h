@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <optional>
+
 namespace mlir::la {
 
 /// prefill(x) = (y, s); resume(x, s_in) = (y, s); state(x, s_in) = s, the state a piece of the sequence hands
@@ -30,6 +32,9 @@ struct StateOrigin {
   /// Which of that scan's states it is, "" for the scan's value ("max" and "norm" for an online softmax's
   /// running max and normaliser), to name the state after the scan's result.
   StringRef role;
+  /// A decay scan whose log-gates are the source's argument #gateArgument as given: the state a stretch of
+  /// the sequence hands on scales the state before it by e^G, G the sum of those gates over the stretch.
+  std::optional<unsigned> gateArgument;
 };
 
 /// A derived variant: a new public function beside its source, and where each state comes from.
@@ -39,12 +44,19 @@ struct DerivedStateVariant {
   SmallVector<StateOrigin> states;
   /// The dimension the scans run along, at the same position in every operand.
   int64_t sequenceDim = 0;
-  /// Whether the state after a piece is the state before it plus the state the piece hands on from the
-  /// initial (zero) state: every state is an add scan or a position counter, and nothing any of them sums
-  /// depends on a state (linear attention's Σ φ(k) ⊗ v and Σ φ(k); not Flow's sums of values its other sums
-  /// normalise, a decay scan or an online softmax). Two threads can then sum the states of two stretches of
-  /// the sequence at once and add them.
+  /// Whether the state after a stretch of the sequence is F ⊙ (the state before it) plus the state the
+  /// stretch hands on from the initial (zero) state, F depending on the stretch alone: every state is an add
+  /// scan or a position counter (F = 1) or a decay scan whose gates are an argument (F = e^G, see
+  /// StateOrigin::gateArgument), and nothing any of them scans depends on a state. Linear attention's Σ φ(k)
+  /// ⊗ v and Σ φ(k), simple GLA's and GLA's decayed sums; not Flow's sums of values its other sums
+  /// normalise, retention's decay (its gates are computed), or an online softmax. The states of stretches
+  /// can then be computed at once and combined.
+  bool linear = false;
+  /// `linear` with every F = 1: the states of stretches add.
   bool additive = false;
+  /// Whether an op reads the position along a dimension before the sequence (`la.index`, e.g. retention's
+  /// per-head gates): a call that views pieces of the sequence as slices of their own would misread it.
+  bool readsSlicePosition = false;
 };
 
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes

@@ -12,8 +12,11 @@
 //   3. outputs  the `resume` variant on every piece at once from the state before it. One block per
 //               (slice, piece).
 //
-// Step 2 is right only where states add (SequenceStates::additive: linear attention's sums); a decay scan's
-// or an online softmax's states combine otherwise and run the sequence whole, one block per slice, for now.
+// Step 2 needs states that combine linearly (SequenceStates::linear): sums (linear attention's) add, and
+// decays (simple GLA's, GLA's) scale the state before by e^G, G the sum of the piece's log-gates, which the
+// prefix computes from the gate argument. Other states (Flow's nested sums, an online softmax, retention's
+// gates computed from the head index, which a slice per piece would misread) run each slice whole, one
+// block per slice, for now.
 // No launch copies a tensor: a [.., H, N, ..] tensor whose N is `count` pieces of L positions is, byte for
 // byte, a [.., H·count, L, ..] tensor with a slice per piece, so each launch reads and writes the call's
 // own tensors through that view.
@@ -50,12 +53,26 @@ TensorSpec viewAsPieces(const TensorSpec &spec, int64_t slicedDims, const GpuPie
 /// the pieces of a slice along their own dimension `slicedDims`, which `piece_prefix` scans.
 TensorSpec viewStatesAlongPieces(const TensorSpec &perPiece, int64_t slicedDims, const GpuPieces &pieces);
 
+/// `spec`, [S_1, .., S_k, N, ...], as [S_1, .., S_k, count, length, ...]: the positions of each piece along a
+/// dimension after the pieces' (a decay's log-gates, which the prefix sums per piece).
+TensorSpec viewAlongPieces(const TensorSpec &spec, int64_t slicedDims, const GpuPieces &pieces);
+
 /// The entry of piecePrefixSource's program.
 inline constexpr const char *kPiecePrefixEntry = "piece_prefix";
 
-/// An la program whose entry `piece_prefix` takes one f32 tensor of each rank in `ranks` and returns, for
-/// each, its exclusive add scan along `pieceDim`: the state before each piece from the states of the pieces.
-std::string piecePrefixSource(llvm::ArrayRef<size_t> ranks, int64_t pieceDim);
+/// One state as the prefix program takes it: its rank along the pieces ([S..., count, X...]) and, for a
+/// state that decays, the rank of its log-gates viewed along the pieces ([S..., count, length, K...]).
+struct PrefixState {
+  size_t rank = 0;
+  std::optional<size_t> gateRank;
+};
+
+/// An la program whose entry `piece_prefix` takes one f32 tensor per state (each piece's own state along
+/// dimension `pieceDim`), then the log-gates of each state that decays, and returns for each state the
+/// state before each piece: an exclusive scan along the pieces, `add` for a sum, `decay` by the sum of each
+/// piece's gates for a decay (the state before piece p is e^{G_{p-1}} ⊙ the one before p − 1 plus piece
+/// p − 1's own).
+std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceDim);
 
 } // namespace la
 

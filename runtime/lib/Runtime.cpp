@@ -787,10 +787,11 @@ private:
         launch;
   };
 
-  /// Runs a call of a causal entry whose states add as three launches over pieces of its sequence
-  /// (GpuSequencePieces.h), every tensor where `place` keeps it. Returns the pieces per slice, or 0 where the
-  /// call does not qualify and nothing ran: a piece length that does not cut the sequence, states that do
-  /// not add, an argument every slice shares or one without the sequence.
+  /// Runs a call of a causal entry whose states combine linearly as three launches over pieces of its
+  /// sequence (GpuSequencePieces.h), every tensor where `place` keeps it. Returns the pieces per slice, or 0
+  /// where the call does not qualify and nothing ran: a piece length that does not cut the sequence, states
+  /// that do not combine linearly, a read of a slice's position, an argument every slice shares or one
+  /// without the sequence.
   llvm::Expected<int64_t> executePiecesOnGpu(const ProgramImpl &program, llvm::StringRef entry,
                                              const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
                                              llvm::ArrayRef<TensorRef> outputs, const GpuPlace &place,
@@ -804,7 +805,7 @@ private:
     if (!pieces)
       return 0;
     std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
-    if (!variants || !variants->additiveStates || variants->sequenceDim != sliced)
+    if (!variants || !variants->linearStates || variants->readsSlicePosition || variants->sequenceDim != sliced)
       return 0;
     auto alongSequence = [&](const TensorRef &ref) {
       return static_cast<int64_t>(ref.spec.shape.size()) > sliced && ref.spec.shape[sliced] == length;
@@ -843,16 +844,25 @@ private:
     auto resume = kernelFor(variantProgram, variants->resume, withStates);
     if (!resume)
       return resume.takeError();
-    llvm::SmallVector<size_t, 4> ranks;
+    // The prefix reads each state along the pieces, then each decay's gates along them.
+    llvm::SmallVector<PrefixState, 4> prefixStates;
     llvm::SmallVector<TensorSpec, 4> alongPieces;
-    for (const TensorSpec &spec : stateSpecs) {
+    llvm::SmallVector<TensorRef, 4> gates;
+    for (auto [spec, gate] : llvm::zip(stateSpecs, variants->gateArguments)) {
       alongPieces.push_back(viewStatesAlongPieces(spec, sliced, *pieces));
-      ranks.push_back(alongPieces.back().shape.size());
+      prefixStates.push_back({alongPieces.back().shape.size(), std::nullopt});
+      if (!gate)
+        continue;
+      gates.push_back({inputs[*gate].data, viewAlongPieces(inputs[*gate].spec, sliced, *pieces)});
+      prefixStates.back().gateRank = gates.back().spec.shape.size();
     }
-    auto prefixProgram = getPiecePrefixProgram(ranks, sliced);
+    auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced);
     if (!prefixProgram)
       return prefixProgram.takeError();
-    auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, alongPieces);
+    llvm::SmallVector<TensorSpec, 8> prefixSpecs(alongPieces.begin(), alongPieces.end());
+    for (const TensorRef &gate : gates)
+      prefixSpecs.push_back(gate.spec);
+    auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, prefixSpecs);
     if (!prefix)
       return prefix.takeError();
 
@@ -873,6 +883,7 @@ private:
     arguments.append(zero.begin(), zero.end());
     if (llvm::Error err = place.launch(**stateKernel, arguments, own))
       return std::move(err);
+    ownAlongPieces.append(gates.begin(), gates.end());
     if (llvm::Error err = place.launch(**prefix, ownAlongPieces, beforeAlongPieces))
       return std::move(err);
     arguments.assign(pieceInputs.begin(), pieceInputs.end());
@@ -884,9 +895,9 @@ private:
     return pieces->count;
   }
 
-  /// The compiled `piece_prefix` program for states of `ranks` (along the pieces), parsed once per runtime.
-  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::ArrayRef<size_t> ranks, int64_t pieceDim) {
-    std::string source = piecePrefixSource(ranks, pieceDim);
+  /// The `piece_prefix` program for `states` (along the pieces), parsed once per runtime.
+  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::ArrayRef<PrefixState> states, int64_t pieceDim) {
+    std::string source = piecePrefixSource(states, pieceDim);
     std::lock_guard lock(sequenceMutex);
     auto it = piecePrefixPrograms.find(source);
     if (it == piecePrefixPrograms.end()) {
@@ -1170,8 +1181,9 @@ private:
     std::string prefill, resume, state;
     /// The dimension the entry's scans run along.
     int64_t sequenceDim = 0;
-    /// Whether a stretch's state adds to the state before it (SequenceStates::additive).
-    bool additiveStates = false;
+    /// How a stretch's state combines with the state before it (SequenceStates).
+    bool additiveStates = false, linearStates = false, readsSlicePosition = false;
+    std::vector<std::optional<unsigned>> gateArguments;
     size_t numResults = 0;
   };
 
@@ -1199,6 +1211,9 @@ private:
       variants->state = (entry + ".state").str();
       variants->sequenceDim = states->dimension;
       variants->additiveStates = states->additive;
+      variants->linearStates = states->linear;
+      variants->readsSlicePosition = states->readsSlicePosition;
+      variants->gateArguments = states->gateArguments;
       variants->numResults = program.lookup(entry)->signature.results.size();
     }
     std::lock_guard lock(sequenceMutex);

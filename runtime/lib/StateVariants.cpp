@@ -102,7 +102,10 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
   auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill);
   if (!derived)
     return derived.takeError();
-  return SequenceStates{derived->sequenceDim, derived->additive};
+  SequenceStates states{derived->sequenceDim, derived->additive, derived->linear, {}, derived->readsSlicePosition};
+  for (const mlir::la::StateOrigin &origin : derived->states)
+    states.gateArguments.push_back(origin.gateArgument);
+  return states;
 }
 
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,

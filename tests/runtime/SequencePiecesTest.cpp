@@ -198,22 +198,31 @@ TEST(RuntimeConcurrencySequencePieces, AdditiveStatesWaitForTheAnchorBeyondTheBa
   EXPECT_LE(handoff, 41);
 }
 
-TEST(RuntimeConcurrencySequencePieces, OnlyIndependentSumsAdd) {
-  // Linear attention's states are sums of its inputs' maps. Flow's sums read values its other sums
-  // normalise; the decay family's scans decay; causal AFT's is an online softmax.
+TEST(RuntimeConcurrencySequencePieces, StatesAddOrDecayWhereNothingTheyScanReadsAState) {
+  // Linear attention's states are sums of its inputs' maps. Simple GLA's and GLA's decay by gates they take
+  // as argument #3 (linear, not additive); retention computes its gates from the head index. Flow's sums
+  // read values its other sums normalise; causal AFT's is an online softmax.
   struct Expectation {
     const char *file, *entry;
-    bool additive;
+    bool additive, linear, readsSlicePosition;
+    std::optional<unsigned> gate;
   };
-  for (Expectation e : {Expectation{"linear_attention.mlir", "linear_attention_causal", true},
-                        Expectation{"flow_attention.mlir", "flow_attention_causal", false},
-                        Expectation{"retention.mlir", "retention", false}, Expectation{"retention.mlir", "gla", false},
-                        Expectation{"aft.mlir", "aft_causal", false}}) {
+  for (Expectation e : {Expectation{"linear_attention.mlir", "linear_attention_causal", true, true, false, {}},
+                        Expectation{"retention.mlir", "simple_gla", false, true, false, 3},
+                        Expectation{"retention.mlir", "gla", false, true, false, 3},
+                        Expectation{"retention.mlir", "retention", false, false, true, {}},
+                        Expectation{"flow_attention.mlir", "flow_attention_causal", false, false, false, {}},
+                        Expectation{"aft.mlir", "aft_causal", false, false, false, {}}}) {
     auto source = llvm::MemoryBuffer::getFile(la::test::kernelPath(e.file));
     ASSERT_TRUE(bool(source)) << e.file;
     auto states = la::getSequenceStates((*source)->getBuffer(), e.file, e.entry);
     ASSERT_TRUE(bool(states)) << e.entry << ": " << llvm::toString(states.takeError());
     EXPECT_EQ(states->additive, e.additive) << e.entry;
+    EXPECT_EQ(states->linear, e.linear) << e.entry;
+    EXPECT_EQ(states->readsSlicePosition, e.readsSlicePosition) << e.entry;
+    if (e.linear)
+      for (const std::optional<unsigned> &gate : states->gateArguments)
+        EXPECT_EQ(gate, e.gate) << e.entry;
   }
 }
 

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace {
 
 TEST(GpuSequencePieces, PiecesCutTheSequenceExactly) {
@@ -27,6 +29,11 @@ TEST(GpuSequencePieces, PiecesCutTheSequenceExactly) {
 }
 
 TEST(GpuSequencePieces, ViewsKeepTheBytes) {
+  // A GLA gate [B, H, N, K] along the pieces: [B, H, P, L, K].
+  la::TensorSpec gate;
+  gate.shape = {2, 8, 4096, 64};
+  EXPECT_EQ(la::viewAlongPieces(gate, 2, {16, 256}).shape, (llvm::SmallVector<int64_t, 4>{2, 8, 16, 256, 64}));
+
   la::GpuPieces pieces{16, 256};
   la::TensorSpec q;
   q.shape = {2, 8, 4096, 64};
@@ -51,7 +58,8 @@ TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
   options.numThreads = 1;
   auto runtime = la::Runtime::create(options);
   ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
-  auto program = (*runtime)->loadSource(la::piecePrefixSource({5, 4}, 2), "piece_prefix.mlir");
+  auto program =
+      (*runtime)->loadSource(la::piecePrefixSource({{5, std::nullopt}, {4, std::nullopt}}, 2), "piece_prefix.mlir");
   ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
   // Two slices ([1, 2]) of three pieces each, states of [2, 2] and [2].
   la::TensorSpec matrices, vectors;
@@ -81,6 +89,38 @@ TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
         EXPECT_EQ((*before)[1].get((h * 3 + p) * 2 + e), expected) << "slice " << h << " piece " << p;
       }
     }
+}
+
+TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGates) {
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 1;
+  auto runtime = la::Runtime::create(options);
+  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+  // A per-head decay (simple GLA): states [1, 2, P = 3, 2, 2], gates [1, 2, P = 3, L = 2].
+  auto program = (*runtime)->loadSource(la::piecePrefixSource({{5, 4}}, 2), "piece_prefix.mlir");
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  la::TensorSpec states, gates;
+  states.shape = {1, 2, 3, 2, 2};
+  gates.shape = {1, 2, 3, 2};
+  la::HostTensor s(states), g(gates);
+  for (int64_t i = 0; i < s.numElements(); ++i)
+    s.set(i, static_cast<double>(i % 7) - 2.5);
+  for (int64_t i = 0; i < g.numElements(); ++i)
+    g.set(i, -0.1 * static_cast<double>(i % 5 + 1));
+  auto before = (*runtime)->run(**program, la::kPiecePrefixEntry, {s.ref(), g.ref()});
+  ASSERT_TRUE(bool(before)) << llvm::toString(before.takeError());
+  for (int64_t h = 0; h < 2; ++h) {
+    double expected[4] = {0, 0, 0, 0};
+    for (int64_t p = 0; p < 3; ++p) {
+      for (int64_t e = 0; e < 4; ++e)
+        EXPECT_NEAR((*before)[0].get((h * 3 + p) * 4 + e), expected[e], 1e-5) << "slice " << h << " piece " << p;
+      // The state before piece p + 1: piece p's decay of the state before it, plus its own.
+      double total = g.get((h * 3 + p) * 2) + g.get((h * 3 + p) * 2 + 1);
+      for (int64_t e = 0; e < 4; ++e)
+        expected[e] = std::exp(total) * expected[e] + s.get((h * 3 + p) * 4 + e);
+    }
+  }
 }
 
 } // namespace

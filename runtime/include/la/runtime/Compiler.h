@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,13 @@ struct SequenceStates {
   /// hands on from the initial (zero) state (linear attention's sums; not Flow's, a decay's or a softmax's):
   /// a sequence-parallel call then sums two stretches' states at once.
   bool additive = false;
+  /// Whether it is e^G ⊙ (the state before) plus that, G the sum of the stretch's log-gates (1 for a sum):
+  /// also simple GLA's and GLA's decayed sums (mlir::la::DerivedStateVariant::linear).
+  bool linear = false;
+  /// Per state, in signature order: the entry argument holding its log-gates, for a decay; none for a sum.
+  std::vector<std::optional<unsigned>> gateArguments;
+  /// Whether the entry reads the position along a dimension before the sequence (retention's per-head gates).
+  bool readsSlicePosition = false;
 };
 
 /// The state of the causal `entry`. Errors as declareStateVariant's, for an entry that is not causal.
