@@ -99,6 +99,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   LAGPUOutlineSliceKernelOptions outline;
   outline.warpsPerBlock = config.warpsPerBlock;
   outline.minBlocksPerSM = config.minBlocksPerSM;
+  outline.sharedMemoryBytes = config.sharedMemoryBytes;
   pm.addPass(createLAGPUOutlineSliceKernel(outline));
   pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUDistributeToThreads());
   pm.addPass(createCanonicalizerPass());

@@ -20,9 +20,13 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
     a body into `gpu.module @la_kernels` as a kernel and:
       - computes the slice coordinates (`la.slice_position` arguments, la-slice-positions) from the block
         index instead of taking them as arguments;
-      - places every `memref.alloc` (static shape) in a per-block global scratch buffer, a trailing
-        `memref<Sxi8>` argument, as a `memref.view` at a 64-byte-aligned offset (one slot per alloc: after
-        bufferisation without allocations returned from loops, no buffer outlives its loop iteration);
+      - places every `memref.alloc` (static shape) at a 64-byte-aligned offset of a per-block buffer, as a
+        `memref.view` (one slot per alloc: after bufferisation without allocations returned from loops, no
+        buffer outlives its loop iteration): the smallest ones, up to `shared-memory-bytes` together, in a
+        workgroup attribution (shared memory: a chunk's state, its score tile, its output tile, read and
+        written at every chunk), the others in a global scratch buffer, a trailing `memref<Sxi8>` argument.
+        An allocation some user of which this pass cannot retype to the workgroup address space (anything
+        but loads, stores and views) stays global;
       - copies the `memref.global`s the body reads into the gpu.module;
       - records on the kernel `la.slice_bytes`, the bytes of one slice of each argument, which
         la-gpu-offset-slice-arguments turns into per-block pointer offsets after lowering, and
@@ -34,7 +38,9 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
   let options = [
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4", "Warps of each thread block">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"1",
-           "Thread blocks each SM must hold at once (nvvm.minctasm)">
+           "Thread blocks each SM must hold at once (nvvm.minctasm)">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", /*default=*/"49152",
+           "Bytes of temporaries each block keeps in shared memory, smallest first">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }

@@ -141,10 +141,7 @@ public:
     for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
       Value cCol = add(colBase(j), mul(inGroup, 2));
       Value acc = zeroOf(cType);
-      forEachC([&](int64_t r, int64_t e) {
-        acc = insert(loadElement(*c.op.getDpsInitOperand(0), add(row, 8 * r), add(cCol, e), zero(), b.getF32Type()),
-                     acc, r, e);
-      });
+      forEachC([&](int64_t r, int64_t e) { acc = insert(loadAccumulator(add(row, 8 * r), add(cCol, e)), acc, r, e); });
       accumulators.push_back(acc);
     }
 
@@ -249,6 +246,24 @@ private:
     if (inBounds)
       value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(type));
     return value;
+  }
+
+  /// output[m, n] as the accumulator starts, or zero past a ragged edge. Unlike an operand, it is not read
+  /// from a clamped address: that address is another lane's output, which it stores after the mma, a race
+  /// (the emulator's race check finds it once the output is in shared memory).
+  Value loadAccumulator(Value m, Value n) {
+    OpOperand &output = *c.op.getDpsInitOperand(0);
+    auto [indices, inBounds] = indicesOf(output, m, n, nullptr);
+    if (!inBounds)
+      return memref::LoadOp::create(b, loc, output.get(), indices);
+    Value none = zeroOf(b.getF32Type());
+    auto guard = scf::IfOp::create(
+        b, loc, inBounds,
+        [&](OpBuilder &then, Location loc) {
+          scf::YieldOp::create(then, loc, memref::LoadOp::create(then, loc, output.get(), indices).getResult());
+        },
+        [&](OpBuilder &otherwise, Location loc) { scf::YieldOp::create(otherwise, loc, none); });
+    return guard.getResult(0);
   }
 
   void storeElement(Value value, Value m, Value n) {

@@ -7,8 +7,11 @@
 #include "Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAGPUOUTLINESLICEKERNEL
@@ -23,6 +26,31 @@ std::optional<int64_t> staticByteSize(MemRefType type) {
   if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return std::nullopt;
   return type.getNumElements() * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Whether every use of `value`, and of every view of it, is a load, a store, a copy (which
+/// la-gpu-distribute-to-threads turns into loads and stores) or a view: the uses that stay valid when its
+/// memory space changes and the views' result types follow (retypeToSpace).
+bool onlyLoadedStoredOrViewed(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp, vector::LoadOp, vector::StoreOp, vector::TransferReadOp,
+            vector::TransferWriteOp>(user))
+      continue;
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (!view || user->getNumResults() != 1 || view.getViewSource() != value ||
+        !onlyLoadedStoredOrViewed(user->getResult(0)))
+      return false;
+  }
+  return true;
+}
+
+/// Moves `value` and every view of it to memory space `space`, in place.
+void retypeToSpace(Value value, Attribute space) {
+  auto type = cast<MemRefType>(value.getType());
+  value.setType(MemRefType::get(type.getShape(), type.getElementType(), type.getLayout(), space));
+  for (Operation *user : value.getUsers())
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)
+      retypeToSpace(user->getResult(0), space);
 }
 
 /// The slice coordinate along sliced dimension `dim` of `dims`: block (x, y) = (last, first).
@@ -84,10 +112,9 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
       sliceBytes.push_back(func.getArgAttr(i, kSharedArgumentAttr) ? 0 : *bytes);
     }
 
-    // The scratch slots: one per allocation, in program order.
+    // The allocations, in program order, and their sizes.
     SmallVector<memref::AllocOp> allocs;
-    int64_t scratchBytes = 0;
-    SmallVector<int64_t> offsets;
+    SmallVector<int64_t> allocBytes;
     WalkResult walk = func.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         MemRefType type = alloc.getType();
@@ -97,10 +124,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
                             << " in the scratch buffer (a static-shape, identity-layout buffer is needed)";
           return WalkResult::interrupt();
         }
-        scratchBytes = llvm::alignTo(scratchBytes, kScratchAlignment);
-        offsets.push_back(scratchBytes);
-        scratchBytes += *bytes;
         allocs.push_back(alloc);
+        allocBytes.push_back(*bytes);
       } else if (isa<memref::DeallocOp, memref::AllocaScopeOp, func::CallOp>(op)) {
         op->emitError() << "la-gpu-outline-slice-kernel: '" << op->getName() << "' in a kernel body";
         return WalkResult::interrupt();
@@ -109,6 +134,31 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
     });
     if (walk.wasInterrupted())
       return failure();
+
+    // Shared memory takes the smallest allocations, up to the budget: a chunk's state and tiles, which
+    // every chunk reads and writes, before the whole-sequence temporaries, which one pass writes and a few
+    // read. Each buffer's slots follow program order.
+    SmallVector<bool> shared(allocs.size(), false);
+    SmallVector<unsigned> bySize = llvm::to_vector(llvm::seq<unsigned>(0, allocs.size()));
+    llvm::stable_sort(bySize, [&](unsigned a, unsigned b) { return allocBytes[a] < allocBytes[b]; });
+    int64_t sharedTotal = 0;
+    for (unsigned i : bySize) {
+      int64_t total = llvm::alignTo(sharedTotal, kScratchAlignment) + allocBytes[i];
+      if (total > sharedMemoryBytes)
+        break;
+      if (!onlyLoadedStoredOrViewed(allocs[i].getResult()))
+        continue;
+      shared[i] = true;
+      sharedTotal = total;
+    }
+    int64_t scratchBytes = 0, sharedBytes = 0;
+    SmallVector<int64_t> offsets;
+    for (auto [i, bytes] : llvm::enumerate(allocBytes)) {
+      int64_t &end = shared[i] ? sharedBytes : scratchBytes;
+      end = llvm::alignTo(end, kScratchAlignment);
+      offsets.push_back(end);
+      end += bytes;
+    }
 
     SmallVector<Type> argumentTypes;
     for (unsigned i : kept)
@@ -163,12 +213,26 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
     gpu::ReturnOp::create(b, ret.getLoc());
     ret.erase();
 
-    // Allocations become views of the scratch buffer.
-    for (auto [alloc, offset] : llvm::zip(allocs, offsets)) {
+    // Allocations become views of the shared or the scratch buffer (the last argument: workgroup
+    // attributions follow the arguments among the entry block's arguments).
+    Value scratch = scratchBytes > 0 ? entry.getArgument(argumentTypes.size() - 1) : Value();
+    Value sharedBuffer;
+    auto workgroup = gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
+    if (sharedBytes > 0) {
+      auto type = MemRefType::get({llvm::alignTo(sharedBytes, kScratchAlignment)}, IntegerType::get(context, 8),
+                                  MemRefLayoutAttrInterface(), workgroup);
+      sharedBuffer = kernel.addWorkgroupAttribution(type, func.getLoc());
+      // Aligned as the global scratch: vector loads of its slots need their natural alignment.
+      kernel.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                         b.getI64IntegerAttr(kScratchAlignment));
+    }
+    for (auto [alloc, offset, inShared] : llvm::zip(allocs, offsets, shared)) {
       b.setInsertionPoint(alloc);
       Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
-      Value scratch = entry.getArguments().back();
-      auto view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), scratch, shift, ValueRange{});
+      Value buffer = inShared ? sharedBuffer : scratch;
+      if (inShared)
+        retypeToSpace(alloc.getResult(), workgroup);
+      auto view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), buffer, shift, ValueRange{});
       alloc.replaceAllUsesWith(view.getResult());
       alloc.erase();
     }
