@@ -52,15 +52,26 @@ TEST(GpuSequencePieces, ViewsKeepTheBytes) {
   EXPECT_EQ(along.numBytes(), state.numBytes());
 }
 
-TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
+/// The prefix program for `states` along dimension 2, loaded into a CPU runtime (which `runtime` keeps).
+std::shared_ptr<la::Program> loadPrefixProgram(std::unique_ptr<la::Runtime> &runtime,
+                                               llvm::ArrayRef<la::PrefixState> states) {
   la::RuntimeOptions options;
   options.cacheDir = "none";
   options.numThreads = 1;
-  auto runtime = la::Runtime::create(options);
-  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
-  auto program =
-      (*runtime)->loadSource(la::piecePrefixSource({{5, std::nullopt}, {4, std::nullopt}}, 2), "piece_prefix.mlir");
-  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  auto created = la::Runtime::create(options);
+  EXPECT_TRUE(bool(created)) << llvm::toString(created.takeError());
+  if (!created)
+    return nullptr;
+  runtime = std::move(*created);
+  auto program = runtime->loadSource(la::piecePrefixSource(states, 2), "piece_prefix.mlir");
+  EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  return program ? *program : nullptr;
+}
+
+TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
+  std::unique_ptr<la::Runtime> runtime;
+  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, std::nullopt}, {4, std::nullopt}});
+  ASSERT_TRUE(program);
   // Two slices ([1, 2]) of three pieces each, states of [2, 2] and [2].
   la::TensorSpec matrices, vectors;
   matrices.shape = {1, 2, 3, 2, 2};
@@ -70,7 +81,7 @@ TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
     s.set(i, static_cast<double>(i + 1));
   for (int64_t i = 0; i < z.numElements(); ++i)
     z.set(i, static_cast<double>(10 * (i + 1)));
-  auto before = (*runtime)->run(**program, la::kPiecePrefixEntry, {s.ref(), z.ref()});
+  auto before = runtime->run(*program, la::kPiecePrefixEntry, {s.ref(), z.ref()});
   ASSERT_TRUE(bool(before)) << llvm::toString(before.takeError());
   ASSERT_EQ(before->size(), 2u);
   // Element e of piece p in slice h: the sum of that element over the pieces before p (zero for the first).
@@ -92,14 +103,10 @@ TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
 }
 
 TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGates) {
-  la::RuntimeOptions options;
-  options.cacheDir = "none";
-  options.numThreads = 1;
-  auto runtime = la::Runtime::create(options);
-  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
   // A per-head decay (simple GLA): states [1, 2, P = 3, 2, 2], gates [1, 2, P = 3, L = 2].
-  auto program = (*runtime)->loadSource(la::piecePrefixSource({{5, 4}}, 2), "piece_prefix.mlir");
-  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  std::unique_ptr<la::Runtime> runtime;
+  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, 4}});
+  ASSERT_TRUE(program);
   la::TensorSpec states, gates;
   states.shape = {1, 2, 3, 2, 2};
   gates.shape = {1, 2, 3, 2};
@@ -108,7 +115,7 @@ TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGates) {
     s.set(i, static_cast<double>(i % 7) - 2.5);
   for (int64_t i = 0; i < g.numElements(); ++i)
     g.set(i, -0.1 * static_cast<double>(i % 5 + 1));
-  auto before = (*runtime)->run(**program, la::kPiecePrefixEntry, {s.ref(), g.ref()});
+  auto before = runtime->run(*program, la::kPiecePrefixEntry, {s.ref(), g.ref()});
   ASSERT_TRUE(bool(before)) << llvm::toString(before.takeError());
   for (int64_t h = 0; h < 2; ++h) {
     double expected[4] = {0, 0, 0, 0};
