@@ -1,4 +1,11 @@
-// RUN: la-opt %s -la-gpu-outline-slice-kernel="warps-per-block=2" -la-gpu-distribute-to-threads | FileCheck %s
+// RUN: la-opt %s -la-gpu-outline-slice-kernel="warps-per-block=2 shared-memory-bytes=0" -la-gpu-distribute-to-threads | FileCheck %s
+// RUN: la-opt %s -la-gpu-outline-slice-kernel="warps-per-block=2" | FileCheck %s --check-prefix=SHARED
+
+// By default the temporary (32 bytes) is a view of shared memory, and the kernel takes no scratch; with
+// shared-memory-bytes=0 (the checks below) it is a view of the global scratch buffer.
+// SHARED: gpu.func @slice(%{{.*}}: memref<1x1x8xf32>, %{{.*}}: memref<1x1x8xf32>) workgroup(%[[WG:.*]] : memref<64xi8, #gpu.address_space<workgroup>> {llvm.align = 64 : i64}) kernel
+// SHARED-SAME: la.slice_bytes = array<i64: 32, 32>
+// SHARED: memref.view %[[WG]][%{{.*}}][] : memref<64xi8, #gpu.address_space<workgroup>> to memref<1x1x8xf32, #gpu.address_space<workgroup>>
 
 // One slice of an entry after bufferisation: a parallel loop into a temporary, a single-threaded scalar
 // write between two reads, and a position argument.
