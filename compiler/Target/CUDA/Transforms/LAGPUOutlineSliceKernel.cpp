@@ -219,8 +219,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
     Value sharedBuffer;
     auto workgroup = gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
     if (sharedBytes > 0) {
-      auto type = MemRefType::get({llvm::alignTo(sharedBytes, kScratchAlignment)}, IntegerType::get(context, 8),
-                                  MemRefLayoutAttrInterface(), workgroup);
+      int64_t bytes = llvm::alignTo(sharedBytes, kScratchAlignment);
+      auto type = MemRefType::get({bytes}, IntegerType::get(context, 8), MemRefLayoutAttrInterface(), workgroup);
       sharedBuffer = kernel.addWorkgroupAttribution(type, func.getLoc());
       // Aligned as the global scratch: vector loads of its slots need their natural alignment.
       kernel.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
