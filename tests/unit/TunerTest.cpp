@@ -241,6 +241,14 @@ TEST(Tuner, ContendersOnTwoThreadsShareOneTeamAndTheChildProbesOnItsOwn) {
   // takes for a block of heads): every contender's calls fork onto the evaluator's one worker team, and each
   // candidate's first call runs in a forked child, whose copy of that team has no threads (it builds its
   // own). A child waiting on a team with no threads would hang here.
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's AddressSanitizer allocator is not fork-safe: a child forked while another thread of the parent
+  // held its allocator mutex inherits the mutex locked and deadlocks at its first allocation (2 hangs in 6
+  // runs of this test; gdb shows both of the child's threads in __sanitizer::Mutex::Lock under
+  // SizeClassAllocator64::GetFromAllocator). glibc's malloc takes its locks around fork, so the other builds
+  // run this test.
+  GTEST_SKIP() << "fork with threads deadlocks in GCC 12's ASan allocator";
+#endif
   std::string source = readKernels("linear_attention.mlir");
   RuntimeOptions options;
   options.cacheDir = "none";
