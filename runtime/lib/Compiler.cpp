@@ -189,6 +189,10 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
       continue;
     EntryInfo info;
     info.name = func.getSymName().str();
+    if (auto declared = (*parsed)->declaredVariants.find(info.name); declared != (*parsed)->declaredVariants.end()) {
+      info.variantKind = declared->second.kind;
+      info.variantOf = declared->second.of;
+    }
     auto toSignature = [](TypeRange types, llvm::SmallVectorImpl<TensorSpec> &specs) {
       for (Type type : types) {
         TensorSpec spec;

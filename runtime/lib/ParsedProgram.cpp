@@ -4,6 +4,9 @@
 
 #include "LA/IR/LADialect.h"
 #include "Transforms/Passes.h"
+#include "Transforms/StateVariants.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -38,6 +41,12 @@ llvm::Expected<std::unique_ptr<ParsedProgram>> parseProgram(llvm::StringRef sour
   parsed->module = parseSourceFile<ModuleOp>(parsed->diagnostics.sourceMgr, parsed->context.get());
   if (!parsed->module)
     return parsed->diagnostics.error((name + ": cannot parse the program").str());
+  for (auto func : parsed->module->getOps<func::FuncOp>())
+    for (mlir::la::StateVariant variant :
+         {mlir::la::StateVariant::Prefill, mlir::la::StateVariant::Resume, mlir::la::StateVariant::State})
+      if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(mlir::la::getStateVariantAttrName(variant)))
+        parsed->declaredVariants[func.getSymName()] = {mlir::la::getStateVariantName(variant).str(),
+                                                       of.getValue().str()};
   // Declared prefill/resume variants (la.prefill_of, la.resume_of) are entries like any other from here on:
   // signatures, slicing and the reference all see their bodies.
   PassManager pm(parsed->context.get());

@@ -13,6 +13,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -40,11 +41,21 @@ struct DiagnosticCapture {
 /// A context with every upstream dialect, the la dialect and the LLVM IR translations loaded.
 std::unique_ptr<mlir::MLIRContext> createContext();
 
+/// A declared state-passing variant (`func.func private @f(...) attributes {la.resume_of = @e}`): which one
+/// ("prefill", "resume", "state") and of which entry. The derivation drops the attribute when it writes the
+/// body, so the parser records it first.
+struct DeclaredVariant {
+  std::string kind;
+  std::string of;
+};
+
 /// A parsed module together with the context and diagnostics it lives in.
 struct ParsedProgram {
   std::unique_ptr<mlir::MLIRContext> context = createContext();
   DiagnosticCapture diagnostics{*context};
   mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// The program's declared variants, by function name.
+  llvm::StringMap<DeclaredVariant> declaredVariants;
 };
 
 /// Parses `source` (named `name` in diagnostics).

@@ -253,7 +253,15 @@ public:
   llvm::Expected<llvm::SmallVector<TensorSpec>> resultSpecs(const Program &program, llvm::StringRef entry,
                                                             llvm::ArrayRef<TensorSpec> inputs,
                                                             CallStats *stats) override {
-    auto kernel = getKernel(static_cast<const ProgramImpl &>(program), entry, inputs, stats);
+    // A call that runs in pieces compiles no kernel for its own length, nor do its result specs.
+    const auto &impl = static_cast<const ProgramImpl &>(program);
+    if (std::optional<SequencePlan> plan = planSequenceCall(impl, entry, inputs)) {
+      auto kernels = getPieceKernels(*plan, inputs, stats);
+      if (kernels)
+        return kernels->results;
+      llvm::consumeError(kernels.takeError()); // as a call would, the kernel for the whole length answers
+    }
+    auto kernel = getKernel(impl, entry, inputs, stats);
     if (!kernel)
       return kernel.takeError();
     return fullResultSpecs((*kernel)->info(), inputs);
@@ -280,6 +288,15 @@ public:
       if (!producesResult(info, inputSpecs, i, output.spec))
         return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) + " is " +
                          output.spec.str() + " but the kernel produces " + fullResultSpecs(info, inputSpecs)[i].str());
+    if (llvm::Error err = checkOutputBuffers(program, entry, inputs, outputs))
+      return std::move(err);
+    return *kernel;
+  }
+
+  /// Every tensor has a data pointer where it has bytes, and no output overlaps another tensor (kernels take
+  /// their arguments as noalias).
+  static llvm::Error checkOutputBuffers(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                                        llvm::ArrayRef<TensorRef> outputs) {
     // The bytes each tensor spans, computed once: a decode step checks every pair below on every call.
     struct Extent {
       const char *begin, *end;
@@ -291,7 +308,6 @@ public:
         return makeError(program.name() + ": entry '" + entry + "': a tensor has no data pointer");
       extents.push_back({static_cast<const char *>(ref.data), static_cast<const char *>(ref.data) + bytes});
     }
-    // Kernels take their arguments as noalias: an output may not overlap any other tensor.
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Extent &output = extents[inputs.size() + i];
       if (output.begin == output.end)
@@ -301,7 +317,7 @@ public:
           return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) +
                            " overlaps another argument; outputs need their own buffers");
     }
-    return *kernel;
+    return llvm::Error::success();
   }
 
   llvm::Error callOnDevice(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
@@ -322,39 +338,40 @@ public:
     return llvm::Error::success();
   }
 
-  llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
-                   llvm::ArrayRef<TensorRef> outputs, CallStats *stats) override {
+  /// A call with the kernel compiled for its own shapes: on the emulator, the device, or this machine's
+  /// threads a slice (or a block of slices) at a time.
+  llvm::Error callWhole(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                        llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
     auto kernel = prepareCall(program, entry, inputs, outputs, stats);
     if (!kernel)
       return kernel.takeError();
     if ((*kernel)->emulatedKernel()) {
-      if (llvm::Error err = executeOnEmulatorInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel,
-                                                      inputs, outputs, stats))
+      if (llvm::Error err = executeOnEmulatorInPieces(program, entry, **kernel, inputs, outputs, stats))
         return makeError(program.name() + ": entry '" + entry +
                          "' on the GPU emulator: " + llvm::toString(std::move(err)));
     } else if ((*kernel)->deviceKernel()) {
-      if (llvm::Error err =
-              executeOnDevice(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats))
+      if (llvm::Error err = executeOnDevice(program, entry, **kernel, inputs, outputs, stats))
         return makeError(program.name() + ": entry '" + entry + "' on " + driver->describe() + ": " +
                          llvm::toString(std::move(err)));
     } else {
-      auto pieces = executeInPieces(static_cast<const ProgramImpl &>(program), entry, **kernel, inputs, outputs, stats);
-      // A piece kernel that fails to compile is the compiler's bug, not the caller's: the call still runs,
-      // on the whole-sequence kernel, and says why once.
-      if (!pieces) {
-        std::string message = llvm::toString(pieces.takeError());
-        std::call_once(piecesWarning, [&] {
-          llvm::WithColor::warning(llvm::errs(), "la")
-              << program.name() << ": entry '" << entry << "': " << message << "; running the sequence whole\n";
-        });
-        pieces = 0;
-      }
-      if (*pieces == 0)
-        execute(**kernel, inputs, outputs);
+      execute(**kernel, inputs, outputs);
       if (stats) {
-        stats->sequencePieces = *pieces;
+        stats->sequencePieces = 0;
         stats->slicesPerCall = sliceBlockOf((*kernel)->info());
       }
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error call(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                   llvm::ArrayRef<TensorRef> outputs, CallStats *stats) override {
+    const auto &impl = static_cast<const ProgramImpl &>(program);
+    auto pieced = callInPieces(impl, entry, inputs, outputs, stats);
+    if (!pieced)
+      return pieced.takeError();
+    if (!*pieced) {
+      if (llvm::Error err = callWhole(impl, entry, inputs, outputs, stats))
+        return err;
     }
     if (!runtimeOptions.checkNumerics)
       return llvm::Error::success();
@@ -1183,13 +1200,19 @@ private:
     int64_t sequenceDim = 0;
     /// How a stretch's state combines with the state before it (SequenceStates).
     bool additiveStates = false, linearStates = false, readsSlicePosition = false;
+    /// Per state, in signature order: the argument holding its log-gates (a decay's), or none.
     std::vector<std::optional<unsigned>> gateArguments;
-    size_t numResults = 0;
+    /// The entry's own arguments and results.
+    size_t numArguments = 0, numResults = 0;
+    size_t numStates() const { return gateArguments.size(); }
   };
 
   /// The variants of `entry`, derived on first use; null where it has none (it is not causal).
   std::shared_ptr<const SequenceVariants> getSequenceVariants(const ProgramImpl &program, llvm::StringRef entry) {
-    std::string key = (program.contentHash() + "/" + entry).str();
+    // On the stack: every call of a long enough causal entry looks its variants up.
+    llvm::SmallString<128> key(program.contentHash());
+    key += "/";
+    key += entry;
     {
       std::lock_guard lock(sequenceMutex);
       if (auto it = sequenceVariants.find(key); it != sequenceVariants.end())
@@ -1199,10 +1222,15 @@ private:
     std::shared_ptr<SequenceVariants> variants;
     std::optional<SequenceStates> states =
         llvm::expectedToOptional(getSequenceStates(program.source(), program.name(), entry));
-    std::optional<std::string> declared =
-        states ? llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry)) : std::nullopt;
+    // A program that declares the variants already (la::Decoder's, `lac --variant`'s) is their program.
+    bool declared = program.lookup((entry + ".prefill").str()) && program.lookup((entry + ".resume").str()) &&
+                    program.lookup((entry + ".state").str());
+    std::optional<std::string> source =
+        !states    ? std::nullopt
+        : declared ? std::optional<std::string>(program.source().str())
+                   : llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry));
     std::optional<std::shared_ptr<Program>> loaded =
-        declared ? llvm::expectedToOptional(loadSource(*declared, program.name())) : std::nullopt;
+        source ? llvm::expectedToOptional(loadSource(*source, program.name())) : std::nullopt;
     if (loaded) {
       variants = std::make_shared<SequenceVariants>();
       variants->program = std::move(*loaded);
@@ -1214,168 +1242,357 @@ private:
       variants->linearStates = states->linear;
       variants->readsSlicePosition = states->readsSlicePosition;
       variants->gateArguments = states->gateArguments;
+      variants->numArguments = program.lookup(entry)->signature.arguments.size();
       variants->numResults = program.lookup(entry)->signature.results.size();
     }
     std::lock_guard lock(sequenceMutex);
     return sequenceVariants.try_emplace(key, std::move(variants)).first->second;
   }
 
-  /// Runs a call of a causal entry on pieces of its sequence (SequencePieces.h): with at most half as many
-  /// batch×head slices as threads, two threads per slice; otherwise, for a sequence of at least
-  /// kMinSerialPiecesLength positions, one thread per slice running its pieces in order (their tensors stay
-  /// in cache where the whole sequence's passes stream from memory). Returns the pieces per slice, or 0
-  /// where the call does not qualify and nothing ran: off, no pieces, an argument every slice shares, a
-  /// sequence dimension that is not the first after the sliced ones, or a busy team.
-  llvm::Expected<int64_t> executeInPieces(const ProgramImpl &program, llvm::StringRef entry, const LoadedKernel &whole,
-                                          llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
-                                          CallStats *stats) {
-    const CompiledKernel &info = whole.info();
-    int64_t numSlices = countSlices(info, inputs);
-    // A kernel compiled for blocks of slices has slices too small for pieces.
-    if (!runtimeOptions.splitSequences || numSlices == 0 || outputs.empty() || sliceBlockOf(info) > 1 ||
-        llvm::is_contained(info.slicing.sharedArguments, true))
-      return 0;
-    bool twoThreadsPerSlice = team && 2 * numSlices <= static_cast<int64_t>(runtimeOptions.numThreads);
-    // No dimension long enough for pieces (a decode step): nothing to look up, which keeps such calls cheap.
-    llvm::ArrayRef<int64_t> outputShape = outputs[0].spec.shape;
-    int64_t longest = outputShape.empty() ? 0 : *llvm::max_element(outputShape);
-    if (!planSequencePieces(longest) || (!twoThreadsPerSlice && longest < kMinSerialPiecesLength))
-      return 0;
-    std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
-    if (!variants || info.slicing.dims != variants->sequenceDim)
-      return 0;
-    // Every result runs along the sequence; an argument does where it has the dimension (SPEC §8: at the same
-    // position in every operand), and must then have the results' length there.
-    int64_t seq = variants->sequenceDim;
-    auto lengthOf = [&](const TensorSpec &spec) -> int64_t {
-      return static_cast<int64_t>(spec.shape.size()) > seq ? spec.shape[seq] : -1;
-    };
-    int64_t length = lengthOf(outputs[0].spec);
+  /// A CPU call of a causal entry, or of its prefill or resume variant, that runs on pieces of its sequence
+  /// (SequencePieces.h) whose lengths are powers of two: the kernels it compiles are those pieces', never one
+  /// for the call's own length, so a later call of any other length finds most or all of them compiled.
+  struct SequencePlan {
+    std::shared_ptr<const SequenceVariants> variants;
+    /// The call's entry is the prefill (its results end with the states after the last position) or the
+    /// resume variant (its arguments end with the states before the first) of `variants`' entry.
+    bool prefill = false, resume = false;
+    SliceLayout slicing;
+    int64_t numSlices = 0;
+    SequencePieces pieces;
+    bool twoThreadsPerSlice = false;
+    /// Per argument of the entry's own: whether it runs along the sequence.
     llvm::SmallVector<bool, 8> alongSequence;
-    for (const TensorRef &output : outputs)
-      if (lengthOf(output.spec) != length)
-        return 0;
-    for (const TensorRef &input : inputs) {
-      alongSequence.push_back(lengthOf(input.spec) >= 0);
-      if (alongSequence.back() && lengthOf(input.spec) != length)
-        return 0;
-    }
-    // A thread alone on a slice takes longer pieces: it has no handoff to balance, and a piece's calls then
-    // cost less per position.
-    std::optional<SequencePieces> pieces =
-        planSequencePieces(length, twoThreadsPerSlice ? kMinParallelPieceLength : kMinSerialPieceLength);
-    if (!pieces || (!twoThreadsPerSlice && length < kMinSerialPiecesLength))
-      return 0;
 
-    // The kernels: prefill, resume and state on a piece, resume on a shorter last piece.
-    auto pieceSpecs = [&](int64_t positions) {
-      llvm::SmallVector<TensorSpec, 8> specs;
-      for (auto [input, along] : llvm::zip(inputs, alongSequence)) {
-        specs.push_back(input.spec);
+    /// Specs of the entry's own arguments for a piece of `positions`, then `states`.
+    llvm::SmallVector<TensorSpec, 8> pieceSpecs(llvm::ArrayRef<TensorSpec> arguments, int64_t positions,
+                                                llvm::ArrayRef<TensorSpec> states = {}) const {
+      llvm::SmallVector<TensorSpec, 8> specs(arguments.take_front(variants->numArguments));
+      for (auto [spec, along] : llvm::zip(specs, alongSequence))
         if (along)
-          specs.back().shape[seq] = positions;
-      }
+          spec.shape[variants->sequenceDim] = positions;
+      specs.append(states.begin(), states.end());
       return specs;
-    };
-    auto &impl = static_cast<const ProgramImpl &>(*variants->program);
-    // The call's compile time includes theirs (a first call compiles all four).
-    auto getPieceKernel = [&](const std::string &name, llvm::ArrayRef<TensorSpec> argumentSpecs) {
-      CallStats pieceStats;
-      auto kernel = getKernel(impl, name, argumentSpecs, &pieceStats, /*sliceBlocks=*/false);
-      if (stats)
-        stats->compileMs += pieceStats.compileMs;
+    }
+  };
+
+  /// Below this many positions a call compiles for its own length: a decode step's (and the few lengths
+  /// below it) keep their kernels, which run blocks of heads per call.
+  static constexpr int64_t kMinPiecesLength = 64;
+
+  /// How `entry` of `program` runs on `inputs` as pieces, or nothing where it does not (another target, a
+  /// short or non-causal call, a shape the tuning database has its own configuration for, ...).
+  std::optional<SequencePlan> planSequenceCall(const ProgramImpl &program, llvm::StringRef entry,
+                                               llvm::ArrayRef<TensorSpec> inputs) {
+    if (!runtimeOptions.splitSequences || runtimeOptions.target != RuntimeTarget::CPU ||
+        !runtimeOptions.compile.sliceBatchHeads)
+      return std::nullopt;
+    // A decode step has nothing to cut: it returns here, before any lookup, which keeps it cheap.
+    int64_t longest = 0;
+    for (const TensorSpec &spec : inputs)
+      for (int64_t size : spec.shape)
+        longest = std::max(longest, size);
+    if (longest < kMinPiecesLength)
+      return std::nullopt;
+    const EntryInfo *info = program.lookup(entry);
+    if (!info || info->slicing.dims == 0 || llvm::is_contained(info->slicing.sharedArguments, true))
+      return std::nullopt;
+    SequencePlan plan;
+    plan.prefill = info->variantKind == "prefill";
+    plan.resume = info->variantKind == "resume";
+    if (!info->variantKind.empty() && !plan.prefill && !plan.resume)
+      return std::nullopt;
+    plan.variants = getSequenceVariants(program, info->variantKind.empty() ? entry : info->variantOf);
+    if (!plan.variants || plan.variants->sequenceDim != info->slicing.dims ||
+        inputs.size() != plan.variants->numArguments + (plan.resume ? plan.variants->numStates() : 0))
+      return std::nullopt;
+    // Every argument runs along the sequence where it has the dimension (SPEC §8), with the same length.
+    int64_t seq = plan.variants->sequenceDim, length = -1;
+    for (const TensorSpec &spec : inputs.take_front(plan.variants->numArguments)) {
+      bool along = static_cast<int64_t>(spec.shape.size()) > seq;
+      plan.alongSequence.push_back(along);
+      if (along && length >= 0 && spec.shape[seq] != length)
+        return std::nullopt;
+      if (along)
+        length = spec.shape[seq];
+    }
+    if (length < kMinPiecesLength || hasTuningRecord(program, entry, inputs))
+      return std::nullopt;
+    plan.slicing = info->slicing;
+    plan.numSlices = 1;
+    for (int64_t d = 0; d < plan.slicing.dims; ++d)
+      plan.numSlices *= inputs[plan.slicing.firstSlicedArgument()].shape[d];
+    if (plan.numSlices == 0)
+      return std::nullopt;
+    // Two threads on each slice where the slices leave threads idle; else one thread per slice.
+    std::optional<SequencePieces> pieces;
+    if (team && 2 * plan.numSlices <= static_cast<int64_t>(runtimeOptions.numThreads))
+      pieces = planSequencePieces(length, kMinParallelPieceLength);
+    plan.twoThreadsPerSlice = pieces.has_value();
+    plan.pieces = pieces ? *pieces : planSerialPieces(length, kMinSerialPieceLength, kMinSerialPiecesLength);
+    return plan;
+  }
+
+  /// Whether the tuning database has a configuration for this very call: a tuned shape keeps the
+  /// whole-sequence kernel it was tuned as. Each shape is looked up once.
+  bool hasTuningRecord(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs) {
+    if (!tuningDatabase)
+      return false;
+    llvm::SmallString<256> key;
+    memoryKey(program, entry, inputs, /*sliceBlocks=*/true, key);
+    {
+      std::lock_guard lock(sequenceMutex);
+      if (auto it = tunedShapes.find(key); it != tunedShapes.end())
+        return it->second;
+    }
+    const CompileOptions &own = runtimeOptions.compile;
+    auto record = tuningDatabase->lookup(makeTuningKey(program.contentHash(), entry, inputs, runtimeOptions.numThreads,
+                                                       getTargetFingerprint(own.target, own), getCompilerVersion()));
+    bool found = record && record->has_value();
+    if (!record)
+      reportTuningProblem(record.takeError());
+    std::lock_guard lock(sequenceMutex);
+    return tunedShapes.try_emplace(key, found).first->second;
+  }
+
+  /// The kernels of a planned call, compiled or from a cache: per piece the one that writes its outputs
+  /// (prefill on the first piece unless the call brings the states before it, else resume) and, where a runner
+  /// may compute its state alone, the state variant. Their statistics go to `stats` (the worst cache source,
+  /// the compile times summed, the first piece kernel's hash and configuration).
+  struct PieceKernels {
+    std::vector<LoadedKernel *> withOutputs, stateOnly;
+    /// The call's result specs: the first piece's, with the call's length along the sequence.
+    llvm::SmallVector<TensorSpec> results;
+  };
+  llvm::Expected<PieceKernels> getPieceKernels(const SequencePlan &plan, llvm::ArrayRef<TensorSpec> inputs,
+                                               CallStats *stats) {
+    const SequenceVariants &variants = *plan.variants;
+    auto &impl = static_cast<const ProgramImpl &>(*variants.program);
+    bool first = true;
+    auto get = [&](const std::string &name, llvm::ArrayRef<TensorSpec> specs) {
+      CallStats own;
+      auto kernel = getKernel(impl, name, specs, &own, /*sliceBlocks=*/false);
+      if (kernel && stats) {
+        stats->compileMs = (first ? 0 : stats->compileMs) + own.compileMs;
+        stats->cache = first ? own.cache : std::max(stats->cache, own.cache);
+        if (first) {
+          stats->codeHash = own.codeHash;
+          stats->config = own.config;
+          stats->tuned = own.tuned;
+        }
+      }
+      first = false;
       return kernel;
     };
-    llvm::SmallVector<TensorSpec, 8> specs = pieceSpecs(pieces->pieceLength);
-    auto prefill = getPieceKernel(variants->prefill, specs);
-    if (!prefill)
-      return prefill.takeError();
-    llvm::SmallVector<TensorSpec> prefillResults = fullResultSpecs((*prefill)->info(), specs);
-    llvm::ArrayRef<TensorSpec> stateSpecs = llvm::ArrayRef<TensorSpec>(prefillResults).drop_front(variants->numResults);
-    specs.append(stateSpecs.begin(), stateSpecs.end());
-    auto resume = getPieceKernel(variants->resume, specs);
-    if (!resume)
-      return resume.takeError();
-    // Only a runner computes states alone.
-    llvm::Expected<LoadedKernel *> state = *resume;
-    if (twoThreadsPerSlice) {
-      state = getPieceKernel(variants->state, specs);
-      if (!state)
-        return state.takeError();
-    }
-    int64_t lastLength = pieces->size(pieces->count() - 1);
-    llvm::Expected<LoadedKernel *> resumeLast = *resume;
-    if (lastLength != pieces->pieceLength) {
-      llvm::SmallVector<TensorSpec, 8> lastSpecs = pieceSpecs(lastLength);
-      lastSpecs.append(stateSpecs.begin(), stateSpecs.end());
-      resumeLast = getPieceKernel(variants->resume, lastSpecs);
-      if (!resumeLast)
-        return resumeLast.takeError();
-    }
+    PieceKernels kernels;
+    const SequencePieces &pieces = plan.pieces;
+    int64_t count = pieces.count();
+    kernels.withOutputs.resize(count);
+    kernels.stateOnly.resize(count);
+    // The first piece starts from the caller's states (whose types may differ from those the pieces hand on:
+    // a bf16 entry's, where every state the derivation returns is f32) or from the initial state.
+    llvm::ArrayRef<TensorSpec> initial =
+        plan.resume ? inputs.drop_front(variants.numArguments) : llvm::ArrayRef<TensorSpec>();
+    llvm::SmallVector<TensorSpec, 8> firstSpecs = plan.pieceSpecs(inputs, pieces.size(0), initial);
+    auto firstKernel = get(plan.resume ? variants.resume : variants.prefill, firstSpecs);
+    if (!firstKernel)
+      return firstKernel.takeError();
+    kernels.withOutputs[0] = *firstKernel;
+    kernels.results = fullResultSpecs((*firstKernel)->info(), firstSpecs);
+    llvm::SmallVector<TensorSpec, 4> handedOn(kernels.results.begin() + variants.numResults, kernels.results.end());
+    for (TensorSpec &spec : llvm::MutableArrayRef<TensorSpec>(kernels.results).take_front(variants.numResults))
+      spec.shape[variants.sequenceDim] = pieces.length;
+    if (!plan.prefill && !plan.resume)
+      kernels.results.resize(variants.numResults);
 
-    // Per slice, the sets of states of PieceWork's slots and the initial state, zero (SPEC §8).
-    const CompiledKernel &prefillInfo = (*prefill)->info();
+    llvm::SmallDenseMap<int64_t, LoadedKernel *, 16> resumes, states;
+    for (int64_t piece = 0; piece < count; ++piece) {
+      int64_t size = pieces.size(piece);
+      // Kernels by size; the first piece's own where it reads the caller's states.
+      bool fromCaller = piece == 0 && plan.resume;
+      llvm::SmallVector<TensorSpec, 8> specs = plan.pieceSpecs(inputs, size, fromCaller ? initial : handedOn);
+      auto lookup = [&](llvm::SmallDenseMap<int64_t, LoadedKernel *, 16> &bySize,
+                        const std::string &name) -> llvm::Expected<LoadedKernel *> {
+        if (fromCaller)
+          return get(name, specs);
+        if (LoadedKernel *known = bySize.lookup(size))
+          return known;
+        auto kernel = get(name, specs);
+        if (kernel)
+          bySize[size] = *kernel;
+        return kernel;
+      };
+      if (!kernels.withOutputs[piece]) {
+        auto resume = lookup(resumes, variants.resume);
+        if (!resume)
+          return resume.takeError();
+        kernels.withOutputs[piece] = *resume;
+      }
+      // The last piece is only ever run with its outputs.
+      if (plan.twoThreadsPerSlice && piece + 1 < count) {
+        auto state = lookup(states, variants.state);
+        if (!state)
+          return state.takeError();
+        kernels.stateOnly[piece] = *state;
+      }
+    }
+    return kernels;
+  }
+
+  /// Runs a CPU call as planned (planSequenceCall): returns false where it does not qualify and nothing ran.
+  llvm::Expected<bool> callInPieces(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorRef> inputs,
+                                    llvm::ArrayRef<TensorRef> outputs, CallStats *stats) {
+    llvm::SmallVector<TensorSpec, 16> inputSpecs;
+    for (const TensorRef &input : inputs)
+      inputSpecs.push_back(input.spec);
+    std::optional<SequencePlan> plan = planSequenceCall(program, entry, inputSpecs);
+    if (!plan)
+      return false;
+    auto kernels = getPieceKernels(*plan, inputSpecs, stats);
+    // A piece kernel that fails to compile is the compiler's bug, not the caller's: the call still runs, on
+    // the kernel for its whole length, and says why once.
+    if (!kernels) {
+      std::string message = llvm::toString(kernels.takeError());
+      std::call_once(piecesWarning, [&] {
+        llvm::WithColor::warning(llvm::errs(), "la")
+            << program.name() << ": entry '" << entry << "': " << message << "; running the sequence whole\n";
+      });
+      return false;
+    }
+    llvm::ArrayRef<TensorSpec> results = kernels->results;
+    if (outputs.size() != results.size())
+      return makeError(program.name() + ": entry '" + entry + "' has " + llvm::Twine(results.size()) + " results but " +
+                       llvm::Twine(outputs.size()) + " outputs were given");
+    for (auto [i, output, result] : llvm::enumerate(outputs, results))
+      if (!(output.spec == result))
+        return makeError(program.name() + ": entry '" + entry + "': output #" + llvm::Twine(i) + " is " +
+                         output.spec.str() + " but the kernel produces " + result.str());
+    if (llvm::Error err = checkOutputBuffers(program, entry, inputs, outputs))
+      return std::move(err);
+    const SequenceVariants &variants = *plan->variants;
+    size_t numArguments = variants.numArguments, numResults = variants.numResults;
+    SequenceCall call{&*plan,
+                      *kernels,
+                      inputs.take_front(numArguments),
+                      outputs.take_front(numResults),
+                      plan->resume ? inputs.drop_front(numArguments) : llvm::ArrayRef<TensorRef>(),
+                      plan->prefill || plan->resume ? outputs.drop_front(numResults) : llvm::ArrayRef<TensorRef>()};
+    bool ran = runSequencePieces(call);
+    // A busy team (another host thread's call on it) runs the slices on this thread, one after another.
+    if (!ran) {
+      SequencePlan alone = *plan;
+      alone.twoThreadsPerSlice = false;
+      call.plan = &alone;
+      runSequencePieces(call, /*parts=*/1);
+    }
+    if (stats) {
+      stats->sequencePieces = plan->pieces.count();
+      stats->sequenceThreadsPerSlice = ran && plan->twoThreadsPerSlice ? 2 : 1;
+      stats->slicesPerCall = 1;
+    }
+    return true;
+  }
+
+  /// A planned call's tensors: the entry's own arguments and results, the states before its first position
+  /// (a resume call's; empty: the compiler's initial state) and where those after its last go (a prefill or
+  /// resume call's; empty: dropped).
+  struct SequenceCall {
+    const SequencePlan *plan;
+    const PieceKernels &kernels;
+    llvm::ArrayRef<TensorRef> inputs, outputs, initialStates, finalStates;
+  };
+
+  /// Runs `call`'s pieces: with two threads per slice (SequencePieces.h, PieceHandoff), or each slice's pieces
+  /// in order on one thread, the slices spread over `parts` threads (0: all). Returns false where a two-thread
+  /// call found the team busy and nothing ran.
+  bool runSequencePieces(SequenceCall &call, unsigned parts = 0) {
+    const SequencePlan &plan = *call.plan;
+    const SequencePieces &pieces = plan.pieces;
+    const SequenceVariants &variants = *plan.variants;
+    int64_t numSlices = plan.numSlices, length = pieces.length;
+    // Per slice, the sets of states of PieceWork's slots and a zero one (SPEC §8: sums start from zero).
+    const CompiledKernel &firstInfo = call.kernels.withOutputs[0]->info();
     llvm::ArrayRef<TensorSpec> statesAfter =
-        llvm::ArrayRef<TensorSpec>(prefillInfo.results).drop_front(variants->numResults);
+        llvm::ArrayRef<TensorSpec>(firstInfo.results).drop_front(variants.numResults);
     llvm::SmallVector<size_t, 4> stateOffsets;
     size_t setBytes = 0;
     for (const TensorSpec &spec : statesAfter) {
       stateOffsets.push_back(setBytes);
       setBytes += (spec.numBytes() + 63) / 64 * 64;
     }
-    constexpr int kInitialSlot = PieceWork::kSlots, kSets = PieceWork::kSlots + 1;
+    constexpr int kZeroSet = PieceWork::kSlots, kSets = PieceWork::kSlots + 1;
     std::vector<char> stateMemory(static_cast<size_t>(numSlices) * kSets * setBytes, 0);
     auto setAt = [&](int64_t slice, int slot) {
-      return stateMemory.data() + (static_cast<size_t>(slice) * kSets + (slot < 0 ? kInitialSlot : slot)) * setBytes;
+      return stateMemory.data() + (static_cast<size_t>(slice) * kSets + (slot < 0 ? kZeroSet : slot)) * setBytes;
     };
+    // A tensor's bytes per slice, and per position for those along the sequence.
+    auto pieceOf = [&](const TensorRef &ref, bool along, int64_t slice, int64_t piece) {
+      size_t sliceBytes = ref.spec.numBytes() / numSlices;
+      size_t offset = along ? static_cast<size_t>(pieces.begin(piece)) * (sliceBytes / length) : 0;
+      return static_cast<char *>(ref.data) + static_cast<size_t>(slice) * sliceBytes + offset;
+    };
+    // Slot -1, the state before the first piece: the caller's where it brings one, else the zero set.
     auto statesAt = [&](int64_t slice, int slot, llvm::SmallVectorImpl<char *> &into) {
+      if (slot == PieceWork::kInitialSlot && !call.initialStates.empty()) {
+        for (const TensorRef &state : call.initialStates)
+          into.push_back(pieceOf(state, /*along=*/false, slice, 0));
+        return;
+      }
       char *set = setAt(slice, slot);
       for (size_t offset : stateOffsets)
         into.push_back(set + offset);
     };
     // States the runner may sum from a later start and add (f32, as the derivation keeps every state).
-    bool additive = twoThreadsPerSlice && variants->additiveStates &&
+    bool additive = plan.twoThreadsPerSlice && variants.additiveStates &&
                     llvm::all_of(statesAfter, [](const TensorSpec &spec) { return spec.dtype == DType::F32; });
     size_t setFloats = setBytes / sizeof(float);
-    // A tensor's bytes per slice, and per position for those along the sequence.
-    auto pieceOf = [&](const TensorRef &ref, bool along, int64_t slice, int64_t piece) {
-      size_t sliceBytes = ref.spec.numBytes() / numSlices;
-      size_t offset = along ? static_cast<size_t>(pieces->begin(piece)) * (sliceBytes / length) : 0;
-      return static_cast<char *>(ref.data) + static_cast<size_t>(slice) * sliceBytes + offset;
-    };
 
-    llvm::ArrayRef<int64_t> batchShape = inputs[info.slicing.firstSlicedArgument()].spec.shape;
+    llvm::ArrayRef<int64_t> batchShape = call.inputs[plan.slicing.firstSlicedArgument()].spec.shape;
+    int64_t count = pieces.count();
     std::vector<std::unique_ptr<PieceHandoff>> handoffs;
     for (int64_t slice = 0; slice < numSlices; ++slice)
-      handoffs.push_back(std::make_unique<PieceHandoff>(pieces->count(), additive));
+      handoffs.push_back(std::make_unique<PieceHandoff>(count, additive));
     enum class Role { Front, Runner, Alone };
     auto runSlice = [&](int64_t slice, Role role) {
-      SliceCall prefillCall(**prefill), resumeCall(**resume), stateCall(**state), lastCall(**resumeLast);
-      llvm::SmallVector<int64_t, 2> coordinates(info.slicing.dims);
+      // A call object per kernel, made when the slice first runs it.
+      llvm::SmallDenseMap<LoadedKernel *, std::unique_ptr<SliceCall>, 8> calls;
+      auto callOf = [&](LoadedKernel *kernel) -> SliceCall & {
+        std::unique_ptr<SliceCall> &made = calls[kernel];
+        if (!made)
+          made = std::make_unique<SliceCall>(*kernel);
+        return *made;
+      };
+      llvm::SmallVector<int64_t, 2> coordinates(plan.slicing.dims);
       getSliceCoordinates(batchShape, slice, coordinates);
       llvm::SmallVector<char *, 8> arguments, results;
       auto pieceInputs = [&](int64_t piece) {
         arguments.clear();
-        for (auto [input, along] : llvm::zip(inputs, alongSequence))
+        for (auto [input, along] : llvm::zip(call.inputs, plan.alongSequence))
           arguments.push_back(pieceOf(input, along, slice, piece));
       };
       auto withOutputs = [&](int64_t piece, int from, int to) {
         pieceInputs(piece);
-        if (from >= 0)
+        bool prefill = from == PieceWork::kInitialSlot && call.initialStates.empty();
+        if (!prefill)
           statesAt(slice, from, arguments);
         results.clear();
-        for (const TensorRef &output : outputs)
+        for (const TensorRef &output : call.outputs)
           results.push_back(pieceOf(output, /*along=*/true, slice, piece));
-        statesAt(slice, to, results);
-        SliceCall &call = from < 0 ? prefillCall : piece + 1 == pieces->count() ? lastCall : resumeCall;
-        call(arguments, results, coordinates);
+        // The last piece's states are the call's where it returns them.
+        if (piece + 1 == count && !call.finalStates.empty()) {
+          for (const TensorRef &state : call.finalStates)
+            results.push_back(pieceOf(state, /*along=*/false, slice, 0));
+        } else {
+          statesAt(slice, to, results);
+        }
+        callOf(call.kernels.withOutputs[piece])(arguments, results, coordinates);
       };
       auto stateOnly = [&](int64_t piece, int from, int to) {
         pieceInputs(piece);
         statesAt(slice, from, arguments);
         results.clear();
         statesAt(slice, to, results);
-        stateCall(arguments, results, coordinates);
+        callOf(call.kernels.stateOnly[piece])(arguments, results, coordinates);
       };
       // Padding between the states is zero in every slot, so the whole sets can be added.
       auto addStates = [&](int a, int b, int to) {
@@ -1391,30 +1608,23 @@ private:
       else
         handoffs[slice]->runFront(work); // alone, no runner takes over: every piece in order
     };
-    if (twoThreadsPerSlice) {
-      bool ran = team->tryRun(2 * numSlices,
-                              [&](unsigned part) { runSlice(part / 2, part % 2 == 0 ? Role::Front : Role::Runner); });
-      if (!ran)
-        return 0;
-      if (stats)
-        stats->sequenceThreadsPerSlice = 2;
-      return pieces->count();
-    }
+    if (plan.twoThreadsPerSlice)
+      return team->tryRun(2 * numSlices,
+                          [&](unsigned part) { runSlice(part / 2, part % 2 == 0 ? Role::Front : Role::Runner); });
     auto runRange = [&](int64_t begin, int64_t end) {
       for (int64_t slice = begin; slice < end; ++slice)
         runSlice(slice, Role::Alone);
     };
-    int64_t parts = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
-    if (parts <= 1 || !team ||
-        !team->tryRun(parts, [&](unsigned p) { runRange(numSlices * p / parts, numSlices * (p + 1) / parts); }))
+    int64_t threads = std::min<int64_t>(parts ? parts : runtimeOptions.numThreads, numSlices);
+    if (threads <= 1 || !team ||
+        !team->tryRun(threads, [&](unsigned p) { runRange(numSlices * p / threads, numSlices * (p + 1) / threads); }))
       runRange(0, numSlices);
-    if (stats)
-      stats->sequenceThreadsPerSlice = 1;
-    return pieces->count();
+    return true;
   }
 
-  /// Below this many positions a slice whose thread is alone runs its sequence whole: a whole-sequence kernel
-  /// loses to its pieces only once the sequence's passes no longer fit in cache (docs/BENCHMARKS.md).
+  /// From this many positions on, a slice whose thread is alone runs pieces of kMinSerialPieceLength: a
+  /// whole-sequence kernel loses to its pieces once the sequence's passes no longer fit in cache
+  /// (docs/BENCHMARKS.md); below it, pieces of the longest power of two (SequencePieces.h).
   static constexpr int64_t kMinSerialPiecesLength = 16384;
   static constexpr int64_t kMinParallelPieceLength = 256, kMinSerialPieceLength = 1024;
 
@@ -1445,6 +1655,8 @@ private:
   std::map<std::string, std::shared_ptr<Program>> piecePrefixPrograms;
   std::mutex sequenceMutex;
   llvm::StringMap<std::shared_ptr<const SequenceVariants>> sequenceVariants;
+  /// Per call shape (memoryKey), whether the tuning database has a record for it (hasTuningRecord).
+  llvm::StringMap<bool> tunedShapes;
 };
 
 } // namespace

@@ -4,14 +4,42 @@
 
 namespace la {
 
+int64_t SequencePieces::begin(int64_t piece) const {
+  int64_t whole = wholePieces();
+  if (piece <= whole)
+    return piece * pieceLength;
+  // The shorter pieces take the remainder's binary digits from the highest: drop the `piece - whole` highest.
+  int64_t position = whole * pieceLength;
+  uint64_t rest = static_cast<uint64_t>(length % pieceLength);
+  for (int64_t i = whole; i < piece; ++i) {
+    uint64_t digit = llvm::bit_floor(rest);
+    position += static_cast<int64_t>(digit);
+    rest -= digit;
+  }
+  return position;
+}
+
+int64_t SequencePieces::size(int64_t piece) const {
+  if (piece < wholePieces())
+    return pieceLength;
+  return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(length - begin(piece))));
+}
+
 std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPieceLength) {
-  constexpr int64_t kTargetPieces = 64, kAlignment = 64, kMinPieces = 4;
-  int64_t pieceLength = (length + kTargetPieces - 1) / kTargetPieces;
-  pieceLength = std::max(minPieceLength, (pieceLength + kAlignment - 1) / kAlignment * kAlignment);
-  SequencePieces pieces{length, pieceLength};
-  if (pieceLength <= 0 || pieces.count() < kMinPieces)
+  constexpr int64_t kTargetPieces = 64, kMinPieces = 4;
+  if (length <= 0)
+    return std::nullopt;
+  int64_t pieceLength = static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(length / kTargetPieces)));
+  SequencePieces pieces{length, std::max(minPieceLength, pieceLength)};
+  if (pieces.count() < kMinPieces)
     return std::nullopt;
   return pieces;
+}
+
+SequencePieces planSerialPieces(int64_t length, int64_t pieceLength, int64_t longLength) {
+  if (length >= longLength)
+    return {length, pieceLength};
+  return {length, static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(length, 1))))};
 }
 
 void PieceHandoff::runFront(const PieceWork &work) {
@@ -31,8 +59,9 @@ void PieceHandoff::runFront(const PieceWork &work) {
 }
 
 void PieceHandoff::runRunner(const PieceWork &work) {
-  // The runner holds, in slot `held`, the state of pieces runnerStart..frontier - 1 from the initial state.
-  int held = PieceWork::kInitialSlot;
+  // The runner holds, in slot `held`, the state of pieces runnerStart..frontier - 1: from the state before
+  // the first piece, or where it sums from a later start (states that add), from zero.
+  int held = runnerStart > 0 ? PieceWork::kZeroSlot : PieceWork::kInitialSlot;
   int64_t frontier = runnerStart;
   auto nextSlot = [&] { return held == 2 ? 3 : 2; };
   for (;; ++frontier) {

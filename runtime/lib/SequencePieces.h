@@ -29,6 +29,7 @@
 #define LA_RUNTIME_LIB_SEQUENCEPIECES_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -37,26 +38,38 @@
 
 namespace la {
 
-/// How a sequence is cut: pieces of `pieceLength` positions, the last one shorter where it does not divide.
+/// How a sequence is cut: pieces of `pieceLength` positions (a power of two), then what is left as pieces of
+/// the powers of two its binary digits give, longest first (1000 = 512 + 256 + 128 + 64 + 32 + 8 after no
+/// whole piece of 1024). Every piece's length is a power of two, so the kernels compiled for pieces do not
+/// depend on the sequence's length: a runtime that cuts every call this way compiles at most one kernel per
+/// power of two, whatever lengths its calls bring.
 struct SequencePieces {
   int64_t length = 0;
   int64_t pieceLength = 0;
 
-  int64_t count() const { return (length + pieceLength - 1) / pieceLength; }
-  int64_t begin(int64_t piece) const { return piece * pieceLength; }
-  int64_t size(int64_t piece) const { return std::min(pieceLength, length - begin(piece)); }
+  /// Pieces of `pieceLength`, before the shorter ones.
+  int64_t wholePieces() const { return length / pieceLength; }
+  int64_t count() const { return wholePieces() + llvm::popcount(static_cast<uint64_t>(length % pieceLength)); }
+  int64_t begin(int64_t piece) const;
+  int64_t size(int64_t piece) const;
 };
 
-/// The pieces of a sequence of `length` positions: about 64 (the handoff then lands within 1/64 of the
-/// balance), each a multiple of 64 positions (whole chunks of the chunked kernels) and at least
-/// `minPieceLength`; none where the sequence makes fewer than four pieces (the last one may be shorter).
+/// The pieces of a sequence of `length` positions for two threads on a slice: about 64 (the handoff then lands
+/// within 1/64 of the balance), the longest power of two that makes at least that many and is at least
+/// `minPieceLength` (a power of two); none where the sequence makes fewer than four pieces.
 std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPieceLength = 256);
 
-/// One slice's work, as the two roles ask for it. State slots: -1 is the initial state, 0 and 1 the front's,
-/// 2 and 3 the runner's, 4 the anchor (where states add: the front's state before the runner's first piece);
-/// a piece reads `from` and writes `to`, never the same.
+/// The pieces of a sequence of `length` positions for one thread on a slice: of `pieceLength` (a power of
+/// two) from `longLength` positions on, where a piece's tensors staying in cache pays for its calls; below it
+/// of the longest power of two within `length`, so that a sequence whose length is one runs in one piece.
+SequencePieces planSerialPieces(int64_t length, int64_t pieceLength, int64_t longLength);
+
+/// One slice's work, as the two roles ask for it. State slots: -1 is the state before the first piece (the
+/// caller's, or the initial state), -2 the zero state a runner sums from where states add, 0 and 1 the
+/// front's, 2 and 3 the runner's, 4 the anchor (where states add: the front's state before the runner's first
+/// piece); a piece reads `from` and writes `to`, never the same.
 struct PieceWork {
-  static constexpr int kInitialSlot = -1, kAnchorSlot = 4, kSlots = 5;
+  static constexpr int kInitialSlot = -1, kZeroSlot = -2, kAnchorSlot = 4, kSlots = 5;
   /// Piece `piece`'s outputs and the state after it (prefill where `from` is -1, else resume).
   llvm::function_ref<void(int64_t piece, int from, int to)> withOutputs;
   /// The state after piece `piece` alone (the state variant).

@@ -1,13 +1,14 @@
 //===- SequenceParallelTest.cpp - causal calls on pieces match the whole --===//
 //
-// A causal call may run on pieces of its sequence (RuntimeOptions::splitSequences, runtime/lib/
-// SequencePieces.h): two threads per slice where the threads allow, else one thread running a long sequence
-// piece by piece. For every causal library kernel either must reproduce the whole-sequence kernel (relative
-// RMS ≤ 1e-5, as prefill + resumes do: StateVariantsTest), with a last piece shorter than the others: B·H = 1
-// on two threads and 2 on four (1100 positions: four pieces of 256 and one of 76), B·H = 1 on one thread
-// (16500 positions: sixteen of 1024 and one of 116). It must be used where it applies (CallStats) and nowhere
-// else: not with the option off, not for a non-causal entry, not for a short sequence with more slices than
-// pairs of threads.
+// A causal call of 64 positions or more runs on pieces of its sequence whose lengths are powers of two
+// (RuntimeOptions::splitSequences, runtime/lib/SequencePieces.h): two threads per slice where the threads
+// allow, else one thread running each slice's pieces in order. For every causal library kernel either must
+// reproduce the whole-sequence kernel (relative RMS ≤ 1e-5, as prefill + resumes do: StateVariantsTest), with
+// shorter pieces after the long ones: B·H = 1 on two threads and 2 on four (1100 positions: four pieces of
+// 256, then 64, 8 and 4), B·H = 1 on one thread (16500 positions: sixteen of 1024, then 64, 32, 16 and 4), and
+// more slices than pairs of threads (1100: 1024, 64, 8, 4, one thread per slice). It must be used where it
+// applies (CallStats) and nowhere else: not with the option off, not for a non-causal entry, not for a
+// sequence shorter than 64 positions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,29 +98,32 @@ TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
     int64_t pieces;
     int threadsPerSlice;
   };
-  // 1100 positions: four pieces of 256 and one of 76. 16500: sixteen of 1024 and one of 116, for a thread
-  // alone on its slice (from 16384 positions on).
-  for (Case c : {Case{1, 1100, 2, 5, 2}, Case{2, 1100, 4, 5, 2}, Case{1, 16500, 1, 17, 1}}) {
+  for (Case c : {Case{1, 1100, 2, 7, 2}, Case{2, 1100, 4, 7, 2}, Case{1, 16500, 1, 20, 1}}) {
     std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(c.heads) +
                        " N=" + std::to_string(c.length) + " on " + std::to_string(c.threads) + " threads";
-    std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, c.heads, c.length, kernel.seq);
-    la::CallStats stats;
-    std::vector<la::HostTensor> expected = run(*whole, **program, kernel.entry, inputs, stats);
-    EXPECT_EQ(stats.sequencePieces, 0) << what << ": off";
-
     auto pieced = makeRuntime(c.threads);
     ASSERT_TRUE(pieced);
-    std::vector<la::HostTensor> split = run(*pieced, **program, kernel.entry, inputs, stats);
-    EXPECT_EQ(stats.sequencePieces, c.pieces) << what;
-    EXPECT_EQ(stats.sequenceThreadsPerSlice, c.threadsPerSlice) << what;
-    ASSERT_EQ(split.size(), expected.size()) << what;
-    for (size_t r = 0; r < split.size(); ++r)
-      EXPECT_LE(relativeRms(split[r], expected[r]), 1e-5) << what << ": result #" << r;
-
-    // More slices than pairs of threads, and a sequence too short for a thread alone: the sequence whole.
-    std::vector<la::HostTensor> wider = makeInputs(*signature, 2 * c.threads, c.heads, 1100, kernel.seq);
-    run(*pieced, **program, kernel.entry, wider, stats);
-    EXPECT_EQ(stats.sequencePieces, 0) << what << ": B = " << 2 * c.threads;
+    auto expectPiecesMatch = [&](std::vector<la::HostTensor> inputs, int64_t pieces, int threadsPerSlice,
+                                 const std::string &how) {
+      la::CallStats stats;
+      std::vector<la::HostTensor> expected = run(*whole, **program, kernel.entry, inputs, stats);
+      EXPECT_EQ(stats.sequencePieces, 0) << how << ": off";
+      std::vector<la::HostTensor> split = run(*pieced, **program, kernel.entry, inputs, stats);
+      EXPECT_EQ(stats.sequencePieces, pieces) << how;
+      EXPECT_EQ(stats.sequenceThreadsPerSlice, threadsPerSlice) << how;
+      ASSERT_EQ(split.size(), expected.size()) << how;
+      for (size_t r = 0; r < split.size(); ++r)
+        EXPECT_LE(relativeRms(split[r], expected[r]), 1e-5) << how << ": result #" << r;
+    };
+    expectPiecesMatch(makeInputs(*signature, 1, c.heads, c.length, kernel.seq), c.pieces, c.threadsPerSlice, what);
+    // More slices than pairs of threads: one thread per slice, on pieces of 1024, 64, 8 and 4.
+    expectPiecesMatch(makeInputs(*signature, 2 * c.threads, c.heads, 1100, kernel.seq), 4, 1,
+                      what + ": B = " + std::to_string(2 * c.threads));
+    // Shorter than 64 positions: the sequence whole.
+    std::vector<la::HostTensor> short_ = makeInputs(*signature, 1, c.heads, 63, kernel.seq);
+    la::CallStats stats;
+    run(*pieced, **program, kernel.entry, short_, stats);
+    EXPECT_EQ(stats.sequencePieces, 0) << what << ": N = 63";
   }
 }
 

@@ -32,31 +32,62 @@
 
 namespace {
 
-TEST(RuntimeConcurrencySequencePieces, PlansAboutSixtyFourPiecesOfWholeChunks) {
+TEST(RuntimeConcurrencySequencePieces, PlansPiecesOfPowersOfTwo) {
   std::optional<la::SequencePieces> pieces = la::planSequencePieces(65536);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 1024);
   EXPECT_EQ(pieces->count(), 64);
 
-  // 100000 / 64 = 1562.5 rounds up to 1600 positions; the last piece has the 800 left.
+  // 100000 / 64 = 1562.5: pieces of 1024; the 672 left are pieces of 512, 128 and 32.
   pieces = la::planSequencePieces(100000);
   ASSERT_TRUE(pieces);
-  EXPECT_EQ(pieces->pieceLength, 1600);
-  EXPECT_EQ(pieces->count(), 63);
-  EXPECT_EQ(pieces->begin(62), 99200);
-  EXPECT_EQ(pieces->size(62), 800);
+  EXPECT_EQ(pieces->pieceLength, 1024);
+  EXPECT_EQ(pieces->wholePieces(), 97);
+  EXPECT_EQ(pieces->count(), 100);
+  EXPECT_EQ(pieces->begin(97), 99328);
+  EXPECT_EQ(pieces->size(97), 512);
+  EXPECT_EQ(pieces->begin(98), 99840);
+  EXPECT_EQ(pieces->size(98), 128);
+  EXPECT_EQ(pieces->begin(99), 99968);
+  EXPECT_EQ(pieces->size(99), 32);
 
-  // Short sequences: pieces of the minimum length, and none below four of them.
+  // Short sequences: pieces of the minimum length, and none below four pieces.
   pieces = la::planSequencePieces(4096);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 256);
   EXPECT_EQ(pieces->count(), 16);
-  pieces = la::planSequencePieces(1000);
+  pieces = la::planSequencePieces(1000); // 3 × 256, then 128, 64, 32 and 8
   ASSERT_TRUE(pieces);
-  EXPECT_EQ(pieces->count(), 4);
-  EXPECT_EQ(pieces->size(3), 232);
+  EXPECT_EQ(pieces->count(), 7);
+  EXPECT_EQ(pieces->size(6), 8);
+  EXPECT_EQ(pieces->begin(6), 992);
   EXPECT_FALSE(la::planSequencePieces(768));
   EXPECT_FALSE(la::planSequencePieces(0));
+}
+
+TEST(RuntimeConcurrencySequencePieces, CutsAnyLengthIntoFewPowersOfTwo) {
+  // One thread per slice: the longest power of two within the sequence, then the binary digits left, so the
+  // kernels compiled for pieces are one per power of two whatever the lengths.
+  for (int64_t length : {1, 2, 63, 64, 1000, 1001, 4096, 16383}) {
+    la::SequencePieces pieces = la::planSerialPieces(length, 1024, 16384);
+    int64_t covered = 0;
+    for (int64_t piece = 0; piece < pieces.count(); ++piece) {
+      EXPECT_EQ(pieces.begin(piece), covered) << length;
+      int64_t size = pieces.size(piece);
+      EXPECT_TRUE(size > 0 && (size & (size - 1)) == 0) << length << ": piece " << piece << " has " << size;
+      EXPECT_TRUE(piece == 0 || size <= pieces.size(piece - 1)) << length << ": longest first";
+      covered += size;
+    }
+    EXPECT_EQ(covered, length);
+    EXPECT_EQ(pieces.count(), llvm::popcount(static_cast<uint64_t>(length))) << length;
+  }
+  la::SequencePieces exact = la::planSerialPieces(4096, 1024, 16384);
+  EXPECT_EQ(exact.count(), 1) << "a power of two runs whole";
+  // Long sequences: pieces of 1024, whose tensors stay in cache; 16500 = 16 × 1024 + 64 + 32 + 16 + 4.
+  la::SequencePieces longer = la::planSerialPieces(16500, 1024, 16384);
+  EXPECT_EQ(longer.pieceLength, 1024);
+  EXPECT_EQ(longer.count(), 20);
+  EXPECT_EQ(longer.size(19), 4);
 }
 
 /// How far each role has got, for the other to wait on: the simulated costs are enforced by waiting, not by

@@ -91,6 +91,10 @@ struct EntryInfo {
   EntrySignature signature;
   /// Which leading dimensions are independent batch dimensions, and which arguments lack them.
   SliceLayout slicing;
+  /// For a declared state-passing variant (SPEC §8; `lac --variant` declares them, and kernels/retention.mlir
+  /// its `*_with_state` entries): "prefill", "resume" or "state", and the entry it is a variant of. Empty for
+  /// an entry written out in full.
+  std::string variantKind, variantOf;
 };
 
 /// Parses and verifies a program and describes its public functions, in file order. Errors carry
