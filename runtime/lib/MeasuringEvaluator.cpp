@@ -184,6 +184,9 @@ private:
     static_cast<mlir::la::PipelineConfig &>(candidateOptions.compile) = space.candidates()[index];
     candidateOptions.checkNumerics = false;
     candidateOptions.tuning = TuningMode::Off;
+    // The record configures the kernel for this shape, which a tuned shape then runs whole (a runtime runs
+    // other causal calls on pieces, RuntimeOptions::splitSequences): time that kernel.
+    candidateOptions.splitSequences = false;
     Contender contender;
     auto runtime = createRuntimeOnTeam(candidateOptions, std::move(workers));
     if (!runtime)

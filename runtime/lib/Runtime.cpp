@@ -1195,7 +1195,8 @@ private:
   struct SequenceVariants {
     /// The program with prefill, resume and state declared (withStateVariants).
     std::shared_ptr<Program> program;
-    std::string prefill, resume, state;
+    /// The entry, and its variants in `program`.
+    std::string entry, prefill, resume, state;
     /// The dimension the entry's scans run along.
     int64_t sequenceDim = 0;
     /// How a stretch's state combines with the state before it (SequenceStates).
@@ -1234,6 +1235,7 @@ private:
     if (loaded) {
       variants = std::make_shared<SequenceVariants>();
       variants->program = std::move(*loaded);
+      variants->entry = entry.str();
       variants->prefill = (entry + ".prefill").str();
       variants->resume = (entry + ".resume").str();
       variants->state = (entry + ".state").str();
@@ -1394,7 +1396,10 @@ private:
     llvm::ArrayRef<TensorSpec> initial =
         plan.resume ? inputs.drop_front(variants.numArguments) : llvm::ArrayRef<TensorSpec>();
     llvm::SmallVector<TensorSpec, 8> firstSpecs = plan.pieceSpecs(inputs, pieces.size(0), initial);
-    auto firstKernel = get(plan.resume ? variants.resume : variants.prefill, firstSpecs);
+    // A whole-entry call in one piece needs no state: the entry itself, whose final states are not computed
+    // (Flow's prefill is 5% slower for them at N = 4096, docs/BENCHMARKS.md).
+    bool entryAlone = !plan.prefill && !plan.resume && count == 1;
+    auto firstKernel = get(entryAlone ? variants.entry : plan.resume ? variants.resume : variants.prefill, firstSpecs);
     if (!firstKernel)
       return firstKernel.takeError();
     kernels.withOutputs[0] = *firstKernel;
@@ -1520,11 +1525,21 @@ private:
       stateOffsets.push_back(setBytes);
       setBytes += (spec.numBytes() + 63) / 64 * 64;
     }
+    // Two threads on a slice share its sets, zeroed (the zero set, and the padding addStates adds). A thread
+    // alone on its slices needs the front's two slots only, written before they are read: a buffer of its
+    // own, reused from slice to slice and call to call, so it stays in cache (zeroing a set per slot and slice
+    // cost simple GLA at D = 128, 32 slices of 64 KiB states, 12 MiB of memset a call: 10% at N = 1000).
     constexpr int kZeroSet = PieceWork::kSlots, kSets = PieceWork::kSlots + 1;
-    std::vector<char> stateMemory(static_cast<size_t>(numSlices) * kSets * setBytes, 0);
-    auto setAt = [&](int64_t slice, int slot) {
-      return stateMemory.data() + (static_cast<size_t>(slice) * kSets + (slot < 0 ? kZeroSet : slot)) * setBytes;
+    std::vector<char> sharedSets(plan.twoThreadsPerSlice ? static_cast<size_t>(numSlices) * kSets * setBytes : 0, 0);
+    auto setsOf = [&](int64_t slice) -> char * {
+      if (plan.twoThreadsPerSlice)
+        return sharedSets.data() + static_cast<size_t>(slice) * kSets * setBytes;
+      thread_local std::vector<char> own;
+      if (own.size() < 2 * setBytes)
+        own.resize(2 * setBytes);
+      return own.data();
     };
+    auto slotIn = [&](char *sets, int slot) { return sets + (slot < 0 ? kZeroSet : slot) * setBytes; };
     // A tensor's bytes per slice, and per position for those along the sequence.
     auto pieceOf = [&](const TensorRef &ref, bool along, int64_t slice, int64_t piece) {
       size_t sliceBytes = ref.spec.numBytes() / numSlices;
@@ -1532,13 +1547,13 @@ private:
       return static_cast<char *>(ref.data) + static_cast<size_t>(slice) * sliceBytes + offset;
     };
     // Slot -1, the state before the first piece: the caller's where it brings one, else the zero set.
-    auto statesAt = [&](int64_t slice, int slot, llvm::SmallVectorImpl<char *> &into) {
+    auto statesAt = [&](int64_t slice, char *sets, int slot, llvm::SmallVectorImpl<char *> &into) {
       if (slot == PieceWork::kInitialSlot && !call.initialStates.empty()) {
         for (const TensorRef &state : call.initialStates)
           into.push_back(pieceOf(state, /*along=*/false, slice, 0));
         return;
       }
-      char *set = setAt(slice, slot);
+      char *set = slotIn(sets, slot);
       for (size_t offset : stateOffsets)
         into.push_back(set + offset);
     };
@@ -1564,6 +1579,7 @@ private:
       };
       llvm::SmallVector<int64_t, 2> coordinates(plan.slicing.dims);
       getSliceCoordinates(batchShape, slice, coordinates);
+      char *sets = setsOf(slice);
       llvm::SmallVector<char *, 8> arguments, results;
       auto pieceInputs = [&](int64_t piece) {
         arguments.clear();
@@ -1574,7 +1590,7 @@ private:
         pieceInputs(piece);
         bool prefill = from == PieceWork::kInitialSlot && call.initialStates.empty();
         if (!prefill)
-          statesAt(slice, from, arguments);
+          statesAt(slice, sets, from, arguments);
         results.clear();
         for (const TensorRef &output : call.outputs)
           results.push_back(pieceOf(output, /*along=*/true, slice, piece));
@@ -1583,22 +1599,22 @@ private:
           for (const TensorRef &state : call.finalStates)
             results.push_back(pieceOf(state, /*along=*/false, slice, 0));
         } else {
-          statesAt(slice, to, results);
+          statesAt(slice, sets, to, results);
         }
         callOf(call.kernels.withOutputs[piece])(arguments, results, coordinates);
       };
       auto stateOnly = [&](int64_t piece, int from, int to) {
         pieceInputs(piece);
-        statesAt(slice, from, arguments);
+        statesAt(slice, sets, from, arguments);
         results.clear();
-        statesAt(slice, to, results);
+        statesAt(slice, sets, to, results);
         callOf(call.kernels.stateOnly[piece])(arguments, results, coordinates);
       };
       // Padding between the states is zero in every slot, so the whole sets can be added.
       auto addStates = [&](int a, int b, int to) {
-        const float *x = reinterpret_cast<const float *>(setAt(slice, a));
-        const float *y = reinterpret_cast<const float *>(setAt(slice, b));
-        float *sum = reinterpret_cast<float *>(setAt(slice, to));
+        const float *x = reinterpret_cast<const float *>(slotIn(sets, a));
+        const float *y = reinterpret_cast<const float *>(slotIn(sets, b));
+        float *sum = reinterpret_cast<float *>(slotIn(sets, to));
         for (size_t i = 0; i < setFloats; ++i)
           sum[i] = x[i] + y[i];
       };

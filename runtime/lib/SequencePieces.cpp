@@ -2,27 +2,38 @@
 
 #include "SequencePieces.h"
 
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
 namespace la {
+
+int64_t longestPieceWithin(int64_t positions) {
+  constexpr int64_t kLeadingDigits = 3;
+  if (positions < (int64_t(1) << kLeadingDigits))
+    return std::max<int64_t>(positions, 1);
+  int64_t dropped = llvm::Log2_64(static_cast<uint64_t>(positions)) + 1 - kLeadingDigits;
+  return positions >> dropped << dropped;
+}
+
+int64_t SequencePieces::count() const {
+  int64_t pieces = wholePieces();
+  for (int64_t rest = length % pieceLength; rest > 0; rest -= longestPieceWithin(rest))
+    ++pieces;
+  return pieces;
+}
 
 int64_t SequencePieces::begin(int64_t piece) const {
   int64_t whole = wholePieces();
   if (piece <= whole)
     return piece * pieceLength;
-  // The shorter pieces take the remainder's binary digits from the highest: drop the `piece - whole` highest.
   int64_t position = whole * pieceLength;
-  uint64_t rest = static_cast<uint64_t>(length % pieceLength);
-  for (int64_t i = whole; i < piece; ++i) {
-    uint64_t digit = llvm::bit_floor(rest);
-    position += static_cast<int64_t>(digit);
-    rest -= digit;
-  }
+  for (int64_t i = whole; i < piece; ++i)
+    position += longestPieceWithin(length - position);
   return position;
 }
 
 int64_t SequencePieces::size(int64_t piece) const {
-  if (piece < wholePieces())
-    return pieceLength;
-  return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(length - begin(piece))));
+  return piece < wholePieces() ? pieceLength : longestPieceWithin(length - begin(piece));
 }
 
 std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPieceLength) {
@@ -39,7 +50,7 @@ std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPiec
 SequencePieces planSerialPieces(int64_t length, int64_t pieceLength, int64_t longLength) {
   if (length >= longLength)
     return {length, pieceLength};
-  return {length, static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(length, 1))))};
+  return {length, longestPieceWithin(length)};
 }
 
 void PieceHandoff::runFront(const PieceWork &work) {

@@ -29,7 +29,6 @@
 #define LA_RUNTIME_LIB_SEQUENCEPIECES_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -38,30 +37,35 @@
 
 namespace la {
 
-/// How a sequence is cut: pieces of `pieceLength` positions (a power of two), then what is left as pieces of
-/// the powers of two its binary digits give, longest first (1000 = 512 + 256 + 128 + 64 + 32 + 8 after no
-/// whole piece of 1024). Every piece's length is a power of two, so the kernels compiled for pieces do not
-/// depend on the sequence's length: a runtime that cuts every call this way compiles at most one kernel per
-/// power of two, whatever lengths its calls bring.
+/// The longest piece length within `positions` (at least 1): `positions` itself below 8, else its three
+/// leading binary digits followed by zeros (1000 = 0b1111101000 gives 0b1110000000 = 896). Piece lengths are
+/// therefore 1..7 or m·2^e with m in 4..7: four per octave, a set that does not depend on any sequence's
+/// length, and any length is at most a few of them (each takes away its three leading digits).
+int64_t longestPieceWithin(int64_t positions);
+
+/// How a sequence is cut: pieces of `pieceLength` positions (a length longestPieceWithin gives), then what
+/// is left as the longest pieces within it, one after another (1000 = 896 + 96 + 8). A runtime that cuts
+/// every call this way compiles kernels for those lengths only, whatever lengths its calls bring, and a
+/// sequence is a handful of pieces, each paying for a state handed on once.
 struct SequencePieces {
   int64_t length = 0;
   int64_t pieceLength = 0;
 
   /// Pieces of `pieceLength`, before the shorter ones.
   int64_t wholePieces() const { return length / pieceLength; }
-  int64_t count() const { return wholePieces() + llvm::popcount(static_cast<uint64_t>(length % pieceLength)); }
+  int64_t count() const;
   int64_t begin(int64_t piece) const;
   int64_t size(int64_t piece) const;
 };
 
 /// The pieces of a sequence of `length` positions for two threads on a slice: about 64 (the handoff then lands
 /// within 1/64 of the balance), the longest power of two that makes at least that many and is at least
-/// `minPieceLength` (a power of two); none where the sequence makes fewer than four pieces.
+/// `minPieceLength` (a power of two), then the rest as above; none where that makes fewer than four pieces.
 std::optional<SequencePieces> planSequencePieces(int64_t length, int64_t minPieceLength = 256);
 
 /// The pieces of a sequence of `length` positions for one thread on a slice: of `pieceLength` (a power of
 /// two) from `longLength` positions on, where a piece's tensors staying in cache pays for its calls; below it
-/// of the longest power of two within `length`, so that a sequence whose length is one runs in one piece.
+/// of the longest piece within `length`, so that a sequence whose length is one runs in one piece.
 SequencePieces planSerialPieces(int64_t length, int64_t pieceLength, int64_t longLength);
 
 /// One slice's work, as the two roles ask for it. State slots: -1 is the state before the first piece (the

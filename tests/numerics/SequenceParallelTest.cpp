@@ -1,17 +1,19 @@
 //===- SequenceParallelTest.cpp - causal calls on pieces match the whole --===//
 //
-// A causal call of 64 positions or more runs on pieces of its sequence whose lengths are powers of two
+// A causal call of 64 positions or more runs on pieces of its sequence whose lengths come from a fixed set
 // (RuntimeOptions::splitSequences, runtime/lib/SequencePieces.h): two threads per slice where the threads
 // allow, else one thread running each slice's pieces in order. For every causal library kernel either must
 // reproduce the whole-sequence kernel (relative RMS ≤ 1e-5, as prefill + resumes do: StateVariantsTest), with
 // shorter pieces after the long ones: B·H = 1 on two threads and 2 on four (1100 positions: four pieces of
-// 256, then 64, 8 and 4), B·H = 1 on one thread (16500 positions: sixteen of 1024, then 64, 32, 16 and 4), and
-// more slices than pairs of threads (1100: 1024, 64, 8, 4, one thread per slice). It must be used where it
+// 256, then 64 and 12), B·H = 1 on one thread (16500 positions: sixteen of 1024, then 112 and 4), and more
+// slices than pairs of threads (1100: 1024, 64 and 12, one thread per slice). It must be used where it
 // applies (CallStats) and nowhere else: not with the option off, not for a non-causal entry, not for a
-// sequence shorter than 64 positions.
+// sequence shorter than 64 positions. Then lengths (issue 23 item 6): a second length made of the first's
+// pieces compiles nothing, and a decoder's prefill and resume of any length run on pieces too.
 //
 //===----------------------------------------------------------------------===//
 
+#include "la/runtime/Decoder.h"
 #include "la/runtime/Runtime.h"
 
 #include "SequencePositions.h"
@@ -98,7 +100,7 @@ TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
     int64_t pieces;
     int threadsPerSlice;
   };
-  for (Case c : {Case{1, 1100, 2, 7, 2}, Case{2, 1100, 4, 7, 2}, Case{1, 16500, 1, 20, 1}}) {
+  for (Case c : {Case{1, 1100, 2, 6, 2}, Case{2, 1100, 4, 6, 2}, Case{1, 16500, 1, 18, 1}}) {
     std::string what = std::string(kernel.entry) + " B·H=" + std::to_string(c.heads) +
                        " N=" + std::to_string(c.length) + " on " + std::to_string(c.threads) + " threads";
     auto pieced = makeRuntime(c.threads);
@@ -116,8 +118,8 @@ TEST_P(SequenceParallel, PiecesMatchTheWholeSequence) {
         EXPECT_LE(relativeRms(split[r], expected[r]), 1e-5) << how << ": result #" << r;
     };
     expectPiecesMatch(makeInputs(*signature, 1, c.heads, c.length, kernel.seq), c.pieces, c.threadsPerSlice, what);
-    // More slices than pairs of threads: one thread per slice, on pieces of 1024, 64, 8 and 4.
-    expectPiecesMatch(makeInputs(*signature, 2 * c.threads, c.heads, 1100, kernel.seq), 4, 1,
+    // More slices than pairs of threads: one thread per slice, on pieces of 1024, 64 and 12.
+    expectPiecesMatch(makeInputs(*signature, 2 * c.threads, c.heads, 1100, kernel.seq), 3, 1,
                       what + ": B = " + std::to_string(2 * c.threads));
     // Shorter than 64 positions: the sequence whole.
     std::vector<la::HostTensor> short_ = makeInputs(*signature, 1, c.heads, 63, kernel.seq);
@@ -145,6 +147,102 @@ TEST(SequenceParallelNotCausal, RunsTheSequenceWhole) {
   la::CallStats stats;
   run(*runtime, **program, "linear_attention", inputs, stats);
   EXPECT_EQ(stats.sequencePieces, 0);
+}
+
+TEST(SequenceLengths, ASecondLengthRunsOnTheFirstsKernels) {
+  // 1000 positions are pieces of 896, 96 and 8; 992 and 904 are two of those, so they compile nothing. The
+  // whole-sequence kernel of each length (the option off) is the reference.
+  auto whole = makeRuntime(2, /*splitSequences=*/false);
+  auto pieced = makeRuntime(2);
+  ASSERT_TRUE(whole && pieced);
+  auto program = pieced->loadFile(std::string(LA_KERNELS_DIR) + "/retention.mlir");
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  auto signature = pieced->signature(**program, "simple_gla");
+  ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
+  for (int64_t length : {1000, 992, 904}) {
+    std::string what = "simple_gla N=" + std::to_string(length);
+    std::vector<la::HostTensor> inputs = makeInputs(*signature, 1, 4, length);
+    la::CallStats stats;
+    std::vector<la::HostTensor> expected = run(*whole, **program, "simple_gla", inputs, stats);
+    std::vector<la::HostTensor> split = run(*pieced, **program, "simple_gla", inputs, stats);
+    EXPECT_EQ(stats.sequencePieces, length == 1000 ? 3 : 2) << what;
+    if (length == 1000)
+      EXPECT_EQ(stats.cache, la::CacheSource::Miss) << what;
+    else
+      EXPECT_EQ(stats.cache, la::CacheSource::Memory) << what << ": no kernel compiled for a second length";
+    ASSERT_EQ(split.size(), 1u) << what;
+    EXPECT_LE(relativeRms(split[0], expected[0]), 1e-5) << what;
+  }
+}
+
+TEST(SequenceLengths, PrefillAndResumeOfAnyLengthRunOnPieces) {
+  // A decoder's prefill of 1000 positions, then a resume of 904: pieces, the resume's on the prefill's
+  // kernels (its first piece's own, which reads the decoder's state); the last position's output must match
+  // the whole-sequence kernel on all 1904 positions, and so must the final state, via one more step.
+  auto runtime = makeRuntime(2);
+  ASSERT_TRUE(runtime);
+  auto program = runtime->loadFile(std::string(LA_KERNELS_DIR) + "/linear_attention.mlir");
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  auto signature = runtime->signature(**program, "linear_attention_causal");
+  ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
+  auto decoder = la::Decoder::create(*runtime, **program, "linear_attention_causal");
+  ASSERT_TRUE(bool(decoder)) << llvm::toString(decoder.takeError());
+  const int64_t first = 1000, second = 904, heads = 4;
+  std::vector<la::HostTensor> all = makeInputs(*signature, 1, heads, first + second + 1);
+  // The positions [begin, begin + count) of every input.
+  auto stretch = [&](int64_t begin, int64_t count) {
+    std::vector<la::HostTensor> part;
+    for (const la::HostTensor &tensor : all) {
+      la::TensorSpec spec = tensor.spec();
+      int64_t total = spec.shape[2], inner = tensor.numElements() / (heads * total);
+      spec.shape[2] = count;
+      la::HostTensor &piece = part.emplace_back(spec);
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t t = 0; t < count; ++t)
+          for (int64_t i = 0; i < inner; ++i)
+            piece.set((h * count + t) * inner + i, tensor.get((h * total + begin + t) * inner + i));
+    }
+    return part;
+  };
+  auto refs = [](std::vector<la::HostTensor> &tensors) {
+    std::vector<la::TensorRef> out;
+    for (la::HostTensor &tensor : tensors)
+      out.push_back(tensor.ref());
+    return out;
+  };
+  auto outputFor = [&](std::vector<la::HostTensor> &inputs) {
+    la::TensorSpec spec = inputs[0].spec();
+    return std::vector<la::HostTensor>{la::HostTensor(spec)};
+  };
+  std::vector<la::HostTensor> prompt = stretch(0, first), next = stretch(first, second),
+                              last = stretch(first + second, 1);
+  std::vector<la::HostTensor> promptOut = outputFor(prompt), nextOut = outputFor(next), lastOut = outputFor(last);
+  la::CallStats stats;
+  ASSERT_FALSE(bool((*decoder)->prefill(refs(prompt), refs(promptOut), &stats)));
+  EXPECT_EQ(stats.sequencePieces, 3);
+  ASSERT_FALSE(bool((*decoder)->step(refs(next), refs(nextOut), &stats)));
+  EXPECT_EQ(stats.sequencePieces, 2);
+  ASSERT_FALSE(bool((*decoder)->step(refs(last), refs(lastOut), &stats)));
+
+  la::CallStats wholeStats;
+  std::vector<la::HostTensor> expected =
+      run(*makeRuntime(2, false), **program, "linear_attention_causal", all, wholeStats);
+  ASSERT_EQ(expected.size(), 1u);
+  std::vector<la::HostTensor> got = {promptOut[0], nextOut[0], lastOut[0]};
+  std::vector<int64_t> begins = {0, first, first + second}, counts = {first, second, 1};
+  int64_t total = first + second + 1, inner = expected[0].numElements() / (heads * total);
+  for (size_t part = 0; part < got.size(); ++part) {
+    double error = 0, norm = 0;
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t t = 0; t < counts[part]; ++t)
+        for (int64_t i = 0; i < inner; ++i) {
+          double want = expected[0].get((h * total + begins[part] + t) * inner + i);
+          double have = got[part].get((h * counts[part] + t) * inner + i);
+          error += (have - want) * (have - want);
+          norm += want * want;
+        }
+    EXPECT_LE(std::sqrt(error / norm), 1e-5) << "positions from " << begins[part];
+  }
 }
 
 } // namespace

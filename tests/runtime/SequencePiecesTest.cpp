@@ -17,6 +17,7 @@
 
 #include "la/runtime/Compiler.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
@@ -32,62 +33,80 @@
 
 namespace {
 
-TEST(RuntimeConcurrencySequencePieces, PlansPiecesOfPowersOfTwo) {
+TEST(RuntimeConcurrencySequencePieces, PlansAboutSixtyFourPiecesForTwoThreads) {
   std::optional<la::SequencePieces> pieces = la::planSequencePieces(65536);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 1024);
   EXPECT_EQ(pieces->count(), 64);
 
-  // 100000 / 64 = 1562.5: pieces of 1024; the 672 left are pieces of 512, 128 and 32.
+  // 100000 / 64 = 1562.5: pieces of 1024; the 672 left are a piece of 640 and one of 32.
   pieces = la::planSequencePieces(100000);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 1024);
   EXPECT_EQ(pieces->wholePieces(), 97);
-  EXPECT_EQ(pieces->count(), 100);
+  EXPECT_EQ(pieces->count(), 99);
   EXPECT_EQ(pieces->begin(97), 99328);
-  EXPECT_EQ(pieces->size(97), 512);
-  EXPECT_EQ(pieces->begin(98), 99840);
-  EXPECT_EQ(pieces->size(98), 128);
-  EXPECT_EQ(pieces->begin(99), 99968);
-  EXPECT_EQ(pieces->size(99), 32);
+  EXPECT_EQ(pieces->size(97), 640);
+  EXPECT_EQ(pieces->begin(98), 99968);
+  EXPECT_EQ(pieces->size(98), 32);
 
   // Short sequences: pieces of the minimum length, and none below four pieces.
   pieces = la::planSequencePieces(4096);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 256);
   EXPECT_EQ(pieces->count(), 16);
-  pieces = la::planSequencePieces(1000); // 3 × 256, then 128, 64, 32 and 8
+  pieces = la::planSequencePieces(1000); // 3 × 256, then 224 and 8
   ASSERT_TRUE(pieces);
-  EXPECT_EQ(pieces->count(), 7);
-  EXPECT_EQ(pieces->size(6), 8);
-  EXPECT_EQ(pieces->begin(6), 992);
+  EXPECT_EQ(pieces->count(), 5);
+  EXPECT_EQ(pieces->size(3), 224);
+  EXPECT_EQ(pieces->begin(4), 992);
+  EXPECT_EQ(pieces->size(4), 8);
   EXPECT_FALSE(la::planSequencePieces(768));
   EXPECT_FALSE(la::planSequencePieces(0));
 }
 
-TEST(RuntimeConcurrencySequencePieces, CutsAnyLengthIntoFewPowersOfTwo) {
-  // One thread per slice: the longest power of two within the sequence, then the binary digits left, so the
-  // kernels compiled for pieces are one per power of two whatever the lengths.
+TEST(RuntimeConcurrencySequencePieces, PieceLengthsKeepThreeLeadingBinaryDigits) {
+  EXPECT_EQ(la::longestPieceWithin(1), 1);
+  EXPECT_EQ(la::longestPieceWithin(7), 7);
+  EXPECT_EQ(la::longestPieceWithin(8), 8);
+  EXPECT_EQ(la::longestPieceWithin(15), 14);
+  EXPECT_EQ(la::longestPieceWithin(1000), 896);
+  EXPECT_EQ(la::longestPieceWithin(4096), 4096);
+  EXPECT_EQ(la::longestPieceWithin(16383), 14336);
+  // Four lengths per octave: every length from 8 to 2^14 maps into a set of 4 · 11 + 8 lengths.
+  llvm::DenseSet<int64_t> lengths;
+  for (int64_t n = 1; n <= 16384; ++n) {
+    int64_t piece = la::longestPieceWithin(n);
+    EXPECT_TRUE(piece <= n && la::longestPieceWithin(piece) == piece) << n;
+    lengths.insert(piece);
+  }
+  EXPECT_EQ(lengths.size(), 4u * 11 + 8);
+}
+
+TEST(RuntimeConcurrencySequencePieces, CutsAnyLengthIntoAFewPieces) {
+  // One thread per slice: the longest piece within the sequence, then the longest within what is left.
   for (int64_t length : {1, 2, 63, 64, 1000, 1001, 4096, 16383}) {
     la::SequencePieces pieces = la::planSerialPieces(length, 1024, 16384);
     int64_t covered = 0;
     for (int64_t piece = 0; piece < pieces.count(); ++piece) {
       EXPECT_EQ(pieces.begin(piece), covered) << length;
       int64_t size = pieces.size(piece);
-      EXPECT_TRUE(size > 0 && (size & (size - 1)) == 0) << length << ": piece " << piece << " has " << size;
-      EXPECT_TRUE(piece == 0 || size <= pieces.size(piece - 1)) << length << ": longest first";
+      EXPECT_EQ(la::longestPieceWithin(size), size) << length << ": piece " << piece << " has " << size;
       covered += size;
     }
     EXPECT_EQ(covered, length);
-    EXPECT_EQ(pieces.count(), llvm::popcount(static_cast<uint64_t>(length))) << length;
+    EXPECT_LE(pieces.count(), 5) << length;
   }
-  la::SequencePieces exact = la::planSerialPieces(4096, 1024, 16384);
-  EXPECT_EQ(exact.count(), 1) << "a power of two runs whole";
-  // Long sequences: pieces of 1024, whose tensors stay in cache; 16500 = 16 × 1024 + 64 + 32 + 16 + 4.
+  la::SequencePieces thousand = la::planSerialPieces(1000, 1024, 16384); // 896 + 96 + 8
+  EXPECT_EQ(thousand.count(), 3);
+  EXPECT_EQ(thousand.size(1), 96);
+  EXPECT_EQ(la::planSerialPieces(4096, 1024, 16384).count(), 1) << "a length of the set runs whole";
+  // Long sequences: pieces of 1024, whose tensors stay in cache; 16500 = 16 × 1024 + 112 + 4.
   la::SequencePieces longer = la::planSerialPieces(16500, 1024, 16384);
   EXPECT_EQ(longer.pieceLength, 1024);
-  EXPECT_EQ(longer.count(), 20);
-  EXPECT_EQ(longer.size(19), 4);
+  EXPECT_EQ(longer.count(), 18);
+  EXPECT_EQ(longer.size(16), 112);
+  EXPECT_EQ(longer.size(17), 4);
 }
 
 /// How far each role has got, for the other to wait on: the simulated costs are enforced by waiting, not by

@@ -92,17 +92,22 @@ struct RuntimeOptions {
   /// the next call a kernel wake-up (tens of µs here, the size of a whole decode step); a spinning one keeps
   /// a core busy for this long after each call. 0: sleep at once.
   unsigned workerSpinMicroseconds = 100;
-  /// Causal entries on the CPU run on pieces of their sequence (the entry's derived variants,
-  /// runtime/lib/SequencePieces.h): where a call has at most half as many batch×head slices as threads, each
-  /// slice on two threads, one from the start and one from a later piece that it reaches first by computing
-  /// the state alone (sequences of four pieces of 256 positions or more); otherwise, from 16384 positions on,
-  /// each slice on its thread piece by piece, since a piece's tensors stay in cache where the whole
+  /// Causal entries on the CPU, and their prefill and resume variants, run on pieces of their sequence from
+  /// 64 positions on (the entry's derived variants, runtime/lib/SequencePieces.h). The pieces' lengths come
+  /// from a fixed set (1..7, then four per octave: 8, 10, 12, 14, 16, 20, ...), so no kernel is compiled for a
+  /// call's own length: a server that sees a new prompt length on every request compiles a piece length at
+  /// most once (1000 positions are 896 + 96 + 8, and 992 or 904 then compile nothing); within 5% of the
+  /// kernel compiled for the length (docs/BENCHMARKS.md, session 33). Where a call has at most half as many
+  /// batch×head slices as threads, each slice runs on two threads, one from the start and one from a later
+  /// piece that it reaches first by computing the state alone (sequences of four pieces of 256 positions or
+  /// more); otherwise each slice on its thread piece by piece: the longest piece within the sequence first,
+  /// and from 16384 positions on pieces of 1024, since a piece's tensors stay in cache where the whole
   /// sequence's passes stream from memory. Linear attention at B = H = 1, N = 65536: 23.5 ms whole on one
   /// thread, 17.0 ms in pieces on one, 11.3 ms on two; at B = 2, H = 8, N = 16384 1.25× faster in pieces
-  /// (docs/BENCHMARKS.md).
+  /// (docs/BENCHMARKS.md). A shape the tuning database has a record for runs whole, as it was tuned.
   /// Where the second thread takes over depends on timing, so two calls may differ at rounding level (as
   /// prefill + resumes differ from the whole-sequence kernel: ≤ 1e-5 relative); off, every call runs each
-  /// slice's sequence whole on one thread and repeats bit for bit.
+  /// slice's sequence whole on one thread with a kernel for its length, and repeats bit for bit.
   bool splitSequences = true;
   CompileOptions compile;
   /// Tuned configurations (la/runtime/TuningDatabase.h): where they are, and whether kernels use them.
@@ -167,7 +172,8 @@ struct CallStats {
   bool tuned = false;
   /// A call that ran a causal entry on pieces of its sequence (RuntimeOptions::splitSequences): the pieces
   /// each slice was cut into, and the threads that ran each slice (2: a sequence-parallel call); 0 pieces
-  /// for a call that ran each slice's sequence whole.
+  /// for a call that ran each slice's sequence whole. Such a call's `cache` is its pieces' worst (a miss
+  /// where any piece's kernel was compiled) and `compileMs` their sum.
   int64_t sequencePieces = 0;
   int sequenceThreadsPerSlice = 0;
   /// A CPU call of a [B, H, ...] entry whose slices are small (a decode step's) runs several consecutive heads
