@@ -8,7 +8,7 @@
 namespace la {
 
 int64_t longestPieceWithin(int64_t positions) {
-  constexpr int64_t kLeadingDigits = 3;
+  constexpr int64_t kLeadingDigits = 2;
   if (positions < (int64_t(1) << kLeadingDigits))
     return std::max<int64_t>(positions, 1);
   int64_t dropped = llvm::Log2_64(static_cast<uint64_t>(positions)) + 1 - kLeadingDigits;

@@ -37,14 +37,17 @@
 
 namespace la {
 
-/// The longest piece length within `positions` (at least 1): `positions` itself below 8, else its three
-/// leading binary digits followed by zeros (1000 = 0b1111101000 gives 0b1110000000 = 896). Piece lengths are
-/// therefore 1..7 or m·2^e with m in 4..7: four per octave, a set that does not depend on any sequence's
-/// length, and any length is at most a few of them (each takes away its three leading digits).
+/// The longest piece length within `positions` (at least 1): `positions` itself below 4, else its two
+/// leading binary digits followed by zeros (1000 = 0b1111101000 gives 0b1100000000 = 768). Piece lengths are
+/// therefore 1, 2, 3 or 2^e and 3·2^e: two per octave, a set that does not depend on any sequence's length
+/// (28 lengths up to 16384), and any length is a few of them (each takes away its two leading digits).
+/// Measured against one and three digits (docs/BENCHMARKS.md, session 33): one digit cuts 1000 positions
+/// into six pieces, and each piece's state handoff and cold start cost up to 4% more at N = 1000; three
+/// digits save one piece there for no measurable gain and twice the kernels.
 int64_t longestPieceWithin(int64_t positions);
 
 /// How a sequence is cut: pieces of `pieceLength` positions (a length longestPieceWithin gives), then what
-/// is left as the longest pieces within it, one after another (1000 = 896 + 96 + 8). A runtime that cuts
+/// is left as the longest pieces within it, one after another (1000 = 768 + 192 + 32 + 8). A runtime that cuts
 /// every call this way compiles kernels for those lengths only, whatever lengths its calls bring, and a
 /// sequence is a handful of pieces, each paying for a state handed on once.
 struct SequencePieces {

@@ -39,48 +39,52 @@ TEST(RuntimeConcurrencySequencePieces, PlansAboutSixtyFourPiecesForTwoThreads) {
   EXPECT_EQ(pieces->pieceLength, 1024);
   EXPECT_EQ(pieces->count(), 64);
 
-  // 100000 / 64 = 1562.5: pieces of 1024; the 672 left are a piece of 640 and one of 32.
+  // 100000 / 64 = 1562.5: pieces of 1024; the 672 left are pieces of 512, 128 and 32.
   pieces = la::planSequencePieces(100000);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 1024);
   EXPECT_EQ(pieces->wholePieces(), 97);
-  EXPECT_EQ(pieces->count(), 99);
+  EXPECT_EQ(pieces->count(), 100);
   EXPECT_EQ(pieces->begin(97), 99328);
-  EXPECT_EQ(pieces->size(97), 640);
-  EXPECT_EQ(pieces->begin(98), 99968);
-  EXPECT_EQ(pieces->size(98), 32);
+  EXPECT_EQ(pieces->size(97), 512);
+  EXPECT_EQ(pieces->begin(98), 99840);
+  EXPECT_EQ(pieces->size(98), 128);
+  EXPECT_EQ(pieces->begin(99), 99968);
+  EXPECT_EQ(pieces->size(99), 32);
 
   // Short sequences: pieces of the minimum length, and none below four pieces.
   pieces = la::planSequencePieces(4096);
   ASSERT_TRUE(pieces);
   EXPECT_EQ(pieces->pieceLength, 256);
   EXPECT_EQ(pieces->count(), 16);
-  pieces = la::planSequencePieces(1000); // 3 × 256, then 224 and 8
+  pieces = la::planSequencePieces(1000); // 3 × 256, then 192, 32 and 8
   ASSERT_TRUE(pieces);
-  EXPECT_EQ(pieces->count(), 5);
-  EXPECT_EQ(pieces->size(3), 224);
-  EXPECT_EQ(pieces->begin(4), 992);
-  EXPECT_EQ(pieces->size(4), 8);
+  EXPECT_EQ(pieces->count(), 6);
+  EXPECT_EQ(pieces->size(3), 192);
+  EXPECT_EQ(pieces->begin(5), 992);
+  EXPECT_EQ(pieces->size(5), 8);
   EXPECT_FALSE(la::planSequencePieces(768));
   EXPECT_FALSE(la::planSequencePieces(0));
 }
 
-TEST(RuntimeConcurrencySequencePieces, PieceLengthsKeepThreeLeadingBinaryDigits) {
+TEST(RuntimeConcurrencySequencePieces, PieceLengthsKeepTwoLeadingBinaryDigits) {
   EXPECT_EQ(la::longestPieceWithin(1), 1);
-  EXPECT_EQ(la::longestPieceWithin(7), 7);
-  EXPECT_EQ(la::longestPieceWithin(8), 8);
-  EXPECT_EQ(la::longestPieceWithin(15), 14);
-  EXPECT_EQ(la::longestPieceWithin(1000), 896);
+  EXPECT_EQ(la::longestPieceWithin(3), 3);
+  EXPECT_EQ(la::longestPieceWithin(4), 4);
+  EXPECT_EQ(la::longestPieceWithin(7), 6);
+  EXPECT_EQ(la::longestPieceWithin(15), 12);
+  EXPECT_EQ(la::longestPieceWithin(1000), 768);
   EXPECT_EQ(la::longestPieceWithin(4096), 4096);
-  EXPECT_EQ(la::longestPieceWithin(16383), 14336);
-  // Four lengths per octave: every length from 8 to 2^14 maps into a set of 4 · 11 + 8 lengths.
+  EXPECT_EQ(la::longestPieceWithin(16383), 12288);
+  // Two lengths per octave: 1 to 2^14 map into 1, 2, 3, two for each octave from [4, 8) to [8192, 16384)
+  // and 16384.
   llvm::DenseSet<int64_t> lengths;
   for (int64_t n = 1; n <= 16384; ++n) {
     int64_t piece = la::longestPieceWithin(n);
     EXPECT_TRUE(piece <= n && la::longestPieceWithin(piece) == piece) << n;
     lengths.insert(piece);
   }
-  EXPECT_EQ(lengths.size(), 4u * 11 + 8);
+  EXPECT_EQ(lengths.size(), 2u * 12 + 4);
 }
 
 TEST(RuntimeConcurrencySequencePieces, CutsAnyLengthIntoAFewPieces) {
@@ -95,18 +99,18 @@ TEST(RuntimeConcurrencySequencePieces, CutsAnyLengthIntoAFewPieces) {
       covered += size;
     }
     EXPECT_EQ(covered, length);
-    EXPECT_LE(pieces.count(), 5) << length;
+    EXPECT_LE(pieces.count(), 7) << length;
   }
-  la::SequencePieces thousand = la::planSerialPieces(1000, 1024, 16384); // 896 + 96 + 8
-  EXPECT_EQ(thousand.count(), 3);
-  EXPECT_EQ(thousand.size(1), 96);
+  la::SequencePieces thousand = la::planSerialPieces(1000, 1024, 16384); // 768 + 192 + 32 + 8
+  EXPECT_EQ(thousand.count(), 4);
+  EXPECT_EQ(thousand.size(1), 192);
   EXPECT_EQ(la::planSerialPieces(4096, 1024, 16384).count(), 1) << "a length of the set runs whole";
-  // Long sequences: pieces of 1024, whose tensors stay in cache; 16500 = 16 × 1024 + 112 + 4.
+  // Long sequences: pieces of 1024, whose tensors stay in cache; 16500 = 16 × 1024 + 96 + 16 + 4.
   la::SequencePieces longer = la::planSerialPieces(16500, 1024, 16384);
   EXPECT_EQ(longer.pieceLength, 1024);
-  EXPECT_EQ(longer.count(), 18);
-  EXPECT_EQ(longer.size(16), 112);
-  EXPECT_EQ(longer.size(17), 4);
+  EXPECT_EQ(longer.count(), 19);
+  EXPECT_EQ(longer.size(16), 96);
+  EXPECT_EQ(longer.size(18), 4);
 }
 
 /// How far each role has got, for the other to wait on: the simulated costs are enforced by waiting, not by

@@ -94,9 +94,9 @@ struct RuntimeOptions {
   unsigned workerSpinMicroseconds = 100;
   /// Causal entries on the CPU, and their prefill and resume variants, run on pieces of their sequence from
   /// 64 positions on (the entry's derived variants, runtime/lib/SequencePieces.h). The pieces' lengths come
-  /// from a fixed set (1..7, then four per octave: 8, 10, 12, 14, 16, 20, ...), so no kernel is compiled for a
+  /// from a fixed set (1, 2, 3, then two per octave: 4, 6, 8, 12, 16, 24, ...), so no kernel is compiled for a
   /// call's own length: a server that sees a new prompt length on every request compiles a piece length at
-  /// most once (1000 positions are 896 + 96 + 8, and 992 or 904 then compile nothing); within 5% of the
+  /// most once (1000 positions are 768 + 192 + 32 + 8, and 992 or 968 then compile nothing); within 5% of the
   /// kernel compiled for the length (docs/BENCHMARKS.md, session 33). Where a call has at most half as many
   /// batch×head slices as threads, each slice runs on two threads, one from the start and one from a later
   /// piece that it reaches first by computing the state alone (sequences of four pieces of 256 positions or
