@@ -1252,8 +1252,8 @@ private:
   }
 
   /// A CPU call of a causal entry, or of its prefill or resume variant, that runs on pieces of its sequence
-  /// (SequencePieces.h) whose lengths are powers of two: the kernels it compiles are those pieces', never one
-  /// for the call's own length, so a later call of any other length finds most or all of them compiled.
+  /// whose lengths come from a fixed set (SequencePieces.h): the kernels it compiles are those pieces', never
+  /// one for the call's own length, so a later call of another length finds most or all of them compiled.
   struct SequencePlan {
     std::shared_ptr<const SequenceVariants> variants;
     /// The call's entry is the prefill (its results end with the states after the last position) or the
