@@ -1396,8 +1396,7 @@ private:
     llvm::ArrayRef<TensorSpec> initial =
         plan.resume ? inputs.drop_front(variants.numArguments) : llvm::ArrayRef<TensorSpec>();
     llvm::SmallVector<TensorSpec, 8> firstSpecs = plan.pieceSpecs(inputs, pieces.size(0), initial);
-    // A whole-entry call in one piece needs no state: the entry itself, whose final states are not computed
-    // (Flow's prefill is 5% slower for them at N = 4096, docs/BENCHMARKS.md).
+    // A whole-entry call in one piece hands no state on: the entry itself, which computes none.
     bool entryAlone = !plan.prefill && !plan.resume && count == 1;
     auto firstKernel = get(entryAlone ? variants.entry : plan.resume ? variants.resume : variants.prefill, firstSpecs);
     if (!firstKernel)
@@ -1483,12 +1482,13 @@ private:
                       plan->resume ? inputs.drop_front(numArguments) : llvm::ArrayRef<TensorRef>(),
                       plan->prefill || plan->resume ? outputs.drop_front(numResults) : llvm::ArrayRef<TensorRef>()};
     bool ran = runSequencePieces(call);
-    // A busy team (another host thread's call on it) runs the slices on this thread, one after another.
+    // A busy team (another host thread's call on it): one thread per slice, on this thread where the team
+    // is still busy.
     if (!ran) {
       SequencePlan alone = *plan;
       alone.twoThreadsPerSlice = false;
       call.plan = &alone;
-      runSequencePieces(call, /*parts=*/1);
+      runSequencePieces(call);
     }
     if (stats) {
       stats->sequencePieces = plan->pieces.count();
@@ -1508,9 +1508,9 @@ private:
   };
 
   /// Runs `call`'s pieces: with two threads per slice (SequencePieces.h, PieceHandoff), or each slice's pieces
-  /// in order on one thread, the slices spread over `parts` threads (0: all). Returns false where a two-thread
-  /// call found the team busy and nothing ran.
-  bool runSequencePieces(SequenceCall &call, unsigned parts = 0) {
+  /// in order on one thread, the slices spread over the team (or run on the calling thread where it is busy).
+  /// Returns false where a two-thread call found the team busy and nothing ran.
+  bool runSequencePieces(SequenceCall &call) {
     const SequencePlan &plan = *call.plan;
     const SequencePieces &pieces = plan.pieces;
     const SequenceVariants &variants = *plan.variants;
@@ -1631,7 +1631,7 @@ private:
       for (int64_t slice = begin; slice < end; ++slice)
         runSlice(slice, Role::Alone);
     };
-    int64_t threads = std::min<int64_t>(parts ? parts : runtimeOptions.numThreads, numSlices);
+    int64_t threads = std::min<int64_t>(runtimeOptions.numThreads, numSlices);
     if (threads <= 1 || !team ||
         !team->tryRun(threads, [&](unsigned p) { runRange(numSlices * p / threads, numSlices * (p + 1) / threads); }))
       runRange(0, numSlices);

@@ -62,14 +62,18 @@ std::vector<la::HostTensor> makeInputs(const la::EntrySignature &signature, int6
   return inputs;
 }
 
+std::vector<la::TensorRef> refsOf(std::vector<la::HostTensor> &tensors) {
+  std::vector<la::TensorRef> refs;
+  for (la::HostTensor &tensor : tensors)
+    refs.push_back(tensor.ref());
+  return refs;
+}
+
 /// Runs `entry` on `inputs`; `stats` receives how the call ran.
 std::vector<la::HostTensor> run(la::Runtime &runtime, const la::Program &program, const std::string &entry,
                                 std::vector<la::HostTensor> &inputs, la::CallStats &stats) {
-  std::vector<la::TensorRef> refs;
-  for (la::HostTensor &tensor : inputs)
-    refs.push_back(tensor.ref());
   stats = la::CallStats();
-  auto results = runtime.run(program, entry, refs, &stats);
+  auto results = runtime.run(program, entry, refsOf(inputs), &stats);
   EXPECT_TRUE(bool(results)) << entry << ": " << llvm::toString(results.takeError());
   return results ? std::vector<la::HostTensor>(results->begin(), results->end()) : std::vector<la::HostTensor>();
 }
@@ -187,62 +191,32 @@ TEST(SequenceLengths, PrefillAndResumeOfAnyLengthRunOnPieces) {
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
   auto decoder = la::Decoder::create(*runtime, **program, "linear_attention_causal");
   ASSERT_TRUE(bool(decoder)) << llvm::toString(decoder.takeError());
-  const int64_t first = 1000, second = 904, heads = 4;
-  std::vector<la::HostTensor> all = makeInputs(*signature, 1, heads, first + second + 1);
-  // The positions [begin, begin + count) of every input.
-  auto stretch = [&](int64_t begin, int64_t count) {
-    std::vector<la::HostTensor> part;
-    for (const la::HostTensor &tensor : all) {
-      la::TensorSpec spec = tensor.spec();
-      int64_t total = spec.shape[2], inner = tensor.numElements() / (heads * total);
-      spec.shape[2] = count;
-      la::HostTensor &piece = part.emplace_back(spec);
-      for (int64_t h = 0; h < heads; ++h)
-        for (int64_t t = 0; t < count; ++t)
-          for (int64_t i = 0; i < inner; ++i)
-            piece.set((h * count + t) * inner + i, tensor.get((h * total + begin + t) * inner + i));
-    }
-    return part;
+  const int64_t first = 1000, second = 904, total = first + second + 1;
+  std::vector<la::HostTensor> all = makeInputs(*signature, 1, 4, total);
+  // Positions [begin, end) of every input, and an output for them.
+  struct Stretch {
+    int64_t begin, end;
+    std::vector<la::HostTensor> inputs, outputs;
   };
-  auto refs = [](std::vector<la::HostTensor> &tensors) {
-    std::vector<la::TensorRef> out;
-    for (la::HostTensor &tensor : tensors)
-      out.push_back(tensor.ref());
-    return out;
-  };
-  auto outputFor = [&](std::vector<la::HostTensor> &inputs) {
-    la::TensorSpec spec = inputs[0].spec();
-    return std::vector<la::HostTensor>{la::HostTensor(spec)};
-  };
-  std::vector<la::HostTensor> prompt = stretch(0, first), next = stretch(first, second),
-                              last = stretch(first + second, 1);
-  std::vector<la::HostTensor> promptOut = outputFor(prompt), nextOut = outputFor(next), lastOut = outputFor(last);
-  la::CallStats stats;
-  ASSERT_FALSE(bool((*decoder)->prefill(refs(prompt), refs(promptOut), &stats)));
-  EXPECT_EQ(stats.sequencePieces, 4); // 768, 192, 32, 8
-  ASSERT_FALSE(bool((*decoder)->step(refs(next), refs(nextOut), &stats)));
-  EXPECT_EQ(stats.sequencePieces, 3); // 768, 128, 8
-  ASSERT_FALSE(bool((*decoder)->step(refs(last), refs(lastOut), &stats)));
-
-  la::CallStats wholeStats;
-  std::vector<la::HostTensor> expected =
-      run(*makeRuntime(2, false), **program, "linear_attention_causal", all, wholeStats);
-  ASSERT_EQ(expected.size(), 1u);
-  std::vector<la::HostTensor> got = {promptOut[0], nextOut[0], lastOut[0]};
-  std::vector<int64_t> begins = {0, first, first + second}, counts = {first, second, 1};
-  int64_t total = first + second + 1, inner = expected[0].numElements() / (heads * total);
-  for (size_t part = 0; part < got.size(); ++part) {
-    double error = 0, norm = 0;
-    for (int64_t h = 0; h < heads; ++h)
-      for (int64_t t = 0; t < counts[part]; ++t)
-        for (int64_t i = 0; i < inner; ++i) {
-          double want = expected[0].get((h * total + begins[part] + t) * inner + i);
-          double have = got[part].get((h * counts[part] + t) * inner + i);
-          error += (have - want) * (have - want);
-          norm += want * want;
-        }
-    EXPECT_LE(std::sqrt(error / norm), 1e-5) << "positions from " << begins[part];
+  std::vector<Stretch> stretches;
+  for (auto [begin, end] : {std::pair{int64_t(0), first}, {first, first + second}, {first + second, total}}) {
+    Stretch &stretch = stretches.emplace_back(Stretch{begin, end, {}, {}});
+    for (const la::HostTensor &tensor : all)
+      stretch.inputs.push_back(la::test::positions(tensor, begin, end));
+    stretch.outputs.emplace_back(stretch.inputs[0].spec());
   }
+  la::CallStats stats;
+  ASSERT_FALSE(bool((*decoder)->prefill(refsOf(stretches[0].inputs), refsOf(stretches[0].outputs), &stats)));
+  EXPECT_EQ(stats.sequencePieces, 4); // 768, 192, 32, 8
+  ASSERT_FALSE(bool((*decoder)->step(refsOf(stretches[1].inputs), refsOf(stretches[1].outputs), &stats)));
+  EXPECT_EQ(stats.sequencePieces, 3); // 768, 128, 8
+  ASSERT_FALSE(bool((*decoder)->step(refsOf(stretches[2].inputs), refsOf(stretches[2].outputs), &stats)));
+
+  std::vector<la::HostTensor> expected = run(*makeRuntime(2, false), **program, "linear_attention_causal", all, stats);
+  ASSERT_EQ(expected.size(), 1u);
+  for (Stretch &stretch : stretches)
+    EXPECT_LE(relativeRms(stretch.outputs[0], la::test::positions(expected[0], stretch.begin, stretch.end)), 1e-5)
+        << "positions from " << stretch.begin;
 }
 
 } // namespace
