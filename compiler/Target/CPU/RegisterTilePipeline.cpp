@@ -45,6 +45,8 @@ void buildRegisterTilePipeline(OpPassManager &pm, const RegisterTileOptions &opt
     func.addPass(createLARegisterBlockStrategy(strategy));
   }
   func.addPass(createLATransposeBlockInputs(transposes));
+  // Before the other blocks are tiled: it tiles the blocks it fuses into itself.
+  func.addPass(createLAFuseBlockPrologues());
   func.addPass(createLATileRegisterBlocks());
   func.addPass(createLAVectorizeRegisterBlocks());
   func.addPass(createLAHoistBlockAccumulators());
@@ -55,7 +57,7 @@ void registerRegisterTilePipeline() {
       "la-register-tile-contractions",
       "Tiles contraction-like linalg.generics into register blocks and vectorises each block, as its steps: "
       "la-register-block-strategy, la-reduction-panels, la-fuse-block-epilogues, la-transpose-block-inputs, "
-      "la-tile-register-blocks, la-vectorize-register-blocks, la-hoist-block-accumulators",
+      "la-fuse-block-prologues, la-tile-register-blocks, la-vectorize-register-blocks, la-hoist-block-accumulators",
       buildRegisterTilePipeline);
 }
 

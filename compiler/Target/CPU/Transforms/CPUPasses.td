@@ -150,6 +150,24 @@ def LATransposeBlockInputs : Pass<"la-transpose-block-inputs", "mlir::func::Func
                            "mlir::arith::ArithDialect"];
 }
 
+def LAFuseBlockPrologues : Pass<"la-fuse-block-prologues", "mlir::func::FuncOp"> {
+  let summary = "Computes an elementwise producer that the function returns on the register blocks that read "
+                "it, and stores it from there: S' = S + k⊗v; o = q·S' => for d: S'[d] = S[d] + k[d]·v; o += q[d]·S'[d]";
+  let description = [{
+    A decode step's state update (elementwise) is read back by the read-out contraction's blocks; unfused,
+    the new state is written whole and read again. A producer qualifies when it is elementwise with static
+    shapes, its uses are the function's results and register blocks (directly, through a static slice, or
+    through an expansion by unit dimensions), every tile loop of each block indexes what it reads (so each
+    element is computed at one tile), and the blocks' regions partition the producer's result. Each block
+    gets the producer restricted to its region and is tiled by its config with that fused into every tile
+    (`scf::tileConsumerAndFuseProducersUsingSCF` with `yieldProducerReplacement`); the loops return the
+    tiles, which inserted into the producer's destination replace its result. The fused tiles are marked
+    as register blocks of their own shape for vectorisation; ragged loops are peeled.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def LATileRegisterBlocks : Pass<"la-tile-register-blocks", "mlir::func::FuncOp"> {
   let summary = "Tiles each contraction into the blocks of its #la.register_block and peels ragged loops: "
                 "C[n,e] += A[n,d]·B[d,e] => for n-block, e-block, d: C[R×V] += A[R, d]·B[d, V]";
