@@ -20,8 +20,10 @@
 #include "Target/CPU/Transforms/RegisterBlockConfig.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/Debug.h"
 
 #include <numeric>
@@ -174,6 +176,57 @@ void eraseUnreadViews(RewriterBase &rewriter, Value value) {
   }
 }
 
+/// Computes apart, once per element of its input, each transcendental function that `producer` applies to
+/// one input its vector loop (the innermost) does not index: GLA's step `exp(g[k]) · S[k, v] + k[k] · v[v]`
+/// reads exp(g) in a separate generic over g. Fused into a block, the producer runs one row of its vector loop
+/// per reduction step, so such a function would be evaluated as a scalar per row: at K = V = 64, 64 scalar
+/// exponentials per head and step, where the separate generic evaluates them 16 lanes at a time. Returns the
+/// producer, rebuilt with the new inputs (or as it was).
+linalg::GenericOp hoistRowInvariantFunctions(RewriterBase &rewriter, linalg::GenericOp producer) {
+  unsigned vectorLoop = producer.getNumLoops() - 1;
+  Block *body = producer.getBlock();
+  for (Operation &op : llvm::make_early_inc_range(body->without_terminator())) {
+    if (!isa<math::MathDialect>(op.getDialect()) || op.getNumOperands() != 1 || op.getNumResults() != 1)
+      continue;
+    auto arg = dyn_cast<BlockArgument>(op.getOperand(0));
+    if (!arg || arg.getOwner() != body || arg.getArgNumber() >= producer.getNumDpsInputs())
+      continue;
+    OpOperand *input = producer.getDpsInputOperand(arg.getArgNumber());
+    AffineMap map = producer.getMatchingIndexingMap(input);
+    if (map.isFunctionOfDim(vectorLoop))
+      continue;
+    // The function over the input's own elements.
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(producer);
+    auto inputType = cast<RankedTensorType>(input->get().getType());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, inputType.getShape(), inputType.getElementType());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(inputType.getRank());
+    SmallVector<utils::IteratorType> parallel(inputType.getRank(), utils::IteratorType::parallel);
+    auto function = linalg::GenericOp::create(
+        rewriter, loc, inputType, ValueRange{input->get()}, ValueRange{empty}, ArrayRef<AffineMap>{identity, identity},
+        parallel, [&](OpBuilder &builder, Location nested, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(arg, args[0]);
+          linalg::YieldOp::create(builder, nested, builder.clone(op, mapping)->getResult(0));
+        });
+    // The producer reads it as one more input, where it read the function's result.
+    SmallVector<Value> inputs(producer.getDpsInputs());
+    inputs.push_back(function.getResult(0));
+    SmallVector<AffineMap> maps = producer.getIndexingMapsArray();
+    maps.insert(maps.begin() + producer.getNumDpsInputs(), map);
+    auto rebuilt = linalg::GenericOp::create(rewriter, producer.getLoc(), producer.getResultTypes(), inputs,
+                                             producer.getDpsInits(), maps, producer.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(producer.getRegion(), rebuilt.getRegion(), rebuilt.getRegion().end());
+    BlockArgument computed =
+        body->insertArgument(producer.getNumDpsInputs(), inputType.getElementType(), op.getLoc());
+    rewriter.replaceAllUsesWith(op.getResult(0), computed);
+    rewriter.eraseOp(&op);
+    rewriter.replaceOp(producer, rebuilt->getResults());
+    return hoistRowInvariantFunctions(rewriter, rebuilt);
+  }
+  return producer;
+}
+
 /// A block's operand restricted to the region it reads, and where its tiles go in the producer's result.
 struct RegionPart {
   linalg::GenericOp producer;
@@ -296,7 +349,7 @@ struct LAFuseBlockProloguesPass : impl::LAFuseBlockProloguesBase<LAFuseBlockProl
     for (auto &[producer, regions] : targets) {
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << producer.getLoc() << ": computed in the blocks of "
                               << regions.size() << " reader(s)\n");
-      SmallVector<RegionPart> parts = splitByRegion(rewriter, producer, regions);
+      SmallVector<RegionPart> parts = splitByRegion(rewriter, hoistRowInvariantFunctions(rewriter, producer), regions);
       for (auto [region, part] : llvm::zip(regions, parts))
         if (failed(tileWithPrologue(rewriter, region.block, region.operand, part))) {
           region.block.emitError("la-fuse-block-prologues: tiling failed");
