@@ -217,8 +217,7 @@ linalg::GenericOp hoistRowInvariantFunctions(RewriterBase &rewriter, linalg::Gen
     auto rebuilt = linalg::GenericOp::create(rewriter, producer.getLoc(), producer.getResultTypes(), inputs,
                                              producer.getDpsInits(), maps, producer.getIteratorTypesArray());
     rewriter.inlineRegionBefore(producer.getRegion(), rebuilt.getRegion(), rebuilt.getRegion().end());
-    BlockArgument computed =
-        body->insertArgument(producer.getNumDpsInputs(), inputType.getElementType(), op.getLoc());
+    BlockArgument computed = body->insertArgument(producer.getNumDpsInputs(), inputType.getElementType(), op.getLoc());
     rewriter.replaceAllUsesWith(op.getResult(0), computed);
     rewriter.eraseOp(&op);
     rewriter.replaceOp(producer, rebuilt->getResults());
@@ -294,8 +293,8 @@ LogicalResult tileWithPrologue(RewriterBase &rewriter, linalg::GenericOp block, 
     tileSizes[*rowLoop] = 1;
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
   options.tilingOptions.setInterchange(config.getLoopOrder());
-  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
-                                 -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer,
+                                 bool isDestination) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
     if (isDestination || producer.getOwner() != part.getOperation())
       return std::nullopt;
     return scf::SCFTileAndFuseOptions::ControlFnResult{/*yieldProducerReplacement=*/true};
