@@ -174,7 +174,8 @@ func.func @not_returned(%s: tensor<2x32x64xf32>, %k: tensor<2x32xf32>, %v: tenso
 
 // GLA's step: s' = exp(g[h, d])·s + k⊗v. The exponential does not depend on the vector loop e, so in the
 // blocks it would run once per state row as a scalar; it is computed apart over g (vectorised later), and the
-// fused update reads its result.
+// fused update reads its result. The block planned 64 of the 128 lanes; fused, it takes the whole row
+// (contiguous state rows; 24 registers for the accumulators, the row and v).
 // CHECK-LABEL: func.func @gated_step
 // CHECK:       %[[DECAY:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x32xf32>) outs(%{{.*}} : tensor<2x32xf32>)
 // CHECK-NEXT:  ^bb0(%[[G:.*]]: f32, %{{.*}}: f32):
@@ -183,7 +184,7 @@ func.func @not_returned(%s: tensor<2x32x64xf32>, %k: tensor<2x32xf32>, %v: tenso
 // CHECK:       scf.for
 // CHECK:         scf.for
 // CHECK-NOT:       math.exp
-// CHECK:           linalg.generic {{.*}} ins({{.*}}) outs(%{{.*}} : tensor<1x1x64xf32>)
+// CHECK:           linalg.generic {{.*}} ins({{.*}}) outs(%{{.*}} : tensor<1x1x128xf32>)
 // CHECK:       return
 #hd = affine_map<(h, d, e) -> (h, d)>
 #he = affine_map<(h, d, e) -> (h, e)>
@@ -191,29 +192,29 @@ func.func @not_returned(%s: tensor<2x32x64xf32>, %k: tensor<2x32xf32>, %v: tenso
 #q = affine_map<(h, e, d) -> (h, d)>
 #s = affine_map<(h, e, d) -> (h, d, e)>
 #o = affine_map<(h, e, d) -> (h, e)>
-func.func @gated_step(%s: tensor<2x32x64xf32>, %k: tensor<2x32xf32>, %v: tensor<2x64xf32>, %g: tensor<2x32xf32>,
-                      %q: tensor<2x32xf32>) -> (tensor<2x64xf32>, tensor<2x32x64xf32>) {
+func.func @gated_step(%s: tensor<2x32x128xf32>, %k: tensor<2x32xf32>, %v: tensor<2x128xf32>, %g: tensor<2x32xf32>,
+                      %q: tensor<2x32xf32>) -> (tensor<2x128xf32>, tensor<2x32x128xf32>) {
   %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<2x32x64xf32>
+  %empty = tensor.empty() : tensor<2x32x128xf32>
   %next = linalg.generic {indexing_maps = [#hde, #hd, #he, #hd, #hde], iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%s, %k, %v, %g : tensor<2x32x64xf32>, tensor<2x32xf32>, tensor<2x64xf32>, tensor<2x32xf32>)
-      outs(%empty : tensor<2x32x64xf32>) {
+      ins(%s, %k, %v, %g : tensor<2x32x128xf32>, tensor<2x32xf32>, tensor<2x128xf32>, tensor<2x32xf32>)
+      outs(%empty : tensor<2x32x128xf32>) {
   ^bb0(%sv: f32, %kv: f32, %vv: f32, %gv: f32, %out: f32):
     %decay = math.exp %gv : f32
     %kept = arith.mulf %decay, %sv : f32
     %outer = arith.mulf %kv, %vv : f32
     %sum = arith.addf %kept, %outer : f32
     linalg.yield %sum : f32
-  } -> tensor<2x32x64xf32>
-  %oe = tensor.empty() : tensor<2x64xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%oe : tensor<2x64xf32>) -> tensor<2x64xf32>
+  } -> tensor<2x32x128xf32>
+  %oe = tensor.empty() : tensor<2x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%oe : tensor<2x128xf32>) -> tensor<2x128xf32>
   %o = linalg.generic {indexing_maps = [#q, #s, #o], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%q, %next : tensor<2x32xf32>, tensor<2x32x64xf32>) outs(%init : tensor<2x64xf32>)
+      ins(%q, %next : tensor<2x32xf32>, tensor<2x32x128xf32>) outs(%init : tensor<2x128xf32>)
       attrs = {la.register_block = #la.register_block<tile = [2, 64, 1], order = [0, 1, 2], vector = 1, rows = 0>} {
   ^bb0(%qv: f32, %sv: f32, %acc: f32):
     %m = arith.mulf %qv, %sv : f32
     %a = arith.addf %acc, %m : f32
     linalg.yield %a : f32
-  } -> tensor<2x64xf32>
-  return %o, %next : tensor<2x64xf32>, tensor<2x32x64xf32>
+  } -> tensor<2x128xf32>
+  return %o, %next : tensor<2x128xf32>, tensor<2x32x128xf32>
 }

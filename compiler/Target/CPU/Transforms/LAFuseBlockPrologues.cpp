@@ -285,12 +285,19 @@ LogicalResult tileWithPrologue(RewriterBase &rewriter, linalg::GenericOp block, 
   scf::SCFTileAndFuseOptions options;
   // Rows share nothing of an operand that the row loop indexes (each head its own state): blocking them
   // only interleaves rows × 2 streams of the state (read and written) in one loop and spills the prologue's
-  // per-row operands. One row per block: a B = 1, H = 32, K = V = 64 step of linear attention 4.2 -> 3.5 µs
-  // (docs/BENCHMARKS.md, session 34).
+  // per-row operands. One row per block: a B = 1, H = 32, K = V = 64 step of linear attention 4.2 -> 3.5 µs.
+  // Each reduction step of the block should read and write one contiguous row of the state: at K = V = 128,
+  // two 64-lane blocks each took half of every 512-byte row, and a B = 8 step (16 MiB of state, from memory)
+  // was 20-35% slower than unfused (docs/BENCHMARKS.md, session 34). So the block takes up to twice its
+  // planned lanes: a one-row block of 128 lanes holds its accumulators, the state row and the prologue's
+  // row operand (v) in 24 registers, the strategy's budget.
   SmallVector<int64_t> tileSizes(config.getTileSizes());
   std::optional<int64_t> rowLoop = config.getRowLoop();
   if (rowLoop && block.getMatchingIndexingMap(block.getDpsInputOperand(operand)).isFunctionOfDim(*rowLoop))
     tileSizes[*rowLoop] = 1;
+  int64_t vectorLoop = config.getVectorLoop();
+  uint64_t lanes = std::min(block.getStaticLoopRanges()[vectorLoop], 2 * tileSizes[vectorLoop]);
+  tileSizes[vectorLoop] = std::max(tileSizes[vectorLoop], static_cast<int64_t>(llvm::bit_floor(lanes)));
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
   options.tilingOptions.setInterchange(config.getLoopOrder());
   options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer,
@@ -305,11 +312,14 @@ LogicalResult tileWithPrologue(RewriterBase &rewriter, linalg::GenericOp block, 
   if (failed(tiled))
     return failure();
   // The fused tiles of the producer are one block each: a config of the whole part fits every tile, and
-  // the tiles made by peeling below are clones that keep it. The consumer's tiles keep its config and fit it.
+  // the tiles made by peeling below are clones that keep it. The consumer's tiles get its config with the
+  // tile sizes used here, which they fit.
   auto wholePart = RegisterBlockAttr::getBlock(rewriter.getContext(), part.getStaticLoopRanges());
+  auto consumerBlock = RegisterBlockAttr::get(rewriter.getContext(), tileSizes, config.getLoopOrder(),
+                                              config.getVectorLoop(), config.getRowLoop(), config.getTransposeInputs(),
+                                              config.getPanelLoop(), config.getPanelSize());
   for (Operation *op : tiled->tiledAndFusedOps)
-    if (op != tiled->tiledAndFusedOps.front())
-      op->setAttr(RegisterBlockAttr::kName, wholePart);
+    op->setAttr(RegisterBlockAttr::kName, op == tiled->tiledAndFusedOps.front() ? consumerBlock : wholePart);
   for (Value result : {block->getResult(0), part->getResult(0)})
     if (Value replacement = tiled->replacements.lookup(result))
       rewriter.replaceAllUsesWith(result, replacement);
