@@ -11,8 +11,7 @@
 
 namespace mlir::la {
 
-/// The weight of one scalar op.
-static int64_t opCost(Operation &op) {
+int64_t recomputeCost(Operation &op) {
   if (matchPattern(&op, m_Constant()))
     return 0;
   if (isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp, math::Log1pOp, math::Log2Op, math::TanhOp, math::ErfOp,
@@ -28,7 +27,7 @@ int64_t recomputeCost(Block &body) {
   for (Operation &op : body) {
     if (op.hasTrait<OpTrait::IsTerminator>())
       continue;
-    cost += opCost(op);
+    cost += recomputeCost(op);
   }
   return cost;
 }

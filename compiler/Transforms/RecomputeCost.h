@@ -19,6 +19,10 @@ namespace mlir::la {
 /// exists anyway: an add, a multiply or a clamp, not an exp and not a division.
 constexpr int64_t kCheapRecomputeCost = 2;
 
+/// What one scalar op costs, in simple-op units: an exp, log, tanh or other transcendental 8, a division or
+/// square root 4, a constant 0, anything else 1.
+int64_t recomputeCost(Operation &op);
+
 /// What computing one element with the ops of `body` (its terminator excluded) costs, in simple-op units:
 /// an exp, log, tanh or other transcendental counts 8, a division or square root 4, a constant 0 (it is
 /// materialised once, outside the loops), anything else 1.

@@ -18,9 +18,9 @@
 #include "Target/CPU/Transforms/BlockLoops.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
 #include "Target/CPU/Transforms/RegisterBlockConfig.h"
+#include "Transforms/RecomputeCost.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -176,17 +176,18 @@ void eraseUnreadViews(RewriterBase &rewriter, Value value) {
   }
 }
 
-/// Computes apart, once per element of its input, each transcendental function that `producer` applies to
-/// one input its vector loop (the innermost) does not index: GLA's step `exp(g[k]) · S[k, v] + k[k] · v[v]`
-/// reads exp(g) in a separate generic over g. Fused into a block, the producer runs one row of its vector loop
-/// per reduction step, so such a function would be evaluated as a scalar per row: at K = V = 64, 64 scalar
-/// exponentials per head and step, where the separate generic evaluates them 16 lanes at a time. Returns the
-/// producer, rebuilt with the new inputs (or as it was).
+/// Computes apart, once per element of its input, each transcendental function (or square root) that `producer` applies
+/// to one input its vector loop (the innermost) does not index: GLA's step `exp(g[k]) · S[k, v] + k[k] · v[v]` reads
+/// exp(g) in a separate generic over g. Fused into a block, the producer runs one row of its vector loop per reduction
+/// step, so such a function would be evaluated as a scalar per row: at K = V = 64, 64 scalar exponentials per head and
+/// step, where the separate generic evaluates them 16 lanes at a time. Returns the producer, rebuilt with the new
+/// inputs (or as it was).
 linalg::GenericOp hoistRowInvariantFunctions(RewriterBase &rewriter, linalg::GenericOp producer) {
   unsigned vectorLoop = producer.getNumLoops() - 1;
   Block *body = producer.getBlock();
   for (Operation &op : llvm::make_early_inc_range(body->without_terminator())) {
-    if (!isa<math::MathDialect>(op.getDialect()) || op.getNumOperands() != 1 || op.getNumResults() != 1)
+    // A transcendental function or a square root (RecomputeCost.h), not an absolute value or a rounding.
+    if (op.getNumOperands() != 1 || op.getNumResults() != 1 || recomputeCost(op) < 4)
       continue;
     auto arg = dyn_cast<BlockArgument>(op.getOperand(0));
     if (!arg || arg.getOwner() != body || arg.getArgNumber() >= producer.getNumDpsInputs())
