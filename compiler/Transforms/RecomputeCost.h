@@ -3,7 +3,8 @@
 // Two decisions trade recomputation against a materialised tensor: `la-fuse-elementwise` recomputes a
 // lowered producer in each consumer, and the chunking rewrites (ProducerSlicer) recompute a shared `la.map`
 // on each chunk. Both weigh the producer's scalar body with the one model here, so a map that is cheap for
-// one is cheap for the other.
+// one is cheap for the other. The CPU's `la-fuse-block-prologues` uses the same weights to pick the costly
+// functions of a decode step's state update that it computes apart.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_TRANSFORMS_RECOMPUTECOST_H
