@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/InterleavedRange.h"
 
 #include <numeric>
 
@@ -222,6 +223,8 @@ linalg::GenericOp hoistRowInvariantFunctions(RewriterBase &rewriter, linalg::Gen
     rewriter.replaceAllUsesWith(op.getResult(0), computed);
     rewriter.eraseOp(&op);
     rewriter.replaceOp(producer, rebuilt->getResults());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   " << function->getRegion(0).front().front().getName()
+                            << " computed apart over input " << arg.getArgNumber() << "\n");
     return hoistRowInvariantFunctions(rewriter, rebuilt);
   }
   return producer;
@@ -299,6 +302,8 @@ LogicalResult tileWithPrologue(RewriterBase &rewriter, linalg::GenericOp block, 
   int64_t vectorLoop = config.getVectorLoop();
   uint64_t lanes = std::min(block.getStaticLoopRanges()[vectorLoop], 2 * tileSizes[vectorLoop]);
   tileSizes[vectorLoop] = std::max(tileSizes[vectorLoop], static_cast<int64_t>(llvm::bit_floor(lanes)));
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   reader " << block.getLoc() << " tiled ["
+                          << llvm::interleaved(tileSizes) << "]\n");
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tileSizes));
   options.tilingOptions.setInterchange(config.getLoopOrder());
   options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer,
