@@ -220,11 +220,11 @@ linalg::GenericOp hoistRowInvariantFunctions(RewriterBase &rewriter, linalg::Gen
                                              producer.getDpsInits(), maps, producer.getIteratorTypesArray());
     rewriter.inlineRegionBefore(producer.getRegion(), rebuilt.getRegion(), rebuilt.getRegion().end());
     BlockArgument computed = body->insertArgument(producer.getNumDpsInputs(), inputType.getElementType(), op.getLoc());
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   " << op.getName() << " computed apart over input "
+                            << arg.getArgNumber() << "\n");
     rewriter.replaceAllUsesWith(op.getResult(0), computed);
     rewriter.eraseOp(&op);
     rewriter.replaceOp(producer, rebuilt->getResults());
-    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   " << function->getRegion(0).front().front().getName()
-                            << " computed apart over input " << arg.getArgNumber() << "\n");
     return hoistRowInvariantFunctions(rewriter, rebuilt);
   }
   return producer;
