@@ -338,6 +338,53 @@ INSTANTIATE_TEST_SUITE_P(Kernels, AftConvNumerics,
                                   la::dtypeName(info.param.dtype).str() + (info.param.cacheTileBytes ? "_tiled" : "");
                          });
 
+// A result written with non-temporal stores (la-stream-large-results, here for every result of 64 bytes or
+// more; 16 channels, so every store is a whole cache line): into the runtime's aligned buffer, which takes
+// the streaming version of the body, and into a caller's buffer 4 bytes off a line, which must take the
+// other. Both match the oracle, and each other exactly (they differ only in how the stores reach memory).
+// tests/Pipelines/cpu-stream-large-results.test checks that this shape takes the streaming version.
+TEST(AftConvStreamed, MatchesFp64OracleInAlignedAndMisalignedOutputs) {
+  const int64_t batch = 2, x = 8, y = 16, heads = 2, channels = 16, kernel = 7;
+  std::vector<int64_t> shape = {batch, x, y, heads, channels};
+  std::vector<Argument> args = {randomArgument(shape, 31, -2.0f, 2.0f), randomArgument(shape, 32, -1.0f, 1.0f),
+                                randomArgument(shape, 33, -1.0f, 1.0f),
+                                randomArgument({heads, kernel, kernel}, 34, -2.0f, 2.0f)};
+  std::vector<double> reference = aftConv(batch, x, y, heads, channels, args[0].data.data(), args[1].data.data(),
+                                          args[2].data.data(), args[3].data.data(), kernel);
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 2;
+  options.compile.streamResultBytes = 64;
+  auto runtime = la::Runtime::create(options);
+  ASSERT_TRUE(static_cast<bool>(runtime)) << llvm::toString(runtime.takeError());
+  auto program = (*runtime)->loadFile(std::string(LA_KERNELS_DIR) + "/aft.mlir");
+  ASSERT_TRUE(static_cast<bool>(program)) << llvm::toString(program.takeError());
+  std::vector<la::HostTensor> inputs;
+  std::vector<la::TensorRef> refs;
+  for (const Argument &arg : args) {
+    la::TensorSpec spec;
+    spec.shape.assign(arg.shape.begin(), arg.shape.end());
+    inputs.emplace_back(spec);
+    std::copy(arg.data.begin(), arg.data.end(), static_cast<float *>(inputs.back().data()));
+    refs.push_back(inputs.back().ref());
+  }
+  la::TensorSpec resultSpec;
+  resultSpec.shape = {batch, x, y, heads, channels};
+  la::HostTensor aligned(resultSpec);
+  // One element more than the result, viewed from its second element: every slice starts 4 bytes off a line.
+  la::TensorSpec paddedSpec;
+  paddedSpec.shape = {static_cast<int64_t>(reference.size()) + 1};
+  la::HostTensor padded(paddedSpec);
+  la::TensorRef misaligned{static_cast<float *>(padded.data()) + 1, resultSpec};
+  for (la::TensorRef output : {aligned.ref(), misaligned})
+    if (llvm::Error error = (*runtime)->call(**program, "aft_conv", refs, {output}))
+      FAIL() << llvm::toString(std::move(error));
+  expectMatches(reference, aligned, x * y, "aft_conv streamed, aligned result");
+  const float *misalignedValues = static_cast<const float *>(misaligned.data);
+  for (size_t i = 0; i < reference.size(); ++i)
+    ASSERT_EQ(misalignedValues[i], static_cast<const float *>(aligned.data())[i]) << "flat index " << i;
+}
+
 //===----------------------------------------------------------------------===//
 // GAU / FLASH (SPEC §4): u, v [B, N, e]; q, k [B, N, s]; FLASH chunk 256 (the kernels' mask size).
 //===----------------------------------------------------------------------===//

@@ -148,6 +148,10 @@ void CPUTarget::buildLoweringPipeline(OpPassManager &pm) const {
   transfers.enableFullUnroll();
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(transfers));
   pm.addPass(createCanonicalizerPass());
+  LAStreamLargeResultsOptions streaming;
+  streaming.minBytes = config.streamResultBytes;
+  streaming.sfence = llvm::Triple(llvm::sys::getProcessTriple()).isX86();
+  pm.addNestedPass<func::FuncOp>(createLAStreamLargeResults(streaming));
   pm.addPass(createLAEmitCInterface());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

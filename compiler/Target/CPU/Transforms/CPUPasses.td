@@ -291,4 +291,31 @@ def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAStreamLargeResults : Pass<"la-stream-large-results", "mlir::func::FuncOp"> {
+  let summary = "Writes a large result that the kernel never reads back with non-temporal stores, in a "
+                "version of the body taken when the result's buffer is 64-byte aligned";
+  let description = [{
+    A cached store to a line that is not in cache reads the line from memory first and then keeps it in
+    cache, evicting what the kernel still reads. A statically shaped buffer argument of at least
+    `min-bytes` (an out-parameter: results have become out-parameters by now) that the function only writes,
+    and only with 1-D, unmasked, in-bounds `vector.transfer_write`s of whole 64-byte lines along its
+    contiguous innermost dimension (through any views), is written with non-temporal `vector.store`s
+    instead. x86 stores non-temporally only at aligned addresses, and a caller's buffer need not be aligned:
+    the body is versioned on the alignment of the streamed buffers (`memref.extract_aligned_pointer_as_index`);
+    in the aligned version each store carries a 64-byte alignment, which the pass proves from the write's
+    indices and the subviews' offsets (constants, loop bounds and steps, sums and products), and the version
+    ends with a store fence, since non-temporal stores are weakly ordered. A function that reads its
+    result, writes part of a line, or writes where the alignment cannot be proven is left alone. Run after
+    `convert-vector-to-scf` (1-D transfers), before `scf` becomes control flow.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4194304",
+           "Smallest result to stream, in bytes">,
+    Option<"sfence", "sfence", "bool", /*default=*/"true",
+           "End the streaming version with x86's SFENCE; false: a portable seq_cst fence (other targets)">
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
+}
+
 #endif // LA_TARGET_CPU_TRANSFORMS_PASSES_TD
