@@ -7,7 +7,7 @@
 // never read: the body is versioned on its alignment; the aligned version stores non-temporally, each
 // store 64-byte aligned (row r starts at 256·r bytes, column c at 4·16·c), and ends with a store fence
 // (with sfence=false, a portable one). The input %in and the unaligned version are unchanged. Below the
-// default 4 MiB, nothing happens.
+// default 2 MiB, nothing happens.
 // CHECK-LABEL: func.func @rows
 // CHECK:         %[[ADDRESS:.*]] = memref.extract_aligned_pointer_as_index %arg1
 // CHECK:         %[[OFF:.*]] = arith.remui %[[ADDRESS]], %c64

@@ -309,7 +309,7 @@ def LAStreamLargeResults : Pass<"la-stream-large-results", "mlir::func::FuncOp">
     `convert-vector-to-scf` (1-D transfers), before `scf` becomes control flow.
   }];
   let options = [
-    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4194304",
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"2097152",
            "Smallest result to stream, in bytes">,
     Option<"sfence", "sfence", "bool", /*default=*/"true",
            "End the streaming version with x86's SFENCE; false: a portable seq_cst fence (other targets)">

@@ -2,10 +2,10 @@
 //
 // A cached store to a line that is not in cache first reads the line from memory (read for ownership) and
 // then keeps it in cache, where it evicts data the kernel still reads. For a result far larger than what
-// the caches keep, written once and never read back by the kernel, both are waste: a non-temporal store
-// writes the whole line to memory directly. aft_conv writes a 4 MiB result per batch slice, one head's
-// 256 bytes of every 2 KiB row at a time; with non-temporal stores it runs about 20% faster
-// (docs/BENCHMARKS.md, session 35).
+// a core's cache keeps, written once and never read back by the kernel, both are waste: a non-temporal
+// store writes the whole line to memory directly. aft_conv writes a 4 MiB result per batch slice at
+// T = 4096, one head's 256 bytes of every 2 KiB row at a time; with non-temporal stores it runs about 15%
+// faster (docs/BENCHMARKS.md, session 35).
 //
 // x86 stores a vector non-temporally only at an address aligned to its size, and a caller's buffer need
 // not be aligned (a `la::TensorRef` may point anywhere): the function body is versioned on the alignment
