@@ -141,6 +141,7 @@ void CPUTarget::buildLoweringPipeline(OpPassManager &pm) const {
   LAPrefetchNextTileOptions prefetch;
   prefetch.maxTileBytes = config.prefetchTileBytes;
   pm.addNestedPass<func::FuncOp>(createLAPrefetchNextTile(prefetch));
+  pm.addNestedPass<func::FuncOp>(createLAPrefetchStridedStreams());
   if (config.approximateMath)
     pm.addNestedPass<func::FuncOp>(createLAApproximateMath());
   // Register blocks: n-D transfers become 1-D loads and stores, then vector ops become LLVM vectors.

@@ -291,6 +291,33 @@ def LAPrefetchNextTile : Pass<"la-prefetch-next-tile", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAPrefetchStridedStreams : Pass<"la-prefetch-strided-streams", "mlir::func::FuncOp"> {
+  let summary = "In a loop that reads one short run of a kernel argument per iteration, far from the last, "
+                "prefetches the run `distance` iterations ahead";
+  let description = [{
+    Hardware prefetchers follow runs of consecutive cache lines; a loop that reads a short run per
+    iteration at a large stride gives them nothing to follow, and waits on DRAM at every run. aft_conv,
+    computed one head at a time (la-tile-independent-dim), reads each head's 256 bytes of every 2 KiB
+    position of its [B, X, Y, h, c] operands this way. This pass finds, in each unit-step `scf.for`, the
+    `memref.subview`s of read-only function arguments (directly, or of a slice of one taken outside the
+    loop) that are one element long in every dimension but the innermost, with the induction variable as
+    the offset of one of them; where the run is at least a line and at most `max-run-bytes`, and
+    consecutive positions lie more than twice the run apart, it prefetches the position `distance` iterations ahead (clamped to the
+    loop's last), one `memref.prefetch` per cache line. Run after bufferisation, before `scf` becomes
+    control flow.
+  }];
+  let options = [
+    Option<"distance", "distance", "int64_t", /*default=*/"16",
+           "Iterations ahead to prefetch (aft_conv at T = 4096: 8 and 16 alike, about 8% faster than none)">,
+    Option<"lineBytes", "line-bytes", "int64_t", /*default=*/"64", "Bytes per cache line (one prefetch each)">,
+    Option<"maxRunBytes", "max-run-bytes", "int64_t", /*default=*/"1024",
+           "Longest run per iteration that is prefetched">,
+    Option<"locality", "locality", "int64_t", /*default=*/"2",
+           "Temporal locality hint of the prefetches, 0 (none) to 3 (keep in every level)">
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 def LAStreamLargeResults : Pass<"la-stream-large-results", "mlir::func::FuncOp"> {
   let summary = "Writes a large result that the kernel never reads back with non-temporal stores, in a "
                 "version of the body taken when the result's buffer is 64-byte aligned";

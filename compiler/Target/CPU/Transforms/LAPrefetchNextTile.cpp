@@ -6,11 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Target/CPU/Transforms/ArgumentViews.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LAPREFETCHNEXTTILE
@@ -25,30 +24,6 @@ struct StreamedTile {
   memref::SubViewOp subview;
   unsigned dim;
 };
-
-/// Whether `predicate` holds for a use of `buffer` or of a view of it (views are followed, not tested).
-bool anyUseThroughViews(Value buffer, llvm::function_ref<bool(OpOperand &)> predicate) {
-  SmallVector<Value> worklist{buffer};
-  while (!worklist.empty()) {
-    Value view = worklist.pop_back_val();
-    for (OpOperand &use : view.getUses()) {
-      if (isa<ViewLikeOpInterface>(use.getOwner()))
-        worklist.append(use.getOwner()->result_begin(), use.getOwner()->result_end());
-      else if (predicate(use))
-        return true;
-    }
-  }
-  return false;
-}
-
-/// Whether the function writes `buffer` (through any view of it). Bufferisation may use an output buffer
-/// for a temporary, which is then in cache when it is read back: only true inputs are worth prefetching.
-bool isWritten(Value buffer) {
-  return anyUseThroughViews(buffer, [](OpOperand &use) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(use.getOwner());
-    return !effects || effects.getEffectOnValue<MemoryEffects::Write>(use.get()); // unknown effects: a write
-  });
-}
 
 std::optional<StreamedTile> matchStreamedTile(scf::ForOp loop, memref::SubViewOp subview, Block &entry,
                                               int64_t maxTileBytes) {

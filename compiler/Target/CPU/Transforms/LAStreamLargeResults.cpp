@@ -23,8 +23,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <numeric>
 #include "llvm/Support/Debug.h"
+#include <numeric>
 
 #define DEBUG_TYPE "la-stream-large-results"
 

@@ -1,0 +1,73 @@
+// RUN: la-opt %s -split-input-file -la-prefetch-strided-streams | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-prefetch-strided-streams="distance=4 max-run-bytes=128" | FileCheck %s --check-prefix=SHORT
+// RUN: not la-opt %s -la-prefetch-strided-streams="distance=0" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// One head (64 floats, 256 bytes) of every 2 KiB position of an aft_conv-like [X, Y, h, c] input, read a
+// position per iteration through the head's slice: each iteration prefetches position y + 16 (clamped to
+// the last, 127) of the argument itself, one prefetch per 64-byte line, at the head's offset. The output
+// is written, so it is not prefetched. With max-run-bytes=128 the 256-byte run is too long.
+// CHECK-LABEL: func.func @one_head
+// CHECK:       scf.for %[[X:.*]] = %c0 to %c32 step %c1 {
+// CHECK:         scf.for %[[Y:.*]] = %c0 to %c128 step %c1 {
+// CHECK:           %[[LAST:.*]] = arith.subi %c128, %{{.*}}
+// CHECK:           %[[AHEAD:.*]] = arith.addi %[[Y]], %{{.*}}
+// CHECK:           %[[POS:.*]] = arith.minsi %[[AHEAD]], %[[LAST]]
+// CHECK:           memref.prefetch %arg0[%[[X]], %[[POS]], %arg2, %{{.*}}], read, locality<2>, data
+// CHECK-COUNT-3:   memref.prefetch %arg0[%[[X]], %[[POS]], %arg2, %{{.*}}]
+// CHECK-NOT:       memref.prefetch
+// CHECK:           memref.subview %{{.*}}[%[[X]], %[[Y]], 0, 0] [1, 1, 1, 64]
+// SHORT-LABEL: func.func @one_head
+// SHORT-NOT:   memref.prefetch
+func.func @one_head(%in: memref<32x128x8x64xf32>, %out: memref<32x128x8x64xf32>, %h: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %pad = arith.constant 0.0 : f32
+  %head = memref.subview %in[0, 0, %h, 0] [32, 128, 1, 64] [1, 1, 1, 1] : memref<32x128x8x64xf32> to memref<32x128x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+  %outHead = memref.subview %out[0, 0, %h, 0] [32, 128, 1, 64] [1, 1, 1, 1] : memref<32x128x8x64xf32> to memref<32x128x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+  scf.for %x = %c0 to %c32 step %c1 {
+    scf.for %y = %c0 to %c128 step %c1 {
+      %pos = memref.subview %head[%x, %y, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] : memref<32x128x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>> to memref<1x1x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+      %v = vector.transfer_read %pos[%c0, %c0, %c0, %c0], %pad {in_bounds = [true]} : memref<1x1x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>, vector<64xf32>
+      %o = memref.subview %outHead[%x, %y, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] : memref<32x128x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>> to memref<1x1x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+      vector.transfer_write %v, %o[%c0, %c0, %c0, %c0] {in_bounds = [true]} : vector<64xf32>, memref<1x1x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+    }
+  }
+  return
+}
+
+// -----
+
+// Left alone: whole rows one after another (one stream, which hardware prefetchers follow), a column read
+// element by element (a constant stride, which they follow too), and a loop of step 2.
+// CHECK-LABEL: func.func @streams_prefetchers_follow
+// CHECK-NOT:   memref.prefetch
+func.func @streams_prefetchers_follow(%rows: memref<4096x64xf32>, %cols: memref<4096x64xf32>) -> (vector<64xf32>, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4096 = arith.constant 4096 : index
+  %pad = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  %sum = scf.for %n = %c0 to %c4096 step %c1 iter_args(%acc = %zero) -> (vector<64xf32>) {
+    %row = memref.subview %rows[%n, 0] [1, 64] [1, 1] : memref<4096x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    %v = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<64xf32>
+    %s = arith.addf %acc, %v : vector<64xf32>
+    scf.yield %s : vector<64xf32>
+  }
+  %col = scf.for %n = %c0 to %c4096 step %c1 iter_args(%acc = %pad) -> (f32) {
+    %e = memref.subview %cols[%n, 0] [1, 1] [1, 1] : memref<4096x64xf32> to memref<1x1xf32, strided<[64, 1], offset: ?>>
+    %x = memref.load %e[%c0, %c0] : memref<1x1xf32, strided<[64, 1], offset: ?>>
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  }
+  scf.for %n = %c0 to %c4096 step %c2 {
+    %half = memref.subview %rows[%n, 0] [1, 16] [1, 1] : memref<4096x64xf32> to memref<1x16xf32, strided<[64, 1], offset: ?>>
+    %v = vector.transfer_read %half[%c0, %c0], %pad {in_bounds = [true]} : memref<1x16xf32, strided<[64, 1], offset: ?>>, vector<16xf32>
+    vector.print %v : vector<16xf32>
+  }
+  return %sum, %col : vector<64xf32>, f32
+}
+
+// BAD: la-prefetch-strided-streams: distance, line-bytes and max-run-bytes must be positive, locality in [0, 3]
