@@ -4,18 +4,19 @@
 
 // One head (64 floats, 256 bytes) of every 2 KiB position of an aft_conv-like [X, Y, h, c] input, read a
 // position per iteration through the head's slice: each iteration prefetches position y + 16 (clamped to
-// the last, 127) of the argument itself, one prefetch per 64-byte line, at the head's offset. The output
-// is written, so it is not prefetched. With max-run-bytes=128 the 256-byte run is too long.
+// the last, 127) of that slice, one prefetch per 64-byte line. The output is written, so it is not
+// prefetched. With max-run-bytes=128 the 256-byte run is too long.
 // CHECK-LABEL: func.func @one_head
+// CHECK:       %[[HEAD:.*]] = memref.subview %arg0[0, 0, %arg2, 0] [32, 128, 1, 64]
 // CHECK:       scf.for %[[X:.*]] = %c0 to %c32 step %c1 {
 // CHECK:         scf.for %[[Y:.*]] = %c0 to %c128 step %c1 {
 // CHECK:           %[[LAST:.*]] = arith.subi %c128, %{{.*}}
 // CHECK:           %[[AHEAD:.*]] = arith.addi %[[Y]], %{{.*}}
 // CHECK:           %[[POS:.*]] = arith.minsi %[[AHEAD]], %[[LAST]]
-// CHECK:           memref.prefetch %arg0[%[[X]], %[[POS]], %arg2, %{{.*}}], read, locality<2>, data
-// CHECK-COUNT-3:   memref.prefetch %arg0[%[[X]], %[[POS]], %arg2, %{{.*}}]
+// CHECK:           memref.prefetch %[[HEAD]][%[[X]], %[[POS]], %{{.*}}, %{{.*}}], read, locality<2>, data
+// CHECK-COUNT-3:   memref.prefetch %[[HEAD]][%[[X]], %[[POS]], %{{.*}}, %{{.*}}]
 // CHECK-NOT:       memref.prefetch
-// CHECK:           memref.subview %{{.*}}[%[[X]], %[[Y]], 0, 0] [1, 1, 1, 64]
+// CHECK:           memref.subview %[[HEAD]][%[[X]], %[[Y]], 0, 0] [1, 1, 1, 64]
 // SHORT-LABEL: func.func @one_head
 // SHORT-NOT:   memref.prefetch
 func.func @one_head(%in: memref<32x128x8x64xf32>, %out: memref<32x128x8x64xf32>, %h: index) {
@@ -68,6 +69,59 @@ func.func @streams_prefetchers_follow(%rows: memref<4096x64xf32>, %cols: memref<
     vector.print %v : vector<16xf32>
   }
   return %sum, %col : vector<64xf32>, f32
+}
+
+// -----
+
+// The same stream read element by element inside the position loop (an elementwise loop nest before LLVM
+// vectorises it): the position loop prefetches the head's run 16 positions ahead.
+// CHECK-LABEL: func.func @one_head_by_element
+// CHECK:       %[[HEAD:.*]] = memref.subview %arg0
+// CHECK:       scf.for %[[Y:.*]] = %c0 to %c128 step %c1 {
+// CHECK:         %[[POS:.*]] = arith.minsi
+// CHECK-COUNT-4: memref.prefetch %[[HEAD]][%{{.*}}, %[[POS]], %{{.*}}, %{{.*}}]
+// CHECK:         scf.for
+// CHECK-NOT:       memref.prefetch
+// CHECK:           memref.load %[[HEAD]]
+func.func @one_head_by_element(%in: memref<32x128x8x64xf32>, %out: memref<128x64xf32>, %h: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %head = memref.subview %in[0, 0, %h, 0] [32, 128, 1, 64] [1, 1, 1, 1] : memref<32x128x8x64xf32> to memref<32x128x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+  scf.for %y = %c0 to %c128 step %c1 {
+    scf.for %c = %c0 to %c64 step %c1 {
+      %x = memref.load %head[%c0, %y, %c0, %c] : memref<32x128x1x64xf32, strided<[65536, 512, 64, 1], offset: ?>>
+      %e = math.exp %x : f32
+      memref.store %e, %out[%y, %c] : memref<128x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Left alone: a loop of 16 rows (shorter than four times the distance) and a register block's reduction
+// loop (its operand panel is in cache), both reading 256-byte runs of 4 KiB rows.
+// CHECK-LABEL: func.func @short_and_blocked
+// CHECK-NOT:   memref.prefetch
+func.func @short_and_blocked(%w: memref<1024x1024xf32>, %acc: vector<64xf32>) -> vector<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %sum = scf.for %r = %c0 to %c16 step %c1 iter_args(%a = %acc) -> (vector<64xf32>) {
+    %v = vector.transfer_read %w[%r, %c0], %pad {in_bounds = [true]} : memref<1024x1024xf32>, vector<64xf32>
+    %s = arith.addf %a, %v : vector<64xf32>
+    scf.yield %s : vector<64xf32>
+  }
+  %fma = scf.for %k = %c0 to %c256 step %c1 iter_args(%a = %sum) -> (vector<64xf32>) {
+    %v = vector.transfer_read %w[%k, %c0], %pad {in_bounds = [true]} : memref<1024x1024xf32>, vector<64xf32>
+    %f = vector.fma %v, %v, %a : vector<64xf32>
+    scf.yield %f : vector<64xf32>
+  }
+  return %fma : vector<64xf32>
 }
 
 // BAD: la-prefetch-strided-streams: distance, line-bytes and max-run-bytes must be positive, locality in [0, 3]

@@ -298,13 +298,19 @@ def LAPrefetchStridedStreams : Pass<"la-prefetch-strided-streams", "mlir::func::
     Hardware prefetchers follow runs of consecutive cache lines; a loop that reads a short run per
     iteration at a large stride gives them nothing to follow, and waits on DRAM at every run. aft_conv,
     computed one head at a time (la-tile-independent-dim), reads each head's 256 bytes of every 2 KiB
-    position of its [B, X, Y, h, c] operands this way. This pass finds, in each unit-step `scf.for`, the
-    `memref.subview`s of read-only function arguments (directly, or of a slice of one taken outside the
-    loop) that are one element long in every dimension but the innermost, with the induction variable as
-    the offset of one of them; where the run is at least a line and at most `max-run-bytes`, and
-    consecutive positions lie more than twice the run apart, it prefetches the position `distance` iterations ahead (clamped to the
-    loop's last), one `memref.prefetch` per cache line. Run after bufferisation, before `scf` becomes
-    control flow.
+    position of its [B, X, Y, h, c] operands this way. This pass finds, in each unit-step `scf.for` of at
+    least four times `distance` iterations, the reads of a view of a read-only function argument whose
+    index along one dimension is the induction variable and along every other dimension but the innermost
+    is the same in all iterations: a `memref.subview` in the body, one element long but along the innermost
+    dimension, or a load or transfer read in the body (at any depth) of a view from outside the loop, which
+    reads that view's innermost dimension. Where the run is at least a line and at most `max-run-bytes`,
+    and consecutive positions lie more than twice the run apart, the loop prefetches the position
+    `distance` iterations ahead (clamped to its last), one `memref.prefetch` per cache line. Loops that
+    hold register-blocked arithmetic (`vector.fma`) are left alone: their operands are panels and row
+    blocks that the tiling keeps in cache (prefetching FLASH's v panel made causal FLASH 7% slower). So are
+    loops over tiles of several positions (prefetching aft_conv's q a few row blocks ahead: 5% slower) and
+    short loops (aft_local's 16-row tiles of its bias: 7-10% slower). Run after bufferisation, before `scf`
+    becomes control flow.
   }];
   let options = [
     Option<"distance", "distance", "int64_t", /*default=*/"16",

@@ -4,7 +4,8 @@
 // iteration, far apart from the previous one, gives them nothing to follow: aft_conv, computed one head
 // at a time, reads each head's 256 bytes of every 2 KiB position of its [B, X, Y, h, c] operands, and its
 // pass over K for the head's maximum waited on DRAM for 13% of the kernel's time. Each such loop now
-// prefetches the position `distance` iterations ahead.
+// prefetches the position `distance` iterations ahead: aft_conv at T = 4096 about 8% faster, aft_simple's
+// column-wise softmax over [B, T, 512] faster too (docs/BENCHMARKS.md, session 35).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,15 +23,19 @@ namespace mlir::la {
 
 namespace {
 
-/// One position of a function argument that each iteration of a unit-step loop reads: a subview whose
-/// offset along `dim` is the induction variable, one element long there and everywhere but the innermost
-/// dimension, taken of the argument or of a slice of it that does not change in the loop.
+/// A loop prefetches only if it runs at least this many times the prefetch distance.
+constexpr int64_t kMinTripsPerDistance = 4;
+
+/// One position of a view of a function argument that each iteration of a unit-step loop reads: the
+/// view's index along `dim` is the induction variable, every other index but the innermost is the same in
+/// all iterations, and the run read along the innermost dimension starts at `runStart`.
 struct StridedStream {
-  memref::SubViewOp subview;
-  BlockArgument argument;
-  /// The position's offsets in the argument: the subview's and its enclosing slices', summed.
-  SmallVector<SmallVector<OpFoldResult>> offsetTerms;
+  Value view;
+  BlockArgument argument; // the read-only function argument `view` is a view of
+  SmallVector<OpFoldResult> indices;
   unsigned dim;
+  OpFoldResult runStart;
+  int64_t runLength;
 };
 
 /// Whether `value` is the same in every iteration of `loop`.
@@ -39,59 +44,92 @@ bool isLoopInvariant(scf::ForOp loop, OpFoldResult value) {
   return !v || !loop->isAncestor(v.getParentRegion()->getParentOp());
 }
 
-/// Whether `subview` keeps the rank and steps by one along every dimension.
-bool isUnitStrideSlice(memref::SubViewOp subview) {
-  return subview.getSourceType().getRank() == subview.getType().getRank() &&
-         llvm::all_of(subview.getMixedStrides(), [](OpFoldResult s) { return isConstantIntValue(s, 1); });
+/// Whether `loop` holds register-blocked arithmetic (`vector.fma`): a block's reduction steps read panels and
+/// row blocks that the tiling keeps in cache (FLASH's v panel: prefetching it made causal FLASH 7% slower at
+/// N = 1024).
+bool isRegisterBlockLoop(scf::ForOp loop) {
+  return loop.getBody()->walk([](vector::FMAOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
-std::optional<StridedStream> matchStridedStream(scf::ForOp loop, memref::SubViewOp subview, Block &entry,
+/// The read-only function argument `view` is a view of through subviews, or null.
+BlockArgument getReadOnlyArgument(Value view, Block &entry) {
+  while (auto subview = view.getDefiningOp<memref::SubViewOp>())
+    view = subview.getSource();
+  auto argument = dyn_cast<BlockArgument>(view);
+  return argument && argument.getOwner() == &entry && !isWritten(argument) ? argument : BlockArgument();
+}
+
+/// The position `op` reads in each iteration of `loop`, if it is a strided stream: a subview in the body
+/// (one element long in every dimension but the innermost; its offsets are the position), or a load or
+/// transfer read anywhere in the body of a view from outside the loop (the run: the view's innermost
+/// dimension). The view is of a read-only argument, with static strides; the run is at least a line and at
+/// most `maxRunBytes`, and consecutive positions lie more than twice the run apart: a full row after full
+/// row is one stream, which hardware prefetchers follow, and so is a column read element by element.
+std::optional<StridedStream> matchStridedStream(scf::ForOp loop, Operation *op, Block &entry, int64_t distance,
                                                 int64_t lineBytes, int64_t maxRunBytes) {
-  if (!isConstantIntValue(loop.getStep(), 1) || !isUnitStrideSlice(subview))
-    return std::nullopt;
-  SmallVector<SmallVector<OpFoldResult>> offsetTerms{subview.getMixedOffsets()};
-  Value source = subview.getSource();
-  while (auto slice = source.getDefiningOp<memref::SubViewOp>()) {
-    if (loop->isAncestor(slice) || !isUnitStrideSlice(slice) ||
-        !llvm::all_of(slice.getMixedOffsets(), [&](OpFoldResult o) { return isLoopInvariant(loop, o); }))
+  StridedStream stream;
+  if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+    if (subview->getParentOp() != loop ||
+        !llvm::all_of(subview.getMixedStrides(), [](OpFoldResult s) { return isConstantIntValue(s, 1); }) ||
+        subview.getSourceType().getRank() != subview.getType().getRank())
       return std::nullopt;
-    offsetTerms.push_back(slice.getMixedOffsets());
-    source = slice.getSource();
+    stream = {subview.getSource(), {}, subview.getMixedOffsets(), 0, subview.getMixedOffsets().back(), 0};
+  } else if (isa<memref::LoadOp, vector::TransferReadOp>(op)) {
+    Value view =
+        isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef() : cast<vector::TransferReadOp>(op).getBase();
+    auto type = dyn_cast<MemRefType>(view.getType());
+    if (!type || type.getRank() == 0 || ShapedType::isDynamic(type.getShape().back()))
+      return std::nullopt;
+    ValueRange indices =
+        isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getIndices() : cast<vector::TransferReadOp>(op).getIndices();
+    stream = {view,
+              {},
+              getAsOpFoldResult(indices),
+              0,
+              OpFoldResult(Builder(op->getContext()).getIndexAttr(0)),
+              type.getShape().back()};
+  } else {
+    return std::nullopt;
   }
-  auto argument = dyn_cast<BlockArgument>(source);
-  if (!argument || argument.getOwner() != &entry || isWritten(argument))
+  // A unit step: a loop over tiles of several positions (the read-out's row blocks) computes long enough
+  // per tile for its reads; prefetching aft_conv's q a few blocks ahead made it 5% slower. And a long loop:
+  // in a short one most prefetches land past its end (aft_local's 16-row tiles of its bias: 7-10% slower).
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (!isConstantIntValue(loop.getStep(), 1) || !trips || trips->getSExtValue() < kMinTripsPerDistance * distance ||
+      !isLoopInvariant(loop, stream.view) || isRegisterBlockLoop(loop))
     return std::nullopt;
-  auto type = cast<MemRefType>(argument.getType());
-  if (!type.getLayout().isIdentity() || !type.hasStaticShape())
+  auto type = cast<MemRefType>(stream.view.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  stream.argument = getReadOnlyArgument(stream.view, entry);
+  if (!stream.argument || strides.back() != 1 || !isLoopInvariant(loop, stream.runStart))
     return std::nullopt;
+  // The loop's induction variable indexes one dimension; no other index but the innermost changes in it.
   std::optional<unsigned> dim;
-  SmallVector<OpFoldResult> offsets = subview.getMixedOffsets(), sizes = subview.getMixedSizes();
-  unsigned innermost = offsets.size() - 1;
-  for (unsigned d = 0; d < offsets.size(); ++d) {
-    std::optional<int64_t> size = getConstantIntValue(sizes[d]);
-    if (!size || (*size != 1 && d != innermost))
-      return std::nullopt;
-    if (auto offset = dyn_cast<Value>(offsets[d]); offset && offset == loop.getInductionVar() && d != innermost) {
-      if (dim)
-        return std::nullopt;
+  for (unsigned d = 0, innermost = stream.indices.size() - 1; d < innermost; ++d) {
+    auto index = dyn_cast<Value>(stream.indices[d]);
+    if (index && index == loop.getInductionVar() && !dim)
       dim = d;
-    } else if (!isLoopInvariant(loop, offsets[d])) {
+    else if (!isLoopInvariant(loop, stream.indices[d]))
       return std::nullopt;
-    }
   }
-  if (!dim)
+  if (!dim || ShapedType::isDynamic(strides[*dim]))
     return std::nullopt;
-  // A run of whole lines, short enough, and consecutive positions more than twice the run apart (a full
-  // row after full row is one stream, which hardware prefetchers follow; so is a column read element by
-  // element, at a constant stride).
+  stream.dim = *dim;
+  // A subview is one element long along every dimension but the innermost, whose length is the run.
+  if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
+    SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
+    if (!llvm::all_of(ArrayRef(sizes).drop_back(), [](OpFoldResult s) { return isConstantIntValue(s, 1); }))
+      return std::nullopt;
+    std::optional<int64_t> run = getConstantIntValue(sizes.back());
+    if (!run)
+      return std::nullopt;
+    stream.runLength = *run;
+  }
   int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  int64_t runBytes = *getConstantIntValue(sizes[innermost]) * elementBytes;
-  int64_t strideBytes = elementBytes;
-  for (int64_t d = type.getRank() - 1; d > static_cast<int64_t>(*dim); --d)
-    strideBytes *= type.getDimSize(d);
+  int64_t runBytes = stream.runLength * elementBytes, strideBytes = strides[*dim] * elementBytes;
   if (runBytes < lineBytes || runBytes > maxRunBytes || strideBytes <= 2 * runBytes)
     return std::nullopt;
-  return StridedStream{subview, argument, std::move(offsetTerms), *dim};
+  return stream;
 }
 
 /// `a + b`, folded where either is a constant 0 or both are constants.
@@ -110,27 +148,18 @@ OpFoldResult add(OpBuilder &b, Location loc, OpFoldResult lhs, OpFoldResult rhs)
 
 /// At the start of `loop`'s body: prefetches the position `distance` iterations ahead (clamped to the
 /// loop's last), one prefetch per `lineElements` elements of its run.
-void prefetchAhead(scf::ForOp loop, StridedStream &stream, int64_t distance, int64_t lineElements,
-                   int64_t locality) {
+void prefetchAhead(scf::ForOp loop, StridedStream &stream, int64_t distance, int64_t lineElements, int64_t locality) {
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
-  Location loc = stream.subview.getLoc();
+  Location loc = loop.getLoc();
   Value last = arith::SubIOp::create(b, loc, loop.getUpperBound(), arith::ConstantIndexOp::create(b, loc, 1));
   Value ahead = arith::MinSIOp::create(
       b, loc, arith::AddIOp::create(b, loc, loop.getInductionVar(), arith::ConstantIndexOp::create(b, loc, distance)),
       last);
-  unsigned rank = stream.offsetTerms.front().size(), innermost = rank - 1;
-  SmallVector<OpFoldResult> position;
-  for (unsigned d = 0; d < rank; ++d) {
-    OpFoldResult index = d == stream.dim ? OpFoldResult(ahead) : stream.offsetTerms[0][d];
-    for (ArrayRef<OpFoldResult> terms : ArrayRef(stream.offsetTerms).drop_front())
-      index = add(b, loc, index, terms[d]);
-    position.push_back(index);
-  }
-  int64_t columns = *getConstantIntValue(stream.subview.getMixedSizes()[innermost]);
-  OpFoldResult firstColumn = position[innermost];
-  for (int64_t column = 0; column < columns; column += lineElements) {
-    position[innermost] = add(b, loc, firstColumn, b.getIndexAttr(column));
-    memref::PrefetchOp::create(b, loc, stream.argument, getValueOrCreateConstantIndexOp(b, loc, position),
+  SmallVector<OpFoldResult> position = stream.indices;
+  position[stream.dim] = ahead;
+  for (int64_t column = 0; column < stream.runLength; column += lineElements) {
+    position.back() = add(b, loc, stream.runStart, b.getIndexAttr(column));
+    memref::PrefetchOp::create(b, loc, stream.view, getValueOrCreateConstantIndexOp(b, loc, position),
                                /*isWrite=*/false, locality, /*isDataCache=*/true);
   }
 }
@@ -150,16 +179,17 @@ struct LAPrefetchStridedStreamsPass : impl::LAPrefetchStridedStreamsBase<LAPrefe
     Block &entry = func.getBody().front();
     SmallVector<std::pair<scf::ForOp, StridedStream>> streams;
     func.walk([&](scf::ForOp loop) {
-      llvm::SmallPtrSet<Value, 4> seen; // one prefetch stream per argument and loop
-      for (auto subview : loop.getBody()->getOps<memref::SubViewOp>())
-        if (std::optional<StridedStream> stream = matchStridedStream(loop, subview, entry, lineBytes, maxRunBytes))
-          if (seen.insert(stream->argument).second)
+      llvm::SmallPtrSet<Value, 4> seen; // one prefetch stream per view and loop
+      loop.getBody()->walk([&](Operation *op) {
+        if (std::optional<StridedStream> stream = matchStridedStream(loop, op, entry, distance, lineBytes, maxRunBytes))
+          if (seen.insert(stream->view).second)
             streams.emplace_back(loop, std::move(*stream));
+      });
     });
     for (auto &[loop, stream] : streams) {
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loop.getLoc() << ": argument "
-                              << stream.argument.getArgNumber() << " prefetched " << distance << " ahead\n");
-      int64_t elementBytes = cast<MemRefType>(stream.argument.getType()).getElementTypeBitWidth() / 8;
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << loop.getLoc() << ": argument " << stream.argument.getArgNumber()
+                              << " prefetched " << distance << " ahead\n");
+      int64_t elementBytes = cast<MemRefType>(stream.view.getType()).getElementTypeBitWidth() / 8;
       prefetchAhead(loop, stream, distance, std::max<int64_t>(1, lineBytes / std::max<int64_t>(1, elementBytes)),
                     locality);
     }
