@@ -1,5 +1,6 @@
 // RUN: la-opt %s -split-input-file -la-prefetch-strided-streams | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-prefetch-strided-streams="distance=4 max-run-bytes=128" | FileCheck %s --check-prefix=SHORT
+// RUN: la-opt %s -split-input-file -la-prefetch-strided-streams="min-argument-bytes=16777216" | FileCheck %s --check-prefix=SMALL
 // RUN: not la-opt %s -la-prefetch-strided-streams="distance=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One head (64 floats, 256 bytes) of every 2 KiB position of an aft_conv-like [X, Y, h, c] input, read a
@@ -19,6 +20,10 @@
 // CHECK:           memref.subview %[[HEAD]][%[[X]], %[[Y]], 0, 0] [1, 1, 1, 64]
 // SHORT-LABEL: func.func @one_head
 // SHORT-NOT:   memref.prefetch
+// Below min-argument-bytes (16 MiB here), an argument (this one is 8 MiB) is taken to stay in cache from
+// one call to the next: nothing is prefetched.
+// SMALL-LABEL: func.func @one_head
+// SMALL-NOT:   memref.prefetch
 func.func @one_head(%in: memref<32x128x8x64xf32>, %out: memref<32x128x8x64xf32>, %h: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -40,31 +45,31 @@ func.func @one_head(%in: memref<32x128x8x64xf32>, %out: memref<32x128x8x64xf32>,
 
 // -----
 
-// Left alone: whole rows one after another (one stream, which hardware prefetchers follow), a column read
-// element by element (a constant stride, which they follow too), and a loop of step 2.
+// Left alone (4 MiB arguments): whole rows one after another (one stream, which hardware prefetchers
+// follow), a column read element by element (a constant stride, which they follow too), and a loop of step 2.
 // CHECK-LABEL: func.func @streams_prefetchers_follow
 // CHECK-NOT:   memref.prefetch
-func.func @streams_prefetchers_follow(%rows: memref<4096x64xf32>, %cols: memref<4096x64xf32>) -> (vector<64xf32>, f32) {
+func.func @streams_prefetchers_follow(%rows: memref<16384x64xf32>, %cols: memref<16384x64xf32>) -> (vector<64xf32>, f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %c4096 = arith.constant 4096 : index
+  %c16384 = arith.constant 16384 : index
   %pad = arith.constant 0.0 : f32
   %zero = arith.constant dense<0.0> : vector<64xf32>
-  %sum = scf.for %n = %c0 to %c4096 step %c1 iter_args(%acc = %zero) -> (vector<64xf32>) {
-    %row = memref.subview %rows[%n, 0] [1, 64] [1, 1] : memref<4096x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+  %sum = scf.for %n = %c0 to %c16384 step %c1 iter_args(%acc = %zero) -> (vector<64xf32>) {
+    %row = memref.subview %rows[%n, 0] [1, 64] [1, 1] : memref<16384x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
     %v = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true]} : memref<1x64xf32, strided<[64, 1], offset: ?>>, vector<64xf32>
     %s = arith.addf %acc, %v : vector<64xf32>
     scf.yield %s : vector<64xf32>
   }
-  %col = scf.for %n = %c0 to %c4096 step %c1 iter_args(%acc = %pad) -> (f32) {
-    %e = memref.subview %cols[%n, 0] [1, 1] [1, 1] : memref<4096x64xf32> to memref<1x1xf32, strided<[64, 1], offset: ?>>
+  %col = scf.for %n = %c0 to %c16384 step %c1 iter_args(%acc = %pad) -> (f32) {
+    %e = memref.subview %cols[%n, 0] [1, 1] [1, 1] : memref<16384x64xf32> to memref<1x1xf32, strided<[64, 1], offset: ?>>
     %x = memref.load %e[%c0, %c0] : memref<1x1xf32, strided<[64, 1], offset: ?>>
     %s = arith.addf %acc, %x : f32
     scf.yield %s : f32
   }
-  scf.for %n = %c0 to %c4096 step %c2 {
-    %half = memref.subview %rows[%n, 0] [1, 16] [1, 1] : memref<4096x64xf32> to memref<1x16xf32, strided<[64, 1], offset: ?>>
+  scf.for %n = %c0 to %c16384 step %c2 {
+    %half = memref.subview %rows[%n, 0] [1, 16] [1, 1] : memref<16384x64xf32> to memref<1x16xf32, strided<[64, 1], offset: ?>>
     %v = vector.transfer_read %half[%c0, %c0], %pad {in_bounds = [true]} : memref<1x16xf32, strided<[64, 1], offset: ?>>, vector<16xf32>
     vector.print %v : vector<16xf32>
   }
@@ -124,4 +129,4 @@ func.func @short_and_blocked(%w: memref<1024x1024xf32>, %acc: vector<64xf32>) ->
   return %fma : vector<64xf32>
 }
 
-// BAD: la-prefetch-strided-streams: distance, line-bytes and max-run-bytes must be positive, locality in [0, 3]
+// BAD: la-prefetch-strided-streams: distance, line-bytes and max-run-bytes must be positive, min-argument-bytes not negative, locality in [0, 3]
