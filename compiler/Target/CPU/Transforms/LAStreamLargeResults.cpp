@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
 #include <numeric>
 
@@ -37,13 +38,28 @@ namespace {
 /// The cache line, and the alignment a non-temporal vector store needs (64 bytes for AVX-512).
 constexpr int64_t kLineBytes = 64;
 
-/// The largest number known to divide `value` (an index), 0 when it is known to be 0: from constants, loop
-/// induction variables (their lower bound and step), sums, products and affine maps of those.
+/// Alignment is all that is asked of the divisors below, so they keep only powers of two, capped so that
+/// their products stay far from overflowing.
+constexpr int64_t kMaxDivisor = int64_t(1) << 24;
+
+/// The largest power of two (up to kMaxDivisor) dividing `x`; 0 for 0.
+int64_t powerOfTwoDivisor(int64_t x) {
+  if (x == 0)
+    return 0;
+  unsigned zeros = llvm::countr_zero(static_cast<uint64_t>(x));
+  return zeros >= 24 ? kMaxDivisor : int64_t(1) << zeros;
+}
+
+/// The product of two divisors, capped.
+int64_t multiplyDivisors(int64_t a, int64_t b) { return a == 0 || b == 0 ? 0 : std::min(kMaxDivisor, a * b); }
+
+/// The largest power of two known to divide `value` (an index), 0 when it is known to be 0: from constants,
+/// loop induction variables (their lower bound and step), sums, products and affine maps of those.
 int64_t knownDivisor(Value value);
 
 int64_t knownDivisor(AffineExpr expr, ValueRange dims, ValueRange symbols) {
   if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return std::abs(constant.getValue());
+    return powerOfTwoDivisor(constant.getValue());
   if (auto dim = dyn_cast<AffineDimExpr>(expr))
     return knownDivisor(dims[dim.getPosition()]);
   if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
@@ -53,13 +69,13 @@ int64_t knownDivisor(AffineExpr expr, ValueRange dims, ValueRange symbols) {
   if (expr.getKind() == AffineExprKind::Add)
     return std::gcd(lhs, rhs);
   if (expr.getKind() == AffineExprKind::Mul)
-    return lhs * rhs;
+    return multiplyDivisors(lhs, rhs);
   return 1;
 }
 
 int64_t knownDivisor(Value value) {
   if (std::optional<int64_t> constant = getConstantIntValue(value))
-    return std::abs(*constant);
+    return powerOfTwoDivisor(*constant);
   if (auto iv = dyn_cast<BlockArgument>(value)) {
     auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
     if (!loop || iv != loop.getInductionVar())
@@ -70,14 +86,14 @@ int64_t knownDivisor(Value value) {
   if (isa<arith::AddIOp, arith::SubIOp>(op))
     return std::gcd(knownDivisor(op->getOperand(0)), knownDivisor(op->getOperand(1)));
   if (isa<arith::MulIOp>(op))
-    return knownDivisor(op->getOperand(0)) * knownDivisor(op->getOperand(1));
+    return multiplyDivisors(knownDivisor(op->getOperand(0)), knownDivisor(op->getOperand(1)));
   if (auto apply = dyn_cast<affine::AffineApplyOp>(op))
     return knownDivisor(apply.getAffineMap().getResult(0), apply.getDimOperands(), apply.getSymbolOperands());
   return 1;
 }
 
-/// The largest number known to divide the element offset of `indices` in `memref` from the start of the
-/// function argument it is a view of (0: the offset is 0), or 1 when a view in between is not understood.
+/// The largest power of two known to divide the element offset of `indices` in `memref` from the start of
+/// the function argument it is a view of (0: the offset is 0), or 1 when a view in between is not understood.
 int64_t knownOffsetDivisor(Value memref, ArrayRef<OpFoldResult> indices) {
   auto type = cast<MemRefType>(memref.getType());
   auto [strides, offset] = type.getStridesAndOffset();
@@ -86,7 +102,9 @@ int64_t knownOffsetDivisor(Value memref, ArrayRef<OpFoldResult> indices) {
     if (ShapedType::isDynamic(stride))
       return 1;
     std::optional<int64_t> constant = getConstantIntValue(index);
-    divisor = std::gcd(divisor, stride * (constant ? std::abs(*constant) : knownDivisor(cast<Value>(index))));
+    divisor =
+        std::gcd(divisor, multiplyDivisors(powerOfTwoDivisor(stride),
+                                           constant ? powerOfTwoDivisor(*constant) : knownDivisor(cast<Value>(index))));
   }
   if (isa<BlockArgument>(memref))
     return type.getLayout().isIdentity() ? divisor : 1;
