@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Target/CPU/Transforms/ArgumentViews.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/PrefetchAnalysis.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 
@@ -129,14 +129,6 @@ void prefetchNextTile(scf::ForOp loop, StreamedTile tile, int64_t lineElements, 
   }
 }
 
-/// Whether `loop`'s body computes from cache for long enough to hide the next tile's reads: it holds
-/// register-blocked arithmetic (`vector.fma`). A body that only maps and sums its tile (a grouped sweep's
-/// feature map) is a plain stream, which hardware prefetchers follow; there the prefetches only wait on the
-/// same DRAM as the loop's own reads (10% of Flow-Attention's time with la-group-sweeps at N = 4096).
-bool computesFromCache(scf::ForOp loop) {
-  return loop.getBody()->walk([](vector::FMAOp) { return WalkResult::interrupt(); }).wasInterrupted();
-}
-
 struct LAPrefetchNextTilePass : impl::LAPrefetchNextTileBase<LAPrefetchNextTilePass> {
   using Base::Base;
 
@@ -151,7 +143,11 @@ struct LAPrefetchNextTilePass : impl::LAPrefetchNextTileBase<LAPrefetchNextTileP
     Block &entry = func.getBody().front();
     SmallVector<std::pair<scf::ForOp, StreamedTile>> streams;
     func.walk([&](scf::ForOp loop) {
-      if (!computesFromCache(loop))
+      // Only a body that computes from cache (register blocks) runs long enough to hide the next tile's
+      // reads. A body that only maps and sums its tile (a grouped sweep's feature map) is a plain stream,
+      // which hardware prefetchers follow; there the prefetches only wait on the same DRAM as the loop's
+      // own reads (10% of Flow-Attention's time with la-group-sweeps at N = 4096).
+      if (!holdsRegisterBlocks(loop))
         return;
       llvm::SmallPtrSet<Value, 4> seen; // one prefetch stream per argument and loop
       for (auto subview : loop.getBody()->getOps<memref::SubViewOp>())

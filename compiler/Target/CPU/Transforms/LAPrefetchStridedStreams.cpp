@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Target/CPU/Transforms/ArgumentViews.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CPU/Transforms/PrefetchAnalysis.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "llvm/Support/Debug.h"
@@ -44,11 +44,16 @@ bool isLoopInvariant(scf::ForOp loop, OpFoldResult value) {
   return !v || !loop->isAncestor(v.getParentRegion()->getParentOp());
 }
 
-/// Whether `loop` holds register-blocked arithmetic (`vector.fma`): a block's reduction steps read panels and
-/// row blocks that the tiling keeps in cache (FLASH's v panel: prefetching it made causal FLASH 7% slower at
-/// N = 1024).
-bool isRegisterBlockLoop(scf::ForOp loop) {
-  return loop.getBody()->walk([](vector::FMAOp) { return WalkResult::interrupt(); }).wasInterrupted();
+/// Whether `loop` may prefetch a stream `distance` iterations ahead. A unit step: a loop over tiles of
+/// several positions (the read-out's row blocks) computes long enough per tile for its reads; prefetching
+/// aft_conv's q a few blocks ahead made it 5% slower. A long loop: in a short one most prefetches land past
+/// its end (aft_local's 16-row tiles of its bias: 7-10% slower). No register blocks: their reduction steps
+/// read panels and row blocks that the tiling keeps in cache (FLASH's v panel: prefetching it made causal
+/// FLASH 7% slower at N = 1024).
+bool mayPrefetchAhead(scf::ForOp loop, int64_t distance) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return isConstantIntValue(loop.getStep(), 1) && trips && trips->getSExtValue() >= kMinTripsPerDistance * distance &&
+         !holdsRegisterBlocks(loop);
 }
 
 /// The read-only function argument `view` is a view of through subviews, or null.
@@ -59,14 +64,15 @@ BlockArgument getReadOnlyArgument(Value view, Block &entry) {
   return argument && argument.getOwner() == &entry && !isWritten(argument) ? argument : BlockArgument();
 }
 
-/// The position `op` reads in each iteration of `loop`, if it is a strided stream: a subview in the body
+/// The position `op` reads in each iteration of `loop` (one that `mayPrefetchAhead`), if it is a strided
+/// stream: a subview in the body
 /// (one element long in every dimension but the innermost; its offsets are the position), or a load or
 /// transfer read anywhere in the body of a view from outside the loop (the run: the view's innermost
 /// dimension). The view is of a read-only argument, with static strides; the run is at least a line and at
 /// most `maxRunBytes`, and consecutive positions lie more than twice the run apart: a full row after full
 /// row is one stream, which hardware prefetchers follow, and so is a column read element by element.
-std::optional<StridedStream> matchStridedStream(scf::ForOp loop, Operation *op, Block &entry, int64_t distance,
-                                                int64_t lineBytes, int64_t maxRunBytes, int64_t minArgumentBytes) {
+std::optional<StridedStream> matchStridedStream(scf::ForOp loop, Operation *op, Block &entry, int64_t lineBytes,
+                                                int64_t maxRunBytes, int64_t minArgumentBytes) {
   StridedStream stream;
   if (auto subview = dyn_cast<memref::SubViewOp>(op)) {
     if (subview->getParentOp() != loop ||
@@ -91,12 +97,7 @@ std::optional<StridedStream> matchStridedStream(scf::ForOp loop, Operation *op, 
   } else {
     return std::nullopt;
   }
-  // A unit step: a loop over tiles of several positions (the read-out's row blocks) computes long enough
-  // per tile for its reads; prefetching aft_conv's q a few blocks ahead made it 5% slower. And a long loop:
-  // in a short one most prefetches land past its end (aft_local's 16-row tiles of its bias: 7-10% slower).
-  std::optional<APInt> trips = loop.getStaticTripCount();
-  if (!isConstantIntValue(loop.getStep(), 1) || !trips || trips->getSExtValue() < kMinTripsPerDistance * distance ||
-      !isLoopInvariant(loop, stream.view) || isRegisterBlockLoop(loop))
+  if (!isLoopInvariant(loop, stream.view))
     return std::nullopt;
   auto type = cast<MemRefType>(stream.view.getType());
   auto [strides, offset] = type.getStridesAndOffset();
@@ -184,10 +185,12 @@ struct LAPrefetchStridedStreamsPass : impl::LAPrefetchStridedStreamsBase<LAPrefe
     Block &entry = func.getBody().front();
     SmallVector<std::pair<scf::ForOp, StridedStream>> streams;
     func.walk([&](scf::ForOp loop) {
+      if (!mayPrefetchAhead(loop, distance))
+        return;
       llvm::SmallPtrSet<Value, 4> seen; // one prefetch stream per view and loop
       loop.getBody()->walk([&](Operation *op) {
         if (std::optional<StridedStream> stream =
-                matchStridedStream(loop, op, entry, distance, lineBytes, maxRunBytes, minArgumentBytes))
+                matchStridedStream(loop, op, entry, lineBytes, maxRunBytes, minArgumentBytes))
           if (seen.insert(stream->view).second)
             streams.emplace_back(loop, std::move(*stream));
       });

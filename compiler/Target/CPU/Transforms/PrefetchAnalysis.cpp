@@ -1,6 +1,8 @@
-//===- ArgumentViews.cpp - what a kernel does with its buffer arguments ---===//
+//===- PrefetchAnalysis.cpp - what the prefetching passes ask of a kernel ---===//
 
-#include "Target/CPU/Transforms/ArgumentViews.h"
+#include "Target/CPU/Transforms/PrefetchAnalysis.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -26,6 +28,10 @@ bool isWritten(Value buffer) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(use.getOwner());
     return !effects || effects.getEffectOnValue<MemoryEffects::Write>(use.get()); // unknown effects: a write
   });
+}
+
+bool holdsRegisterBlocks(scf::ForOp loop) {
+  return loop.getBody()->walk([](vector::FMAOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
 } // namespace mlir::la
