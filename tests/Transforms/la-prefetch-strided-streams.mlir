@@ -1,6 +1,7 @@
 // RUN: la-opt %s -split-input-file -la-prefetch-strided-streams | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-prefetch-strided-streams="distance=4 max-run-bytes=128" | FileCheck %s --check-prefix=SHORT
 // RUN: la-opt %s -split-input-file -la-prefetch-strided-streams="min-argument-bytes=16777216" | FileCheck %s --check-prefix=SMALL
+// RUN: la-opt %s -split-input-file -la-prefetch-strided-streams="distance=8 line-bytes=128 locality=3" | FileCheck %s --check-prefix=WIDE
 // RUN: not la-opt %s -la-prefetch-strided-streams="distance=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // One head (64 floats, 256 bytes) of every 2 KiB position of an aft_conv-like [X, Y, h, c] input, read a
@@ -18,6 +19,15 @@
 // CHECK-COUNT-3:   memref.prefetch %[[HEAD]][%[[X]], %[[POS]], %{{.*}}, %{{.*}}]
 // CHECK-NOT:       memref.prefetch
 // CHECK:           memref.subview %[[HEAD]][%[[X]], %[[Y]], 0, 0] [1, 1, 1, 64]
+// distance=8 prefetches 8 positions ahead; line-bytes=128 halves the prefetches per run; locality is
+// passed through.
+// WIDE-LABEL: func.func @one_head
+// WIDE:         scf.for %[[Y:.*]] = %c0 to %c128 step %c1 {
+// WIDE:           %[[AHEAD:.*]] = arith.addi %[[Y]], %c8 : index
+// WIDE:           %[[POS:.*]] = arith.minsi %[[AHEAD]]
+// WIDE-COUNT-2:   memref.prefetch %{{.*}}[%{{.*}}, %[[POS]], %{{.*}}, %{{.*}}], read, locality<3>, data
+// WIDE-NOT:       memref.prefetch
+// WIDE:           memref.subview
 // SHORT-LABEL: func.func @one_head
 // SHORT-NOT:   memref.prefetch
 // Below min-argument-bytes (16 MiB here), an argument (this one is 8 MiB) is taken to stay in cache from
