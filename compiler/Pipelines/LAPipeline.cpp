@@ -34,6 +34,7 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
     positions.entry = specialization.entry;
     positions.dims = specialization.slicedDims;
     positions.sharedArguments = llvm::to_vector(specialization.sharedArguments);
+    positions.pieces = specialization.slicePieces;
     pm.addPass(createLASlicePositions(positions));
   }
   pm.addPass(createCanonicalizerPass());

@@ -37,6 +37,8 @@ struct Specialization {
   int64_t slicedDims = 0;
   /// The arguments each slice reads whole, having none of those dimensions (AFT's bias w[T, T]).
   llvm::SmallVector<unsigned> sharedArguments;
+  /// Pieces of each slice's sequence along the last sliced dimension (la-slice-positions `pieces`).
+  int64_t slicePieces = 1;
 };
 
 /// The stages `lac compile --emit` can stop after, in pipeline order.

@@ -303,7 +303,8 @@ Value sumAlongSequence(OpBuilder &builder, Location loc, Value element, Value we
 ///   add     init + Σ_t x_t
 ///   decay   e^{G} ⊙ init + Σ_t e^{G − L_t} ⊙ x_t     (L_t the sum of the log-gates up to t, G their total)
 /// With log-gates ≤ 0 (their domain) every exponent is ≤ 0: nothing overflows however long the piece.
-Value finalState(OpBuilder &builder, ScanOp scan, int64_t seq, Value init) {
+/// For a decay, `gateTotal` is set to G.
+Value finalState(OpBuilder &builder, ScanOp scan, int64_t seq, Value init, Value *gateTotal) {
   Location loc = scan.getLoc();
   MLIRContext *context = builder.getContext();
   Value element = scan.getInputs()[0];
@@ -330,6 +331,7 @@ Value finalState(OpBuilder &builder, ScanOp scan, int64_t seq, Value init) {
   Value weight = MapOp::create(builder, loc, gateType, MapFn::exp, ValueRange{later}).getResult();
   Value total =
       ReduceOp::create(builder, loc, totalType, Combiner::add, gate, ArrayRef<int64_t>{seq}, acc).getResult(0);
+  *gateTotal = total;
   Value sum = sumAlongSequence(builder, loc, element, weight, seq, acc, type);
   Value factor = MapOp::create(builder, loc, totalType, MapFn::exp, ValueRange{total}).getResult();
   Value decayed = MapOp::create(builder, loc, type, MapFn::mul, ValueRange{factor, init},
@@ -403,8 +405,8 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
 
 /// Whether a cut of the sequence combines the state `sources` (scans along the sequence and position
 /// counters) of one function body linearly (DerivedStateVariant::linear): each is an add scan, a decay scan
-/// or a counter, and no source is among the ops any scan's operands are computed from. The decay scans'
-/// gates must be arguments (gateArgument); `additive` says there is no decay scan.
+/// or a counter, and no source is among the ops any scan's operands (a decay's gates included) are computed
+/// from. `additive` says there is no decay scan.
 bool hasLinearStates(ArrayRef<Operation *> sources, bool &additive) {
   additive = true;
   llvm::SmallPtrSet<Operation *, 8> stateOps(sources.begin(), sources.end());
@@ -412,11 +414,9 @@ bool hasLinearStates(ArrayRef<Operation *> sources, bool &additive) {
     auto scan = dyn_cast<ScanOp>(op);
     if (!scan)
       continue; // a counter: positions before plus the piece's
-    if (scan.getCombiner() == Combiner::decay) {
+    if (scan.getCombiner() == Combiner::decay)
       additive = false;
-      if (!isa<BlockArgument>(scan.getInputs()[1]))
-        return false;
-    } else if (scan.getCombiner() != Combiner::add) {
+    else if (scan.getCombiner() != Combiner::add) {
       return false;
     }
     SetVector<Operation *> computedFrom;
@@ -432,13 +432,6 @@ bool hasLinearStates(ArrayRef<Operation *> sources, bool &additive) {
       return false;
   }
   return true;
-}
-
-/// DerivedStateVariant::readsSlicePosition for the body `body` whose sequence is `seq`.
-bool readsSlicePosition(Block &body, int64_t seq) {
-  bool reads = false;
-  body.walk([&](IndexOp index) { reads |= static_cast<int64_t>(index.getDim()) < seq; });
-  return reads;
 }
 
 constexpr Variant kVariants[] = {Variant::Prefill, Variant::Resume, Variant::State};
@@ -532,10 +525,9 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   }
   derived.linear = hasLinearStates(sources, derived.additive);
   derived.additive &= derived.linear;
-  derived.readsSlicePosition = readsSlicePosition(body, *seq);
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   bool takesStates = variant != Variant::Prefill;
-  SmallVector<Value> states;
+  SmallVector<Value> states, gateTotals;
   for (Operation *op : sources) {
     Location loc = op->getLoc();
     if (auto scan = dyn_cast<ScanOp>(op)) {
@@ -546,17 +538,17 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
           init.push_back(body.addArgument(withoutSequence(result, *seq), loc));
         scan.getInitMutable().append(init);
       }
-      std::optional<unsigned> gateArgument;
-      if (scan.getCombiner() == Combiner::decay)
-        if (auto gate = dyn_cast<BlockArgument>(scan.getInputs()[1]))
-          gateArgument = gate.getArgNumber();
+      bool decays = scan.getCombiner() == Combiner::decay;
       for (StringRef role : stateRoles(scan))
-        derived.states.push_back({loc, role, gateArgument});
+        derived.states.push_back({loc, role, decays});
       builder.setInsertionPoint(ret);
       // The state variant does not run an add or decay scan for its last position: a sum gives it. An
       // online-softmax scan runs, read only at its last position: its lowering then writes no position.
       if (variant == Variant::State && scan.getCombiner() != Combiner::online_softmax) {
-        states.push_back(finalState(builder, scan, *seq, init.front()));
+        Value gateTotal;
+        states.push_back(finalState(builder, scan, *seq, init.front(), &gateTotal));
+        if (gateTotal)
+          gateTotals.push_back(gateTotal);
         continue;
       }
       for (Value result : scan.getResults())
@@ -576,6 +568,8 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     states.push_back(before ? MapOp::create(builder, loc, type, MapFn::add, ValueRange{before, counted}).getResult()
                             : counted);
   }
+  // The state variant's decays hand on their gates' totals too, after every state.
+  states.append(gateTotals);
   // Read only now: a position-reading map the function returns has been replaced by its shifted form.
   SmallVector<Value> results;
   if (variant != Variant::State)

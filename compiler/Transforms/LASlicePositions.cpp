@@ -37,6 +37,11 @@ struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
   void runOnOperation() override {
     if (dims <= 0)
       return;
+    if (pieces < 1) {
+      getOperation().emitError() << "la-slice-positions: pieces must be at least 1, not "
+                                 << static_cast<int64_t>(pieces);
+      return signalPassFailure();
+    }
     auto func = getOperation().lookupSymbol<func::FuncOp>(entry);
     if (!func || func.isExternal()) {
       getOperation().emitError() << "la-slice-positions: no function body named '" << entry << "'";
@@ -91,6 +96,13 @@ struct LASlicePositionsPass : impl::LASlicePositionsBase<LASlicePositionsPass> {
     SmallVector<Value> coordinates;
     for (int64_t d = 0; d < dims; ++d)
       coordinates.push_back(tensor::ExtractOp::create(b, loc, body.getArgument(firstPosition + d), zeros));
+    if (pieces > 1) {
+      // The slice of a piece: ⌊coordinate / pieces⌋, in integers (the f32 quotient could round up to the
+      // next slice).
+      Value piece = arith::FPToUIOp::create(b, loc, b.getI64Type(), coordinates.back());
+      Value slice = arith::DivUIOp::create(b, loc, piece, arith::ConstantIntOp::create(b, loc, pieces, 64));
+      coordinates.back() = arith::UIToFPOp::create(b, loc, b.getF32Type(), slice);
+    }
 
     SmallVector<IndexOp> indices;
     // A map of shared values has no slice dimensions: its leading positions are its own.

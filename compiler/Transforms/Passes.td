@@ -187,7 +187,9 @@ def LADeriveStateVariants : Pass<"la-derive-state-variants", "mlir::ModuleOp"> {
     (SPEC §8). For a body-less `func.func` with `la.prefill_of = @E`, the body becomes E's with every such
     scan's value at the last position returned after E's results; with `la.resume_of = @E` the scans also
     start from states passed after E's arguments, one per scan in program order; with `la.state_of = @E` the
-    states are returned alone (what only E's results read is dead). Calls are inlined first.
+    states are returned alone (what only E's results read is dead), followed by the sum of each decay scan's
+    log-gates over the sequence, which scales the state before it: with them the states of consecutive
+    stretches combine (a GPU call in pieces). Calls are inlined first.
 
     Errors: the declared signature is not the derived one (the derived one is printed); E is not causal (the
     op that reads later positions, or all earlier ones without a fixed-size state, is named).
@@ -213,10 +215,18 @@ def LASlicePositions : Pass<"la-slice-positions", "mlir::ModuleOp"> {
     `shared-arguments` lists the arguments without those dimensions, which every slice reads whole (AFT's
     bias w[T, T]). They are marked `la.shared_argument`, so the GPU target does not step them per block, and
     the maps computed from them alone keep their own positions.
+
+    `pieces` > 1 compiles a kernel that runs one of that many pieces of a slice's sequence, the pieces of
+    a slice consecutive along the last sliced dimension (a GPU call in pieces, runtime/lib/GpuSequencePieces.h,
+    views [B, H, N, ..] as [B, H·pieces, N/pieces, ..]): the coordinate along that dimension is then
+    slice·pieces + piece, and `la.index` reads the slice's, ⌊coordinate / pieces⌋.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"\"", "The sliced entry">,
     Option<"dims", "dims", "int64_t", /*default=*/"0", "Leading dimensions the runtime slices over">,
+    Option<"pieces", "pieces", "int64_t", /*default=*/"1",
+           "Pieces of each slice's sequence along the last sliced dimension (its coordinate is "
+           "slice·pieces + piece)">,
     ListOption<"sharedArguments", "shared-arguments", "unsigned",
                "Arguments every slice reads whole, having none of the sliced dimensions">
   ];

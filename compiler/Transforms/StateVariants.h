@@ -14,8 +14,9 @@
 
 namespace mlir::la {
 
-/// prefill(x) = (y, s); resume(x, s_in) = (y, s); state(x, s_in) = s, the state a piece of the sequence hands
-/// on without its outputs (a sequence-parallel call runs ahead with it to where another thread starts).
+/// prefill(x) = (y, s); resume(x, s_in) = (y, s); state(x, s_in) = (s, G), the state a piece of the sequence
+/// hands on without its outputs (a sequence-parallel call runs ahead with it to where another thread starts),
+/// then the total G of each decay scan's log-gates over the piece (StateOrigin::decays).
 enum class StateVariant { Prefill, Resume, State };
 
 /// "prefill", "resume" or "state".
@@ -32,9 +33,10 @@ struct StateOrigin {
   /// Which of that scan's states it is, "" for the scan's value ("max" and "norm" for an online softmax's
   /// running max and normaliser), to name the state after the scan's result.
   StringRef role;
-  /// A decay scan whose log-gates are the source's argument #gateArgument as given: the state a stretch of
-  /// the sequence hands on scales the state before it by e^G, G the sum of those gates over the stretch.
-  std::optional<unsigned> gateArgument;
+  /// A decay scan's state: a stretch of the sequence scales the state before it by e^G, G the sum of the
+  /// scan's log-gates over the stretch, which the `state` variant returns after every state (one result per
+  /// decaying state, in their order), so that stretches' states combine without the gates themselves.
+  bool decays = false;
 };
 
 /// A derived variant: a new public function beside its source, and where each state comes from.
@@ -46,17 +48,13 @@ struct DerivedStateVariant {
   int64_t sequenceDim = 0;
   /// Whether the state after a stretch of the sequence is F ⊙ (the state before it) plus the state the
   /// stretch hands on from the initial (zero) state, F depending on the stretch alone: every state is an add
-  /// scan or a position counter (F = 1) or a decay scan whose gates are an argument (F = e^G, see
-  /// StateOrigin::gateArgument), and nothing any of them scans depends on a state. Linear attention's Σ φ(k)
-  /// ⊗ v and Σ φ(k), simple GLA's and GLA's decayed sums; not Flow's sums of values its other sums
-  /// normalise, retention's decay (its gates are computed), or an online softmax. The states of stretches
-  /// can then be computed at once and combined.
+  /// scan or a position counter (F = 1) or a decay scan (F = e^G, see StateOrigin::decays), and nothing any
+  /// of them scans, gates included, depends on a state. Linear attention's Σ φ(k) ⊗ v and Σ φ(k), the decayed
+  /// sums of retention, simple GLA and GLA; not Flow's sums of values its other sums normalise, or an
+  /// online softmax. The states of stretches can then be computed at once and combined.
   bool linear = false;
   /// `linear` with every F = 1: the states of stretches add.
   bool additive = false;
-  /// Whether an op reads the position along a dimension before the sequence (`la.index`, e.g. retention's
-  /// per-head gates): a call that views pieces of the sequence as slices of their own would misread it.
-  bool readsSlicePosition = false;
 };
 
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes

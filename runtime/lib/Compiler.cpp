@@ -75,6 +75,7 @@ mlir::la::Specialization toSpecialization(llvm::StringRef entry, llvm::ArrayRef<
   for (const TensorSpec &spec : arguments)
     specialization.argTypes.push_back(toMLIRTypeString(spec));
   specialization.slicedDims = slicing.dims;
+  specialization.slicePieces = slicing.pieces;
   for (auto [i, shared] : llvm::enumerate(slicing.sharedArguments))
     if (shared)
       specialization.sharedArguments.push_back(static_cast<unsigned>(i));
@@ -122,6 +123,7 @@ LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &ta
   if (!arguments.empty() || stage > Stage::Fused)
     specialization = toSpecialization(entry, arguments, slicing);
   specialization.slicedDims = slicing.dims;
+  specialization.slicePieces = slicing.pieces;
   if (stage == Stage::LA)
     mlir::la::addSpecialization(pm, specialization);
   else

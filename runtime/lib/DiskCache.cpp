@@ -141,6 +141,14 @@ std::optional<CompiledKernel> DiskCache::parseEntry(llvm::StringRef bytes, llvm:
       kernel.slicing.sharedArguments[*i] = true;
     }
   }
+  // Absent unless a GPU call in pieces compiled it (SliceLayout::pieces).
+  if (std::optional<int64_t> pieces = root->getInteger("slice_pieces")) {
+    if (*pieces < 1) {
+      damaged = true;
+      return std::nullopt;
+    }
+    kernel.slicing.pieces = *pieces;
+  }
   kernel.results = std::move(*results);
   kernel.object.assign(object.begin(), object.end());
   return kernel;
@@ -177,6 +185,8 @@ std::string DiskCache::serializeEntry(llvm::StringRef key, const CompiledKernel 
       shared.push_back(static_cast<int64_t>(i));
   if (!shared.empty())
     root["shared_arguments"] = std::move(shared);
+  if (kernel.slicing.pieces != 1)
+    root["slice_pieces"] = kernel.slicing.pieces;
   std::string metadata;
   llvm::raw_string_ostream(metadata) << llvm::json::Value(std::move(root));
   char header[kHeaderBytes];

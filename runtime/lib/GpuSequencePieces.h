@@ -13,13 +13,13 @@
 //               (slice, piece).
 //
 // Step 2 needs states that combine linearly (SequenceStates::linear): sums (linear attention's) add, and
-// decays (simple GLA's, GLA's) scale the state before by e^G, G the sum of the piece's log-gates, which the
-// prefix computes from the gate argument. Other states (Flow's nested sums, an online softmax, retention's
-// gates computed from the head index, which a slice per piece would misread) run each slice whole, one
-// block per slice, for now.
+// decays (retention's, simple GLA's, GLA's) scale the state before by e^G, G the sum of the piece's
+// log-gates, which the state variant returns beside the states. Other states (Flow's nested sums, an online
+// softmax) run each slice whole, one block per slice, for now.
 // No launch copies a tensor: a [.., H, N, ..] tensor whose N is `count` pieces of L positions is, byte for
 // byte, a [.., H·count, L, ..] tensor with a slice per piece, so each launch reads and writes the call's
-// own tensors through that view.
+// own tensors through that view. Its kernels are compiled knowing it (SliceLayout::pieces): a position read
+// along H (retention's per-head decay) is the block's coordinate over `count`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LA_RUNTIME_LIB_GPUSEQUENCEPIECES_H
@@ -49,30 +49,37 @@ std::optional<GpuPieces> planGpuPieces(int64_t sequenceLength, int64_t pieceLeng
 /// the same bytes cut into pieces: [S_1, .., S_k · count, length, ...].
 TensorSpec viewAsPieces(const TensorSpec &spec, int64_t slicedDims, const GpuPieces &pieces);
 
-/// A state per piece, [S_1, .., S_k · count, X...] (a piece variant's state), as [S_1, .., S_k, count, X...]:
-/// the pieces of a slice along their own dimension `slicedDims`, which `piece_prefix` scans.
+/// A state per piece, [S_1, .., S_k · count, X...] (a piece variant's state, or a decay's gate total), as
+/// [S_1, .., S_k, count, X...]: the pieces of a slice along their own dimension `slicedDims`, which
+/// `piece_prefix` scans.
 TensorSpec viewStatesAlongPieces(const TensorSpec &perPiece, int64_t slicedDims, const GpuPieces &pieces);
-
-/// `spec`, [S_1, .., S_k, N, ...], as [S_1, .., S_k, count, length, ...]: the positions of each piece along a
-/// dimension after the pieces' (a decay's log-gates, which the prefix sums per piece).
-TensorSpec viewAlongPieces(const TensorSpec &spec, int64_t slicedDims, const GpuPieces &pieces);
 
 /// The entry of piecePrefixSource's program.
 inline constexpr const char *kPiecePrefixEntry = "piece_prefix";
 
 /// One state as the prefix program takes it: its rank along the pieces ([S..., count, X...]) and, for a
-/// state that decays, the rank of its log-gates viewed along the pieces ([S..., count, length, K...]).
+/// state that decays, the rank of each piece's log-gate total viewed along the pieces ([S..., count, K...]).
 struct PrefixState {
   size_t rank = 0;
   std::optional<size_t> gateRank;
 };
 
+/// What the call in pieces is: the entry itself, which starts from the zero state and returns none, or a
+/// state-passing variant of it (SPEC §8: `resume`, e.g. the `*_with_state` entries, and `prefill`).
+struct PrefixCall {
+  /// The call starts from states it is given (resume), not from zero.
+  bool fromInitial = false;
+  /// The call returns the states after its last position (prefill, resume).
+  bool final = false;
+};
+
 /// An la program whose entry `piece_prefix` takes one f32 tensor per state (each piece's own state along
-/// dimension `pieceDim`), then the log-gates of each state that decays, and returns for each state the
-/// state before each piece: an exclusive scan along the pieces, `add` for a sum, `decay` by the sum of each
-/// piece's gates for a decay (the state before piece p is e^{G_{p-1}} ⊙ the one before p − 1 plus piece
-/// p − 1's own).
-std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceDim);
+/// dimension `pieceDim`), then the log-gate totals of each state that decays, then (`call.fromInitial`) the
+/// state before the first piece of each, and returns for each state the state before each piece: an
+/// exclusive scan along the pieces, `add` for a sum, `decay` by each piece's total for a decay (the state
+/// before piece p is e^{G_{p-1}} ⊙ the one before p − 1 plus piece p − 1's own); then (`call.final`) the
+/// state after the last piece of each.
+std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceDim, const PrefixCall &call = {});
 
 } // namespace la
 

@@ -452,7 +452,7 @@ private:
   /// the program's content hash, the entry, then each input's dtype, rank and sizes as raw bytes. Built on
   /// the stack without formatting a number, since a decode step looks its kernel up on every call.
   static void memoryKey(const ProgramImpl &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
-                        bool sliceBlocks, llvm::SmallVectorImpl<char> &key) {
+                        bool sliceBlocks, llvm::SmallVectorImpl<char> &key, int64_t slicePieces = 1) {
     auto appendRaw = [&](auto value) {
       key.append(reinterpret_cast<const char *>(&value), reinterpret_cast<const char *>(&value) + sizeof(value));
     };
@@ -463,6 +463,7 @@ private:
     key.append(entry.begin(), entry.end());
     key.push_back('\0');
     appendRaw(sliceBlocks);
+    appendRaw(slicePieces);
     for (const TensorSpec &spec : inputs) {
       appendRaw(spec.dtype);
       appendRaw(spec.shape.size());
@@ -474,13 +475,14 @@ private:
   /// The kernel of `entry` for `inputs`, from memory, the disk cache or the compiler. `sliceBlocks` lets a
   /// call of small slices run a block of them per kernel call (chooseSliceBlock); a caller that runs the
   /// kernel slice by slice itself (a sequence-parallel call's pieces) asks for one slice per call.
+  /// `slicePieces` > 1 compiles for a GPU call in that many pieces per slice (SliceLayout::pieces).
   llvm::Expected<LoadedKernel *> getKernel(const ProgramImpl &program, llvm::StringRef entry,
-                                           llvm::ArrayRef<TensorSpec> inputs, CallStats *stats,
-                                           bool sliceBlocks = true) {
+                                           llvm::ArrayRef<TensorSpec> inputs, CallStats *stats, bool sliceBlocks = true,
+                                           int64_t slicePieces = 1) {
     // Timed only for the caller's statistics: a decode step's lookups go without the clock.
     auto start = stats ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     llvm::SmallString<256> key;
-    memoryKey(program, entry, inputs, sliceBlocks, key);
+    memoryKey(program, entry, inputs, sliceBlocks, key, slicePieces);
     std::shared_ptr<KernelSlot> slot;
     {
       std::shared_lock lock(memoryMutex);
@@ -508,7 +510,7 @@ private:
     std::lock_guard compileLock(slot->mutex);
     CacheSource source = CacheSource::Memory;
     if (!slot->owner) {
-      auto loaded = compileOrLoad(program, entry, inputs, source, *slot, sliceBlocks);
+      auto loaded = compileOrLoad(program, entry, inputs, source, *slot, sliceBlocks, slicePieces);
       if (!loaded)
         return loaded.takeError();
       slot->owner = std::move(*loaded);
@@ -615,11 +617,13 @@ private:
 
   llvm::Expected<std::unique_ptr<LoadedKernel>> compileOrLoad(const ProgramImpl &program, llvm::StringRef entry,
                                                               llvm::ArrayRef<TensorSpec> inputs, CacheSource &source,
-                                                              KernelSlot &slot, bool sliceBlocks) {
+                                                              KernelSlot &slot, bool sliceBlocks, int64_t slicePieces) {
     const EntryInfo *info = program.lookup(entry);
     if (!info)
       return program.unknownEntry(entry);
     SliceLayout slicing = runtimeOptions.compile.sliceBatchHeads ? info->slicing : SliceLayout();
+    if (slicing.dims > 0)
+      slicing.pieces = slicePieces;
     if (llvm::Error err = checkInputs(program, *info, inputs, slicing))
       return std::move(err);
     // A zero-size batch has no slice to compile for; compile the unsliced kernel instead.
@@ -741,6 +745,8 @@ private:
     // Only where some argument is shared, so the keys of every other kernel stay as they were.
     if (llvm::is_contained(slicing.sharedArguments, true))
       key["sharedArguments"] = llvm::json::Array(std::vector<bool>(slicing.sharedArguments));
+    if (slicing.pieces != 1)
+      key["slicePieces"] = slicing.pieces;
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::json::Value(std::move(key));
@@ -805,10 +811,12 @@ private:
   };
 
   /// Runs a call of a causal entry whose states combine linearly as three launches over pieces of its
-  /// sequence (GpuSequencePieces.h), every tensor where `place` keeps it. Returns the pieces per slice, or 0
-  /// where the call does not qualify and nothing ran: a piece length that does not cut the sequence, states
-  /// that do not combine linearly, a read of a slice's position, an argument every slice shares or one
-  /// without the sequence.
+  /// sequence (GpuSequencePieces.h), every tensor where `place` keeps it. A state-passing variant of such an
+  /// entry (a `*_with_state` entry, a Decoder's prefill or resume) runs as the entry does, from the states it
+  /// is given, and the prefix launch also writes the states after the last position. Returns the pieces per
+  /// slice, or 0 where the call does not qualify and nothing ran: a piece length that does not cut the
+  /// sequence, states that do not combine linearly, an argument every slice shares or one without the
+  /// sequence.
   llvm::Expected<int64_t> executePiecesOnGpu(const ProgramImpl &program, llvm::StringRef entry,
                                              const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
                                              llvm::ArrayRef<TensorRef> outputs, const GpuPlace &place,
@@ -821,70 +829,97 @@ private:
     std::optional<GpuPieces> pieces = planGpuPieces(length, runtimeOptions.compile.sequencePieceLength);
     if (!pieces)
       return 0;
-    std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, entry);
-    if (!variants || !variants->linearStates || variants->readsSlicePosition || variants->sequenceDim != sliced)
+    llvm::StringRef base = entry;
+    PrefixCall call;
+    if (const EntryInfo *declared = program.lookup(entry);
+        declared && (declared->variantKind == "resume" || declared->variantKind == "prefill")) {
+      base = declared->variantOf;
+      call.fromInitial = declared->variantKind == "resume";
+      call.final = true;
+    }
+    std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, base);
+    if (!variants || !variants->linearStates || variants->sequenceDim != sliced)
       return 0;
+    size_t numStates = variants->numStates();
+    if (inputs.size() != variants->numArguments + (call.fromInitial ? numStates : 0) ||
+        outputs.size() != variants->numResults + (call.final ? numStates : 0))
+      return 0;
+    // The entry's own tensors, then the states before the first position and after the last.
+    llvm::ArrayRef<TensorRef> ownInputs = inputs.take_front(variants->numArguments);
+    llvm::ArrayRef<TensorRef> ownOutputs = outputs.take_front(variants->numResults);
+    llvm::ArrayRef<TensorRef> initialStates = inputs.drop_front(variants->numArguments);
+    llvm::ArrayRef<TensorRef> finalStates = outputs.drop_front(variants->numResults);
     auto alongSequence = [&](const TensorRef &ref) {
       return static_cast<int64_t>(ref.spec.shape.size()) > sliced && ref.spec.shape[sliced] == length;
     };
-    if (!llvm::all_of(inputs, alongSequence) || !llvm::all_of(outputs, alongSequence))
+    if (!llvm::all_of(ownInputs, alongSequence) || !llvm::all_of(ownOutputs, alongSequence))
       return 0;
 
     // The call's own tensors, as a slice per piece.
     llvm::SmallVector<TensorRef, 8> pieceInputs, pieceOutputs;
     llvm::SmallVector<TensorSpec, 8> pieceSpecs;
-    for (const TensorRef &input : inputs) {
+    for (const TensorRef &input : ownInputs) {
       pieceInputs.push_back({input.data, viewAsPieces(input.spec, sliced, *pieces)});
       pieceSpecs.push_back(pieceInputs.back().spec);
     }
-    for (const TensorRef &output : outputs)
+    for (const TensorRef &output : ownOutputs)
       pieceOutputs.push_back({output.data, viewAsPieces(output.spec, sliced, *pieces)});
     auto &variantProgram = static_cast<const ProgramImpl &>(*variants->program);
-    auto kernelFor = [&](const ProgramImpl &of, llvm::StringRef name, llvm::ArrayRef<TensorSpec> specs) {
+    // The piece kernels read a slice's position along H as their coordinate / pieces (SliceLayout::pieces).
+    auto kernelFor = [&](const ProgramImpl &of, llvm::StringRef name, llvm::ArrayRef<TensorSpec> specs,
+                         int64_t slicePieces) {
       CallStats own;
-      auto kernel = getKernel(of, name, specs, &own);
+      auto kernel = getKernel(of, name, specs, &own, /*sliceBlocks=*/true, slicePieces);
       if (stats)
         stats->compileMs += own.compileMs;
       return kernel;
     };
     // The states' shapes are prefill's last results (a compile the cache keeps, never launched).
-    auto prefill = kernelFor(variantProgram, variants->prefill, pieceSpecs);
+    auto prefill = kernelFor(variantProgram, variants->prefill, pieceSpecs, pieces->count);
     if (!prefill)
       return prefill.takeError();
     llvm::SmallVector<TensorSpec> stateSpecs(
         llvm::drop_begin(fullResultSpecs((*prefill)->info(), pieceSpecs), variants->numResults));
     llvm::SmallVector<TensorSpec, 8> withStates(pieceSpecs);
     withStates.append(stateSpecs.begin(), stateSpecs.end());
-    auto stateKernel = kernelFor(variantProgram, variants->state, withStates);
+    auto stateKernel = kernelFor(variantProgram, variants->state, withStates, pieces->count);
     if (!stateKernel)
       return stateKernel.takeError();
-    auto resume = kernelFor(variantProgram, variants->resume, withStates);
+    auto resume = kernelFor(variantProgram, variants->resume, withStates, pieces->count);
     if (!resume)
       return resume.takeError();
-    // The prefix reads each state along the pieces, then each decay's gates along them.
+    // The state variant returns each piece's states, then each decay's total log-gate over the piece.
+    llvm::SmallVector<TensorSpec> totalSpecs(
+        llvm::drop_begin(fullResultSpecs((*stateKernel)->info(), withStates), stateSpecs.size()));
+    if (totalSpecs.size() != static_cast<size_t>(llvm::count(variants->decays, true)))
+      return makeError(program.name() + ": entry '" + entry + "': its state variant returns " +
+                       llvm::Twine(totalSpecs.size()) + " gate totals for " +
+                       llvm::Twine(llvm::count(variants->decays, true)) + " decaying states");
+    // The prefix reads each state along the pieces, then each decay's totals along them.
     llvm::SmallVector<PrefixState, 4> prefixStates;
-    llvm::SmallVector<TensorSpec, 4> alongPieces;
-    llvm::SmallVector<TensorRef, 4> gates;
-    for (auto [spec, gate] : llvm::zip(stateSpecs, variants->gateArguments)) {
+    llvm::SmallVector<TensorSpec, 4> alongPieces, totalsAlongPieces;
+    for (auto [spec, decays] : llvm::zip(stateSpecs, variants->decays)) {
       alongPieces.push_back(viewStatesAlongPieces(spec, sliced, *pieces));
       prefixStates.push_back({alongPieces.back().shape.size(), std::nullopt});
-      if (!gate)
+      if (!decays)
         continue;
-      gates.push_back({inputs[*gate].data, viewAlongPieces(inputs[*gate].spec, sliced, *pieces)});
-      prefixStates.back().gateRank = gates.back().spec.shape.size();
+      totalsAlongPieces.push_back(viewStatesAlongPieces(totalSpecs[totalsAlongPieces.size()], sliced, *pieces));
+      prefixStates.back().gateRank = totalsAlongPieces.back().shape.size();
     }
-    auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced);
+    auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
     if (!prefixProgram)
       return prefixProgram.takeError();
     llvm::SmallVector<TensorSpec, 8> prefixSpecs(alongPieces.begin(), alongPieces.end());
-    for (const TensorRef &gate : gates)
-      prefixSpecs.push_back(gate.spec);
-    auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, prefixSpecs);
+    prefixSpecs.append(totalsAlongPieces.begin(), totalsAlongPieces.end());
+    for (const TensorRef &initial : initialStates)
+      prefixSpecs.push_back(initial.spec);
+    auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, prefixSpecs, /*slicePieces=*/1);
     if (!prefix)
       return prefix.takeError();
 
     // Three sets of states: zero (the state variant starts from it; resume then writes the states after
-    // each piece there, which nothing reads), each piece's own, and the sum before each piece.
+    // each piece there, which nothing reads), each piece's own (and its decays' totals), and the states
+    // before each piece.
     llvm::SmallVector<TensorRef, 4> zero, own, before, ownAlongPieces, beforeAlongPieces;
     for (auto [spec, along] : llvm::zip(stateSpecs, alongPieces)) {
       for (llvm::SmallVector<TensorRef, 4> *set : {&zero, &own, &before}) {
@@ -896,11 +931,20 @@ private:
       ownAlongPieces.push_back({own.back().data, along});
       beforeAlongPieces.push_back({before.back().data, along});
     }
+    llvm::SmallVector<TensorRef, 8> ownAndTotals(own.begin(), own.end());
+    for (auto [spec, along] : llvm::zip(totalSpecs, totalsAlongPieces)) {
+      auto memory = place.allocateZeroed(spec.numBytes());
+      if (!memory)
+        return memory.takeError();
+      ownAndTotals.push_back({*memory, spec});
+      ownAlongPieces.push_back({*memory, along});
+    }
     llvm::SmallVector<TensorRef, 8> arguments(pieceInputs);
     arguments.append(zero.begin(), zero.end());
-    if (llvm::Error err = place.launch(**stateKernel, arguments, own))
+    if (llvm::Error err = place.launch(**stateKernel, arguments, ownAndTotals))
       return std::move(err);
-    ownAlongPieces.append(gates.begin(), gates.end());
+    ownAlongPieces.append(initialStates.begin(), initialStates.end());
+    beforeAlongPieces.append(finalStates.begin(), finalStates.end());
     if (llvm::Error err = place.launch(**prefix, ownAlongPieces, beforeAlongPieces))
       return std::move(err);
     arguments.assign(pieceInputs.begin(), pieceInputs.end());
@@ -912,9 +956,10 @@ private:
     return pieces->count;
   }
 
-  /// The `piece_prefix` program for `states` (along the pieces), parsed once per runtime.
-  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::ArrayRef<PrefixState> states, int64_t pieceDim) {
-    std::string source = piecePrefixSource(states, pieceDim);
+  /// The `piece_prefix` program for `states` (along the pieces) and `call`, parsed once per runtime.
+  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::ArrayRef<PrefixState> states, int64_t pieceDim,
+                                                            const PrefixCall &call) {
+    std::string source = piecePrefixSource(states, pieceDim, call);
     std::lock_guard lock(sequenceMutex);
     auto it = piecePrefixPrograms.find(source);
     if (it == piecePrefixPrograms.end()) {
@@ -1200,12 +1245,12 @@ private:
     /// The dimension the entry's scans run along.
     int64_t sequenceDim = 0;
     /// How a stretch's state combines with the state before it (SequenceStates).
-    bool additiveStates = false, linearStates = false, readsSlicePosition = false;
-    /// Per state, in signature order: the argument holding its log-gates (a decay's), or none.
-    std::vector<std::optional<unsigned>> gateArguments;
+    bool additiveStates = false, linearStates = false;
+    /// Per state, in signature order: whether it decays (SequenceStates::decays).
+    std::vector<bool> decays;
     /// The entry's own arguments and results.
     size_t numArguments = 0, numResults = 0;
-    size_t numStates() const { return gateArguments.size(); }
+    size_t numStates() const { return decays.size(); }
   };
 
   /// The variants of `entry`, derived on first use; null where it has none (it is not causal).
@@ -1242,8 +1287,7 @@ private:
       variants->sequenceDim = states->dimension;
       variants->additiveStates = states->additive;
       variants->linearStates = states->linear;
-      variants->readsSlicePosition = states->readsSlicePosition;
-      variants->gateArguments = states->gateArguments;
+      variants->decays = states->decays;
       variants->numArguments = program.lookup(entry)->signature.arguments.size();
       variants->numResults = program.lookup(entry)->signature.results.size();
     }
@@ -1608,7 +1652,23 @@ private:
         statesAt(slice, sets, from, arguments);
         results.clear();
         statesAt(slice, sets, to, results);
-        callOf(call.kernels.stateOnly[piece])(arguments, results, coordinates);
+        // The state variant also returns each decay's log-gate total over the piece, which a runner that
+        // starts from the state before the piece does not need: written to a buffer of the thread's own.
+        LoadedKernel *kernel = call.kernels.stateOnly[piece];
+        llvm::ArrayRef<TensorSpec> totals =
+            llvm::ArrayRef<TensorSpec>(kernel->info().results).drop_front(results.size());
+        thread_local std::vector<char> discarded;
+        size_t totalBytes = 0;
+        for (const TensorSpec &total : totals)
+          totalBytes += (total.numBytes() + 63) / 64 * 64;
+        if (discarded.size() < totalBytes)
+          discarded.resize(totalBytes);
+        size_t offset = 0;
+        for (const TensorSpec &total : totals) {
+          results.push_back(discarded.data() + offset);
+          offset += (total.numBytes() + 63) / 64 * 64;
+        }
+        callOf(kernel)(arguments, results, coordinates);
       };
       // Padding between the states is zero in every slot, so the whole sets can be added.
       auto addStates = [&](int a, int b, int to) {

@@ -102,9 +102,9 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
   auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill);
   if (!derived)
     return derived.takeError();
-  SequenceStates states{derived->sequenceDim, derived->additive, derived->linear, {}, derived->readsSlicePosition};
+  SequenceStates states{derived->sequenceDim, derived->additive, derived->linear, {}};
   for (const mlir::la::StateOrigin &origin : derived->states)
-    states.gateArguments.push_back(origin.gateArgument);
+    states.decays.push_back(origin.decays);
   return states;
 }
 

@@ -62,7 +62,7 @@ func.func private @causal_state(%q: !x, %k: !x, %v: !x, %s0: !x, %z0: tensor<?x?
 
 // A decay scan's state variant: e^{G} ⊙ h0 + Σ_t e^{Σ_{u>t} g_u} ⊙ k_t ⊗ v_t, the weights from a reverse
 // exclusive scan of the log-gates (summed from the end, where the weights that matter are) and the sum one
-// contraction of the weighted keys with the values.
+// contraction of the weighted keys with the values; then G itself, which the state before the piece decays by.
 !x = tensor<?x?x?x?xf32>
 !g = tensor<?x?x?xf32>
 !s = tensor<?x?x?x?x?xf32>
@@ -73,7 +73,8 @@ func.func @decayed(%q: !x, %k: !x, %v: !x, %g: !g) -> !x {
   %o = la.contract "bhtk,bhtkv->bhtv" %q, %st : !x, !s -> !x
   return %o : !x
 }
-func.func private @decayed_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> !h attributes {la.state_of = @decayed}
+func.func private @decayed_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> (!h, tensor<?x?xf32>)
+    attributes {la.state_of = @decayed}
 
 // CHECK-LABEL: func.func @decayed_state(
 // CHECK-SAME: %{{[a-z0-9]+}}: tensor<?x?x?x?xf32>, %[[K:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[V:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[G:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[H0:[a-z0-9]+]]: tensor<?x?x?x?xf32>)
@@ -85,7 +86,7 @@ func.func private @decayed_state(%q: !x, %k: !x, %v: !x, %g: !g, %h0: !h) -> !h 
 // CHECK: %[[F:.*]] = la.map exp %[[TOTAL]]
 // CHECK: %[[DECAYED:.*]] = la.map mul "ab,abde->abde" %[[F]], %[[H0]]
 // CHECK: %[[H:.*]] = la.map add %[[DECAYED]], %[[SUM]]
-// CHECK: return %[[H]]
+// CHECK: return %[[H]], %[[TOTAL]]
 // CHECK-NOT: la.scan decay
 
 // -----

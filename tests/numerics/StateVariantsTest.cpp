@@ -49,6 +49,32 @@ double relativeRms(const std::vector<double> &x, const la::HostTensor &y) {
   return std::sqrt(error / norm);
 }
 
+/// What the state variant of `entry` returns after its states for each decay scan: the sum of the scan's
+/// log-gates over the piece `arguments` hold (`length` positions along dimension 2). Simple GLA's and GLA's
+/// are their argument #3, [B, H, T] or [B, H, T, K]; retention's log(1 − 2^{−5−h}) at every position.
+std::vector<double> expectedGateTotal(llvm::StringRef entry, const std::vector<la::HostTensor> &arguments,
+                                      int64_t length) {
+  const la::TensorSpec &q = arguments[0].spec();
+  int64_t batch = q.shape[0], heads = q.shape[1];
+  std::vector<double> totals;
+  if (entry == "retention") {
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t h = 0; h < heads; ++h)
+        totals.push_back(static_cast<double>(length) * std::log1p(-std::exp2(-5.0 - static_cast<double>(h))));
+    return totals;
+  }
+  const la::HostTensor &gates = arguments[3];
+  int64_t keys = gates.spec().shape.size() > 3 ? gates.spec().shape[3] : 1;
+  for (int64_t slice = 0; slice < batch * heads; ++slice)
+    for (int64_t k = 0; k < keys; ++k) {
+      double sum = 0;
+      for (int64_t t = 0; t < length; ++t)
+        sum += gates.get((slice * length + t) * keys + k);
+      totals.push_back(sum);
+    }
+  return totals;
+}
+
 class StateVariants : public testing::TestWithParam<std::tuple<VariantCase, la::DType>> {};
 
 TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
@@ -76,6 +102,9 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   std::string entry = c.entry, prefill = entry + ".prefill", resume = entry + ".resume", stateOnly = entry + ".state";
   auto signature = (*runtime)->signature(**program, entry);
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
+  auto sequenceStates = la::getSequenceStates(source, c.file, c.entry);
+  ASSERT_TRUE(bool(sequenceStates)) << llvm::toString(sequenceStates.takeError());
+  const size_t decays = static_cast<size_t>(llvm::count(sequenceStates->decays, true));
 
   const int64_t length = 40, width = 8;
   for (auto [batch, heads] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}}) {
@@ -135,14 +164,25 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
         std::vector<la::HostTensor> arguments = piece(range.first, range.second);
         if (i > 0)
           arguments.insert(arguments.end(), states.begin(), states.end());
-        // The state variant hands on what resume does, without the outputs (its add and decay scans summed).
+        // The state variant hands on what resume does, without the outputs (its add and decay scans summed),
+        // then each decay's log-gate total over the piece.
         std::vector<la::HostTensor> handedOn;
-        if (i > 0)
+        std::vector<double> gateTotal;
+        if (i > 0) {
           handedOn = call(stateOnly, arguments);
+          if (decays > 0)
+            gateTotal = expectedGateTotal(c.entry, arguments, range.second - range.first);
+        }
         std::vector<la::HostTensor> results = call(i == 0 ? prefill : resume, std::move(arguments));
         ASSERT_EQ(results.size(), wholePrefill.size()) << what;
         if (i > 0) {
-          ASSERT_EQ(handedOn.size(), results.size() - 1) << what;
+          ASSERT_EQ(handedOn.size(), results.size() - 1 + decays) << what;
+          for (size_t d = 0; d < decays; ++d) {
+            const la::HostTensor &total = handedOn[results.size() - 1 + d];
+            ASSERT_EQ(static_cast<size_t>(total.numElements()), gateTotal.size()) << what;
+            EXPECT_LE(relativeRms(gateTotal, total), 1e-5) << what << ": state variant's gate total on piece " << i;
+          }
+          handedOn.resize(results.size() - 1);
           for (size_t s = 0; s < handedOn.size(); ++s) {
             std::vector<double> state;
             for (int64_t e = 0; e < handedOn[s].numElements(); ++e)

@@ -254,29 +254,26 @@ TEST(RuntimeConcurrencySequencePieces, AdditiveStatesWaitForTheAnchorBeyondTheBa
 
 TEST(RuntimeConcurrencySequencePieces, StatesAddOrDecayWhereNothingTheyScanReadsAState) {
   // Linear attention's states are sums of its inputs' maps. Simple GLA's and GLA's decay by gates they take
-  // as argument #3 (linear, not additive); retention computes its gates from the head index. Flow's sums
-  // read values its other sums normalise; causal AFT's is an online softmax.
+  // as argument #3, retention's by gates it computes from the head index (linear, not additive). Flow's
+  // sums read values its other sums normalise; causal AFT's is an online softmax.
   struct Expectation {
     const char *file, *entry;
-    bool additive, linear, readsSlicePosition;
-    std::optional<unsigned> gate;
+    bool additive, linear, decays;
   };
-  for (Expectation e : {Expectation{"linear_attention.mlir", "linear_attention_causal", true, true, false, {}},
-                        Expectation{"retention.mlir", "simple_gla", false, true, false, 3},
-                        Expectation{"retention.mlir", "gla", false, true, false, 3},
-                        Expectation{"retention.mlir", "retention", false, false, true, {}},
-                        Expectation{"flow_attention.mlir", "flow_attention_causal", false, false, false, {}},
-                        Expectation{"aft.mlir", "aft_causal", false, false, false, {}}}) {
+  for (Expectation e : {Expectation{"linear_attention.mlir", "linear_attention_causal", true, true, false},
+                        Expectation{"retention.mlir", "simple_gla", false, true, true},
+                        Expectation{"retention.mlir", "gla", false, true, true},
+                        Expectation{"retention.mlir", "retention", false, true, true},
+                        Expectation{"flow_attention.mlir", "flow_attention_causal", false, false, false},
+                        Expectation{"aft.mlir", "aft_causal", false, false, false}}) {
     auto source = llvm::MemoryBuffer::getFile(la::test::kernelPath(e.file));
     ASSERT_TRUE(bool(source)) << e.file;
     auto states = la::getSequenceStates((*source)->getBuffer(), e.file, e.entry);
     ASSERT_TRUE(bool(states)) << e.entry << ": " << llvm::toString(states.takeError());
     EXPECT_EQ(states->additive, e.additive) << e.entry;
     EXPECT_EQ(states->linear, e.linear) << e.entry;
-    EXPECT_EQ(states->readsSlicePosition, e.readsSlicePosition) << e.entry;
-    if (e.linear)
-      for (const std::optional<unsigned> &gate : states->gateArguments)
-        EXPECT_EQ(gate, e.gate) << e.entry;
+    for (bool decays : states->decays)
+      EXPECT_EQ(decays, e.decays) << e.entry;
   }
 }
 

@@ -29,11 +29,6 @@ TEST(GpuSequencePieces, PiecesCutTheSequenceExactly) {
 }
 
 TEST(GpuSequencePieces, ViewsKeepTheBytes) {
-  // A GLA gate [B, H, N, K] along the pieces: [B, H, P, L, K].
-  la::TensorSpec gate;
-  gate.shape = {2, 8, 4096, 64};
-  EXPECT_EQ(la::viewAlongPieces(gate, 2, {16, 256}).shape, (llvm::SmallVector<int64_t, 4>{2, 8, 16, 256, 64}));
-
   la::GpuPieces pieces{16, 256};
   la::TensorSpec q;
   q.shape = {2, 8, 4096, 64};
@@ -50,6 +45,10 @@ TEST(GpuSequencePieces, ViewsKeepTheBytes) {
   la::TensorSpec along = la::viewStatesAlongPieces(state, 2, pieces);
   EXPECT_EQ(along.shape, (llvm::SmallVector<int64_t, 4>{2, 8, 16, 64, 32}));
   EXPECT_EQ(along.numBytes(), state.numBytes());
+  // A GLA gate total per piece, [B, H·P, K], along the pieces: [B, H, P, K].
+  la::TensorSpec total;
+  total.shape = {2, 128, 64};
+  EXPECT_EQ(la::viewStatesAlongPieces(total, 2, pieces).shape, (llvm::SmallVector<int64_t, 4>{2, 8, 16, 64}));
 }
 
 /// The prefix program for `states` along dimension 2, loaded into a CPU runtime (which `runtime` keeps).
@@ -102,19 +101,19 @@ TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
     }
 }
 
-TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGates) {
-  // A per-head decay (simple GLA): states [1, 2, P = 3, 2, 2], gates [1, 2, P = 3, L = 2].
+TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGateTotal) {
+  // A per-head decay (simple GLA): states [1, 2, P = 3, 2, 2], each piece's log-gate total [1, 2, P = 3].
   std::unique_ptr<la::Runtime> runtime;
-  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, 4}});
+  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, 3}});
   ASSERT_TRUE(program);
   la::TensorSpec states, gates;
   states.shape = {1, 2, 3, 2, 2};
-  gates.shape = {1, 2, 3, 2};
+  gates.shape = {1, 2, 3};
   la::HostTensor s(states), g(gates);
   for (int64_t i = 0; i < s.numElements(); ++i)
     s.set(i, static_cast<double>(i % 7) - 2.5);
   for (int64_t i = 0; i < g.numElements(); ++i)
-    g.set(i, -0.1 * static_cast<double>(i % 5 + 1));
+    g.set(i, -0.2 * static_cast<double>(i % 5 + 1));
   auto before = runtime->run(*program, la::kPiecePrefixEntry, {s.ref(), g.ref()});
   ASSERT_TRUE(bool(before)) << llvm::toString(before.takeError());
   for (int64_t h = 0; h < 2; ++h) {
@@ -123,7 +122,7 @@ TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGates) {
       for (int64_t e = 0; e < 4; ++e)
         EXPECT_NEAR((*before)[0].get((h * 3 + p) * 4 + e), expected[e], 1e-5) << "slice " << h << " piece " << p;
       // The state before piece p + 1: piece p's decay of the state before it, plus its own.
-      double total = g.get((h * 3 + p) * 2) + g.get((h * 3 + p) * 2 + 1);
+      double total = g.get(h * 3 + p);
       for (int64_t e = 0; e < 4; ++e)
         expected[e] = std::exp(total) * expected[e] + s.get((h * 3 + p) * 4 + e);
     }

@@ -51,6 +51,9 @@ struct SliceLayout {
   /// Per argument: read whole by every slice, having none of those dimensions (AFT's bias w[T, T]). Empty
   /// when none is.
   std::vector<bool> sharedArguments;
+  /// Pieces of each slice's sequence along the last sliced dimension: a GPU call in pieces views [B, H, N, ..]
+  /// as [B, H·pieces, N/pieces, ..], and a kernel's position along H is then its coordinate / pieces.
+  int64_t pieces = 1;
 
   bool isShared(size_t argument) const { return argument < sharedArguments.size() && sharedArguments[argument]; }
   /// The first argument with the sliced dimensions, whose sizes give the number of slices.
@@ -61,7 +64,7 @@ struct SliceLayout {
     return argument;
   }
   bool operator==(const SliceLayout &other) const {
-    return dims == other.dims && sharedArguments == other.sharedArguments;
+    return dims == other.dims && sharedArguments == other.sharedArguments && pieces == other.pieces;
   }
 };
 
@@ -124,12 +127,11 @@ struct SequenceStates {
   /// a sequence-parallel call then sums two stretches' states at once.
   bool additive = false;
   /// Whether it is e^G ⊙ (the state before) plus that, G the sum of the stretch's log-gates (1 for a sum):
-  /// also simple GLA's and GLA's decayed sums (mlir::la::DerivedStateVariant::linear).
+  /// also the decayed sums of retention, simple GLA and GLA (mlir::la::DerivedStateVariant::linear).
   bool linear = false;
-  /// Per state, in signature order: the entry argument holding its log-gates, for a decay; none for a sum.
-  std::vector<std::optional<unsigned>> gateArguments;
-  /// Whether the entry reads the position along a dimension before the sequence (retention's per-head gates).
-  bool readsSlicePosition = false;
+  /// Per state, in signature order: whether it decays (the `state` variant then returns its log-gates' total
+  /// over the stretch after every state, mlir::la::StateOrigin::decays).
+  std::vector<bool> decays;
 };
 
 /// The state of the causal `entry`. Errors as declareStateVariant's, for an entry that is not causal.
