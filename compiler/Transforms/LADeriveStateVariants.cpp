@@ -404,21 +404,20 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
 }
 
 /// Whether a cut of the sequence combines the state `sources` (scans along the sequence and position
-/// counters) of one function body linearly (DerivedStateVariant::linear): each is an add scan, a decay scan
-/// or a counter, and no source is among the ops any scan's operands (a decay's gates included) are computed
-/// from. `additive` says there is no decay scan.
-bool hasLinearStates(ArrayRef<Operation *> sources, bool &additive) {
+/// counters) of one function body (DerivedStateVariant::combinable): each is an add, decay or online-softmax
+/// scan or a counter, and no source is among the ops any scan's operands (a decay's gates, a softmax's
+/// logits included) are computed from. `additive` says every scan adds.
+bool hasCombinableStates(ArrayRef<Operation *> sources, bool &additive) {
   additive = true;
   llvm::SmallPtrSet<Operation *, 8> stateOps(sources.begin(), sources.end());
   for (Operation *op : sources) {
     auto scan = dyn_cast<ScanOp>(op);
     if (!scan)
       continue; // a counter: positions before plus the piece's
-    if (scan.getCombiner() == Combiner::decay)
+    if (scan.getCombiner() == Combiner::decay || scan.getCombiner() == Combiner::online_softmax)
       additive = false;
-    else if (scan.getCombiner() != Combiner::add) {
+    else if (scan.getCombiner() != Combiner::add)
       return false;
-    }
     SetVector<Operation *> computedFrom;
     BackwardSliceOptions options;
     options.inclusive = false;
@@ -523,8 +522,8 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)))
       sources.push_back(&op);
   }
-  derived.linear = hasLinearStates(sources, derived.additive);
-  derived.additive &= derived.linear;
+  derived.combinable = hasCombinableStates(sources, derived.additive);
+  derived.additive &= derived.combinable;
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states, gateTotals;
@@ -538,9 +537,15 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
           init.push_back(body.addArgument(withoutSequence(result, *seq), loc));
         scan.getInitMutable().append(init);
       }
-      bool decays = scan.getCombiner() == Combiner::decay;
-      for (StringRef role : stateRoles(scan))
-        derived.states.push_back({loc, role, decays});
+      if (scan.getCombiner() == Combiner::online_softmax) {
+        constexpr StateCombine kTriple[] = {StateCombine::SoftmaxAverage, StateCombine::SoftmaxMax,
+                                            StateCombine::SoftmaxNorm};
+        for (auto [role, combine] : llvm::zip(stateRoles(scan), kTriple))
+          derived.states.push_back({loc, role, combine});
+      } else {
+        derived.states.push_back(
+            {loc, "", scan.getCombiner() == Combiner::decay ? StateCombine::Decay : StateCombine::Sum});
+      }
       builder.setInsertionPoint(ret);
       // The state variant does not run an add or decay scan for its last position: a sum gives it. An
       // online-softmax scan runs, read only at its last position: its lowering then writes no position.

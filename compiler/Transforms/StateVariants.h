@@ -26,6 +26,23 @@ std::optional<StateVariant> parseStateVariant(StringRef name);
 /// The attribute that declares a variant in a kernel file: la.prefill_of, la.resume_of, la.state_of.
 StringRef getStateVariantAttrName(StateVariant variant);
 
+/// How the state a stretch of the sequence hands on combines with the state before the stretch
+/// (DerivedStateVariant::combinable).
+enum class StateCombine {
+  /// Added: an add scan's running sum, a position counter.
+  Sum,
+  /// e^G ⊙ (the state before) plus the stretch's: a decay scan, G the total of its log-gates over the
+  /// stretch, which the `state` variant returns after every state (one result per decaying state, in
+  /// their order), so that stretches' states combine without the gates themselves.
+  Decay,
+  /// An online-softmax scan's triple: its normalised weighted sum, running max and normaliser (roles "",
+  /// "max", "norm", consecutive). Stretches merge as one softmax step each, with the stretch's average as
+  /// the value and m + log z as the logit.
+  SoftmaxAverage,
+  SoftmaxMax,
+  SoftmaxNorm,
+};
+
 /// Where one state of a derived variant comes from.
 struct StateOrigin {
   /// The scan (or position-reading map) that carries it.
@@ -33,10 +50,8 @@ struct StateOrigin {
   /// Which of that scan's states it is, "" for the scan's value ("max" and "norm" for an online softmax's
   /// running max and normaliser), to name the state after the scan's result.
   StringRef role;
-  /// A decay scan's state: a stretch of the sequence scales the state before it by e^G, G the sum of the
-  /// scan's log-gates over the stretch, which the `state` variant returns after every state (one result per
-  /// decaying state, in their order), so that stretches' states combine without the gates themselves.
-  bool decays = false;
+  /// How it combines across stretches of the sequence.
+  StateCombine combine = StateCombine::Sum;
 };
 
 /// A derived variant: a new public function beside its source, and where each state comes from.
@@ -46,14 +61,14 @@ struct DerivedStateVariant {
   SmallVector<StateOrigin> states;
   /// The dimension the scans run along, at the same position in every operand.
   int64_t sequenceDim = 0;
-  /// Whether the state after a stretch of the sequence is F ⊙ (the state before it) plus the state the
-  /// stretch hands on from the initial (zero) state, F depending on the stretch alone: every state is an add
-  /// scan or a position counter (F = 1) or a decay scan (F = e^G, see StateOrigin::decays), and nothing any
-  /// of them scans, gates included, depends on a state. Linear attention's Σ φ(k) ⊗ v and Σ φ(k), the decayed
-  /// sums of retention, simple GLA and GLA; not Flow's sums of values its other sums normalise, or an
-  /// online softmax. The states of stretches can then be computed at once and combined.
-  bool linear = false;
-  /// `linear` with every F = 1: the states of stretches add.
+  /// Whether the state after a stretch of the sequence follows from the state before it and the state the
+  /// stretch hands on from the initial state alone (StateCombine): every state is an add scan or a position
+  /// counter, a decay scan or an online-softmax scan, and nothing any of them scans, gates and logits
+  /// included, depends on a state. Linear attention's Σ φ(k) ⊗ v and Σ φ(k), the decayed sums of retention,
+  /// simple GLA and GLA, causal AFT's online softmax; not Flow's sums of values its other sums normalise.
+  /// The states of stretches can then be computed at once and combined.
+  bool combinable = false;
+  /// `combinable` with every state a sum: the states of stretches add.
   bool additive = false;
 };
 

@@ -69,6 +69,50 @@ std::string sliceLastPiece(size_t i, size_t rank, int64_t dim) {
   return ops;
 }
 
+/// Ops that merge the pieces' online-softmax triples at states `i` (average), i + 1 (running max), i + 2
+/// (normaliser) along `dim` into `%<out>{i..i+2}`, a scan of `kind` (exclusive: the state before each
+/// piece; inclusive: after it) from the states `%h{i..i+2}` where `initial`. A piece's positions sum to
+/// Σ e^k = z·e^m, so each piece is one softmax step of logit m + log z with its average as the value. That
+/// scan keeps its normaliser relative to the largest such logit, which may exceed the largest key; the
+/// triple SPEC §8 defines is relative to the largest key, max m: z = z'·e^{m' − max m}, and 0 (with an
+/// average of 0) for the empty prefix, where z' = 0 and m' = max m = −inf.
+std::string mergeSoftmaxPieces(size_t i, llvm::StringRef type, llvm::StringRef initialType, int64_t dim, bool initial,
+                               llvm::StringRef kind, llvm::StringRef out) {
+  std::string ops;
+  if (kind == "exclusive") {
+    ops += llvm::formatv("  %lz{0} = la.map log %s{1} : {2} -> {2}\n", i, i + 2, type);
+    ops += llvm::formatv("  %L{0} = la.map add %s{1}, %lz{0} : {2}, {2} -> {2}\n", i, i + 1, type);
+  }
+  std::string init =
+      initial ? llvm::formatv(" init(%h{0}, %h{1}, %h{2} : {3}, {3}, {3})", i, i + 1, i + 2, initialType).str() : "";
+  std::string maxInit = initial ? llvm::formatv(" init(%h{0} : {1})", i + 1, initialType).str() : "";
+  ops += llvm::formatv("  %{0}a{1}, %{0}m{1}, %{0}z{1} = la.scan online_softmax %L{1}, %s{1}{2} along {3} {4} : {5}, "
+                       "{5} -> {5}, {5}, {5}\n",
+                       out, i, init, dim, kind, type);
+  ops += llvm::formatv("  %{0}{1} = la.scan max %s{1}{2} along {3} {4} : {5} -> {5}\n", out, i + 1, maxInit, dim, kind,
+                       type);
+  ops += llvm::formatv("  %{0}{1} = la.map %{0}z{2}, %{0}m{2}, %{0}{3} : {4}, {4}, {4} -> {4} {{\n"
+                       "  ^bb0(%z: f32, %logit: f32, %max: f32):\n"
+                       "    %zero = arith.constant 0.0 : f32\n"
+                       "    %empty = arith.cmpf oeq, %z, %zero : f32\n"
+                       "    %shift = arith.subf %logit, %max : f32\n"
+                       "    %scale = math.exp %shift : f32\n"
+                       "    %scaled = arith.mulf %z, %scale : f32\n"
+                       "    %r = arith.select %empty, %zero, %scaled : f32\n"
+                       "    la.yield %r : f32\n"
+                       "  }\n",
+                       out, i + 2, i, i + 1, type);
+  ops += llvm::formatv("  %{0}{1} = la.map %{0}a{1}, %{0}{2} : {3}, {3} -> {3} {{\n"
+                       "  ^bb0(%y: f32, %z: f32):\n"
+                       "    %zero = arith.constant 0.0 : f32\n"
+                       "    %empty = arith.cmpf oeq, %z, %zero : f32\n"
+                       "    %r = arith.select %empty, %zero, %y : f32\n"
+                       "    la.yield %r : f32\n"
+                       "  }\n",
+                       out, i, i + 2, type);
+  return ops;
+}
+
 } // namespace
 
 std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceDim, const PrefixCall &call) {
@@ -87,27 +131,44 @@ std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceD
     results.push_back(stateType + " {la.state}");
     resultTypes.push_back(stateType);
     returned.push_back(llvm::formatv("%p{0}", i).str());
-    std::string init;
-    if (call.fromInitial) {
+    if (state.needsInitial(call))
       initials.push_back(llvm::formatv("%h{0}: {1}", i, initialType).str());
-      init = llvm::formatv(" init(%h{0} : {1})", i, initialType).str();
+    if (call.final) {
+      finals.push_back(llvm::formatv("%f{0}", i).str());
+      finalTypes.push_back(initialType);
     }
-    std::string combine = llvm::formatv("add %s{0}", i).str(), types = stateType;
-    if (state.gateRank) {
-      std::string totalType = dynamicType(*state.gateRank);
-      gates.push_back(llvm::formatv("%G{0}: {1}", i, totalType).str());
-      combine = llvm::formatv("decay %s{0}, %G{0}", i).str();
-      types = stateType + ", " + totalType;
-    }
-    body += llvm::formatv("  %p{0} = la.scan {1}{2} along {3} exclusive : {4} -> {5}\n", i, combine, init, pieceDim,
-                          types, stateType);
-    if (!call.final)
+    if (state.gateRank)
+      gates.push_back(llvm::formatv("%G{0}: {1}", i, dynamicType(*state.gateRank)).str());
+  }
+  // One scan per state, or per softmax triple (the state at `i` and the next two), exclusive for the state
+  // before each piece and, where the call returns states, inclusive for the state after the last.
+  for (size_t i = 0; i < states.size(); ++i) {
+    const PrefixState &state = states[i];
+    std::string stateType = dynamicType(state.rank), initialType = dynamicType(state.rank - 1);
+    if (state.combine == StateCombine::SoftmaxAverage) {
+      bool initial = state.needsInitial(call);
+      body += mergeSoftmaxPieces(i, stateType, initialType, pieceDim, initial, "exclusive", "p");
+      if (call.final) {
+        body += mergeSoftmaxPieces(i, stateType, initialType, pieceDim, initial, "inclusive", "i");
+        for (size_t j = i; j < i + 3; ++j)
+          body += sliceLastPiece(j, states[j].rank, pieceDim);
+      }
+      i += 2;
       continue;
-    body += llvm::formatv("  %i{0} = la.scan {1}{2} along {3} inclusive : {4} -> {5}\n", i, combine, init, pieceDim,
-                          types, stateType);
-    body += sliceLastPiece(i, state.rank, pieceDim);
-    finals.push_back(llvm::formatv("%f{0}", i).str());
-    finalTypes.push_back(initialType);
+    }
+    std::string head = llvm::formatv("add %s{0}", i).str(), types = stateType;
+    if (state.gateRank) {
+      head = llvm::formatv("decay %s{0}, %G{0}", i).str();
+      types = stateType + ", " + dynamicType(*state.gateRank);
+    }
+    std::string init = state.needsInitial(call) ? llvm::formatv(" init(%h{0} : {1})", i, initialType).str() : "";
+    body += llvm::formatv("  %p{0} = la.scan {1}{2} along {3} exclusive : {4} -> {5}\n", i, head, init, pieceDim, types,
+                          stateType);
+    if (call.final) {
+      body += llvm::formatv("  %i{0} = la.scan {1}{2} along {3} inclusive : {4} -> {5}\n", i, head, init, pieceDim,
+                            types, stateType);
+      body += sliceLastPiece(i, state.rank, pieceDim);
+    }
   }
   arguments.append(gates.begin(), gates.end());
   arguments.append(initials.begin(), initials.end());

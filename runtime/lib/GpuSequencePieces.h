@@ -25,6 +25,7 @@
 #ifndef LA_RUNTIME_LIB_GPUSEQUENCEPIECES_H
 #define LA_RUNTIME_LIB_GPUSEQUENCEPIECES_H
 
+#include "la/runtime/Compiler.h"
 #include "la/runtime/Tensor.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -57,28 +58,38 @@ TensorSpec viewStatesAlongPieces(const TensorSpec &perPiece, int64_t slicedDims,
 /// The entry of piecePrefixSource's program.
 inline constexpr const char *kPiecePrefixEntry = "piece_prefix";
 
-/// One state as the prefix program takes it: its rank along the pieces ([S..., count, X...]) and, for a
-/// state that decays, the rank of each piece's log-gate total viewed along the pieces ([S..., count, K...]).
-struct PrefixState {
-  size_t rank = 0;
-  std::optional<size_t> gateRank;
-};
-
-/// What the call in pieces is: the entry itself, which starts from the zero state and returns none, or a
-/// state-passing variant of it (SPEC §8: `resume`, e.g. the `*_with_state` entries, and `prefill`).
+/// What the call in pieces is: the entry itself, which starts from the empty prefix and returns no state,
+/// or a state-passing variant of it (SPEC §8: `resume`, e.g. the `*_with_state` entries, and `prefill`).
 struct PrefixCall {
-  /// The call starts from states it is given (resume), not from zero.
+  /// The call starts from states it is given (resume), not from the empty prefix.
   bool fromInitial = false;
   /// The call returns the states after its last position (prefill, resume).
   bool final = false;
 };
 
+/// One state as the prefix program takes it: its rank along the pieces ([S..., count, X...]), how it
+/// combines, and, for a state that decays, the rank of each piece's log-gate total viewed along the pieces
+/// ([S..., count, K...]). An online softmax's triple is three consecutive states.
+struct PrefixState {
+  size_t rank = 0;
+  StateCombine combine = StateCombine::Sum;
+  std::optional<size_t> gateRank;
+
+  /// Whether the program takes the state before the first piece: the call's own, or for a softmax (whose
+  /// exclusive scan starts from an init) the empty prefix.
+  bool needsInitial(const PrefixCall &call) const {
+    return call.fromInitial || combine == StateCombine::SoftmaxAverage || combine == StateCombine::SoftmaxMax ||
+           combine == StateCombine::SoftmaxNorm;
+  }
+};
+
 /// An la program whose entry `piece_prefix` takes one f32 tensor per state (each piece's own state along
-/// dimension `pieceDim`), then the log-gate totals of each state that decays, then (`call.fromInitial`) the
-/// state before the first piece of each, and returns for each state the state before each piece: an
+/// dimension `pieceDim`), then the log-gate totals of each state that decays, then the state before the
+/// first piece of each state that needsInitial, and returns for each state the state before each piece: an
 /// exclusive scan along the pieces, `add` for a sum, `decay` by each piece's total for a decay (the state
-/// before piece p is e^{G_{p-1}} ⊙ the one before p − 1 plus piece p − 1's own); then (`call.final`) the
-/// state after the last piece of each.
+/// before piece p is e^{G_{p-1}} ⊙ the one before p − 1 plus piece p − 1's own), `online_softmax` for a
+/// softmax's triple (each piece one step, its average the value and m + log z its logit: the pieces' sums
+/// Σ e^k, z·e^m, are the weights); then (`call.final`) the state after the last piece of each.
 std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceDim, const PrefixCall &call = {});
 
 } // namespace la

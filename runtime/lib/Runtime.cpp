@@ -37,6 +37,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <random>
@@ -802,8 +803,8 @@ private:
 
   /// Where a GPU call's launches run and their memory lives: the emulator on host memory, or a device.
   struct GpuPlace {
-    /// `bytes` of zeroed memory there, released once the call is over.
-    llvm::function_ref<llvm::Expected<void *>(size_t bytes)> allocateZeroed;
+    /// `bytes` of memory there, f32s all `fill` (states: every state is f32), released once the call is over.
+    llvm::function_ref<llvm::Expected<void *>(size_t bytes, float fill)> allocate;
     /// Launches `kernel` over tensors whose data is there.
     llvm::function_ref<llvm::Error(const LoadedKernel &kernel, llvm::ArrayRef<TensorRef> inputs,
                                    llvm::ArrayRef<TensorRef> outputs)>
@@ -838,7 +839,7 @@ private:
       call.final = true;
     }
     std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, base);
-    if (!variants || !variants->linearStates || variants->sequenceDim != sliced)
+    if (!variants || !variants->combinableStates || variants->sequenceDim != sliced)
       return 0;
     size_t numStates = variants->numStates();
     if (inputs.size() != variants->numArguments + (call.fromInitial ? numStates : 0) ||
@@ -889,41 +890,63 @@ private:
     if (!resume)
       return resume.takeError();
     // The state variant returns each piece's states, then each decay's total log-gate over the piece.
+    size_t numDecays = static_cast<size_t>(llvm::count(variants->combines, StateCombine::Decay));
     llvm::SmallVector<TensorSpec> totalSpecs(
         llvm::drop_begin(fullResultSpecs((*stateKernel)->info(), withStates), stateSpecs.size()));
-    if (totalSpecs.size() != static_cast<size_t>(llvm::count(variants->decays, true)))
+    if (totalSpecs.size() != numDecays)
       return makeError(program.name() + ": entry '" + entry + "': its state variant returns " +
-                       llvm::Twine(totalSpecs.size()) + " gate totals for " +
-                       llvm::Twine(llvm::count(variants->decays, true)) + " decaying states");
-    // The prefix reads each state along the pieces, then each decay's totals along them.
+                       llvm::Twine(totalSpecs.size()) + " gate totals for " + llvm::Twine(numDecays) +
+                       " decaying states");
+    // The prefix reads each state along the pieces, then each decay's totals along them, then the states
+    // before the first piece (PrefixState::needsInitial).
     llvm::SmallVector<PrefixState, 4> prefixStates;
     llvm::SmallVector<TensorSpec, 4> alongPieces, totalsAlongPieces;
-    for (auto [spec, decays] : llvm::zip(stateSpecs, variants->decays)) {
+    for (auto [spec, combine] : llvm::zip(stateSpecs, variants->combines)) {
       alongPieces.push_back(viewStatesAlongPieces(spec, sliced, *pieces));
-      prefixStates.push_back({alongPieces.back().shape.size(), std::nullopt});
-      if (!decays)
+      prefixStates.push_back({alongPieces.back().shape.size(), combine, std::nullopt});
+      if (combine != StateCombine::Decay)
         continue;
       totalsAlongPieces.push_back(viewStatesAlongPieces(totalSpecs[totalsAlongPieces.size()], sliced, *pieces));
       prefixStates.back().gateRank = totalsAlongPieces.back().shape.size();
+    }
+    // The empty prefix: zero, but a softmax's running max, −inf (SPEC §8). Every piece's state starts from
+    // it, and so does a call without states of its own where the prefix needs one (a softmax's).
+    auto emptyFill = [](StateCombine combine) {
+      return combine == StateCombine::SoftmaxMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+    };
+    llvm::SmallVector<TensorRef, 4> initials;
+    for (auto [i, along] : llvm::enumerate(alongPieces)) {
+      if (!prefixStates[i].needsInitial(call))
+        continue;
+      if (call.fromInitial) {
+        initials.push_back(initialStates[i]);
+        continue;
+      }
+      TensorSpec empty = along;
+      empty.shape.erase(empty.shape.begin() + sliced);
+      auto memory = place.allocate(empty.numBytes(), emptyFill(prefixStates[i].combine));
+      if (!memory)
+        return memory.takeError();
+      initials.push_back({*memory, empty});
     }
     auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
     if (!prefixProgram)
       return prefixProgram.takeError();
     llvm::SmallVector<TensorSpec, 8> prefixSpecs(alongPieces.begin(), alongPieces.end());
     prefixSpecs.append(totalsAlongPieces.begin(), totalsAlongPieces.end());
-    for (const TensorRef &initial : initialStates)
+    for (const TensorRef &initial : initials)
       prefixSpecs.push_back(initial.spec);
     auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, prefixSpecs, /*slicePieces=*/1);
     if (!prefix)
       return prefix.takeError();
 
-    // Three sets of states: zero (the state variant starts from it; resume then writes the states after
-    // each piece there, which nothing reads), each piece's own (and its decays' totals), and the states
-    // before each piece.
-    llvm::SmallVector<TensorRef, 4> zero, own, before, ownAlongPieces, beforeAlongPieces;
-    for (auto [spec, along] : llvm::zip(stateSpecs, alongPieces)) {
-      for (llvm::SmallVector<TensorRef, 4> *set : {&zero, &own, &before}) {
-        auto memory = place.allocateZeroed(spec.numBytes());
+    // Three sets of states: the empty prefix (the state variant starts from it; resume then writes the
+    // states after each piece there, which nothing reads), each piece's own (and its decays' totals), and
+    // the states before each piece.
+    llvm::SmallVector<TensorRef, 4> empty, own, before, ownAlongPieces, beforeAlongPieces;
+    for (auto [spec, along, combine] : llvm::zip(stateSpecs, alongPieces, variants->combines)) {
+      for (llvm::SmallVector<TensorRef, 4> *set : {&empty, &own, &before}) {
+        auto memory = place.allocate(spec.numBytes(), set == &empty ? emptyFill(combine) : 0.0f);
         if (!memory)
           return memory.takeError();
         set->push_back({*memory, spec});
@@ -933,24 +956,24 @@ private:
     }
     llvm::SmallVector<TensorRef, 8> ownAndTotals(own.begin(), own.end());
     for (auto [spec, along] : llvm::zip(totalSpecs, totalsAlongPieces)) {
-      auto memory = place.allocateZeroed(spec.numBytes());
+      auto memory = place.allocate(spec.numBytes(), 0.0f);
       if (!memory)
         return memory.takeError();
       ownAndTotals.push_back({*memory, spec});
       ownAlongPieces.push_back({*memory, along});
     }
     llvm::SmallVector<TensorRef, 8> arguments(pieceInputs);
-    arguments.append(zero.begin(), zero.end());
+    arguments.append(empty.begin(), empty.end());
     if (llvm::Error err = place.launch(**stateKernel, arguments, ownAndTotals))
       return std::move(err);
-    ownAlongPieces.append(initialStates.begin(), initialStates.end());
+    ownAlongPieces.append(initials.begin(), initials.end());
     beforeAlongPieces.append(finalStates.begin(), finalStates.end());
     if (llvm::Error err = place.launch(**prefix, ownAlongPieces, beforeAlongPieces))
       return std::move(err);
     arguments.assign(pieceInputs.begin(), pieceInputs.end());
     arguments.append(before.begin(), before.end());
     llvm::SmallVector<TensorRef, 8> results(pieceOutputs);
-    results.append(zero.begin(), zero.end());
+    results.append(empty.begin(), empty.end());
     if (llvm::Error err = place.launch(**resume, arguments, results))
       return std::move(err);
     return pieces->count;
@@ -977,8 +1000,9 @@ private:
                                         llvm::ArrayRef<TensorRef> inputs, llvm::ArrayRef<TensorRef> outputs,
                                         CallStats *stats) {
     std::vector<std::unique_ptr<char[]>> memory;
-    auto allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+    auto allocate = [&](size_t bytes, float fill) -> llvm::Expected<void *> {
       memory.push_back(std::make_unique<char[]>(std::max<size_t>(bytes, 1)));
+      std::fill_n(reinterpret_cast<float *>(memory.back().get()), bytes / sizeof(float), fill);
       return memory.back().get();
     };
     std::optional<GpuLaunchStats> summed;
@@ -999,7 +1023,7 @@ private:
       }
       return llvm::Error::success();
     };
-    auto pieces = executePiecesOnGpu(program, entry, kernel, inputs, outputs, GpuPlace{allocateZeroed, launch}, stats);
+    auto pieces = executePiecesOnGpu(program, entry, kernel, inputs, outputs, GpuPlace{allocate, launch}, stats);
     if (!pieces)
       return pieces.takeError();
     if (*pieces == 0)
@@ -1080,14 +1104,14 @@ private:
     for (auto [output, spec] : llvm::zip(deviceOutputs, fullResultSpecs(kernel.info(), specsOf(inputs))))
       output.spec = spec;
     std::vector<cuda::DevicePointer> allocated;
-    auto allocateZeroed = [&](size_t bytes) -> llvm::Expected<void *> {
+    auto allocate = [&](size_t bytes, float fill) -> llvm::Expected<void *> {
       bytes = std::max<size_t>(bytes, 1);
       auto memory = driver->allocate(bytes, stream);
       if (!memory)
         return memory.takeError();
       allocated.push_back(*memory);
-      std::vector<char> zeros(bytes, 0);
-      if (llvm::Error err = driver->copyToDevice(*memory, zeros.data(), bytes, stream))
+      std::vector<float> filled((bytes + sizeof(float) - 1) / sizeof(float), fill);
+      if (llvm::Error err = driver->copyToDevice(*memory, filled.data(), bytes, stream))
         return std::move(err);
       return reinterpret_cast<void *>(*memory);
     };
@@ -1112,8 +1136,8 @@ private:
     };
     int64_t pieces = 0;
     auto run = [&]() -> llvm::Error {
-      auto ran = executePiecesOnGpu(program, entry, kernel, deviceInputs, deviceOutputs,
-                                    GpuPlace{allocateZeroed, launch}, stats);
+      auto ran =
+          executePiecesOnGpu(program, entry, kernel, deviceInputs, deviceOutputs, GpuPlace{allocate, launch}, stats);
       if (!ran)
         return ran.takeError();
       pieces = *ran;
@@ -1245,12 +1269,12 @@ private:
     /// The dimension the entry's scans run along.
     int64_t sequenceDim = 0;
     /// How a stretch's state combines with the state before it (SequenceStates).
-    bool additiveStates = false, linearStates = false;
-    /// Per state, in signature order: whether it decays (SequenceStates::decays).
-    std::vector<bool> decays;
+    bool additiveStates = false, combinableStates = false;
+    /// Per state, in signature order (SequenceStates::combines).
+    std::vector<StateCombine> combines;
     /// The entry's own arguments and results.
     size_t numArguments = 0, numResults = 0;
-    size_t numStates() const { return decays.size(); }
+    size_t numStates() const { return combines.size(); }
   };
 
   /// The variants of `entry`, derived on first use; null where it has none (it is not causal).
@@ -1286,8 +1310,8 @@ private:
       variants->state = (entry + ".state").str();
       variants->sequenceDim = states->dimension;
       variants->additiveStates = states->additive;
-      variants->linearStates = states->linear;
-      variants->decays = states->decays;
+      variants->combinableStates = states->combinable;
+      variants->combines = states->combines;
       variants->numArguments = program.lookup(entry)->signature.arguments.size();
       variants->numResults = program.lookup(entry)->signature.results.size();
     }

@@ -102,9 +102,26 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
   auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill);
   if (!derived)
     return derived.takeError();
-  SequenceStates states{derived->sequenceDim, derived->additive, derived->linear, {}};
-  for (const mlir::la::StateOrigin &origin : derived->states)
-    states.decays.push_back(origin.decays);
+  SequenceStates states{derived->sequenceDim, derived->additive, derived->combinable, {}};
+  for (const mlir::la::StateOrigin &origin : derived->states) {
+    switch (origin.combine) {
+    case mlir::la::StateCombine::Sum:
+      states.combines.push_back(StateCombine::Sum);
+      break;
+    case mlir::la::StateCombine::Decay:
+      states.combines.push_back(StateCombine::Decay);
+      break;
+    case mlir::la::StateCombine::SoftmaxAverage:
+      states.combines.push_back(StateCombine::SoftmaxAverage);
+      break;
+    case mlir::la::StateCombine::SoftmaxMax:
+      states.combines.push_back(StateCombine::SoftmaxMax);
+      break;
+    case mlir::la::StateCombine::SoftmaxNorm:
+      states.combines.push_back(StateCombine::SoftmaxNorm);
+      break;
+    }
+  }
   return states;
 }
 

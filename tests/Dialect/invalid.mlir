@@ -739,7 +739,7 @@ func.func @scan_online_softmax_shapes(%k: tensor<4x8xf32>, %v: tensor<4x9xf32>) 
 // -----
 
 func.func @scan_online_softmax_exclusive(%k: tensor<4x8xf32>, %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{exclusive online_softmax has no value at the first position (0/0)}}
+  // expected-error @+1 {{exclusive online_softmax without init has no value at the first position (0/0)}}
   %0 = la.scan online_softmax %k, %v along 1 exclusive : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }

@@ -104,7 +104,7 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   ASSERT_TRUE(bool(signature)) << llvm::toString(signature.takeError());
   auto sequenceStates = la::getSequenceStates(source, c.file, c.entry);
   ASSERT_TRUE(bool(sequenceStates)) << llvm::toString(sequenceStates.takeError());
-  const size_t decays = static_cast<size_t>(llvm::count(sequenceStates->decays, true));
+  const size_t decays = static_cast<size_t>(llvm::count(sequenceStates->combines, la::StateCombine::Decay));
 
   const int64_t length = 40, width = 8;
   for (auto [batch, heads] : {std::pair<int64_t, int64_t>{1, 1}, {8, 8}}) {

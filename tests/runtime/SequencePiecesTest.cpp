@@ -254,26 +254,34 @@ TEST(RuntimeConcurrencySequencePieces, AdditiveStatesWaitForTheAnchorBeyondTheBa
 
 TEST(RuntimeConcurrencySequencePieces, StatesAddOrDecayWhereNothingTheyScanReadsAState) {
   // Linear attention's states are sums of its inputs' maps. Simple GLA's and GLA's decay by gates they take
-  // as argument #3, retention's by gates it computes from the head index (linear, not additive). Flow's
-  // sums read values its other sums normalise; causal AFT's is an online softmax.
+  // as argument #3, retention's by gates it computes from the head index; causal AFT's is an online
+  // softmax (combinable, not additive). Flow's sums read values its other sums normalise.
+  using la::StateCombine;
   struct Expectation {
     const char *file, *entry;
-    bool additive, linear, decays;
+    bool additive, combinable;
+    std::vector<StateCombine> combines;
   };
-  for (Expectation e : {Expectation{"linear_attention.mlir", "linear_attention_causal", true, true, false},
-                        Expectation{"retention.mlir", "simple_gla", false, true, true},
-                        Expectation{"retention.mlir", "gla", false, true, true},
-                        Expectation{"retention.mlir", "retention", false, true, true},
-                        Expectation{"flow_attention.mlir", "flow_attention_causal", false, false, false},
-                        Expectation{"aft.mlir", "aft_causal", false, false, false}}) {
+  for (const Expectation &e :
+       {Expectation{
+            "linear_attention.mlir", "linear_attention_causal", true, true, {StateCombine::Sum, StateCombine::Sum}},
+        Expectation{"retention.mlir", "simple_gla", false, true, {StateCombine::Decay}},
+        Expectation{"retention.mlir", "gla", false, true, {StateCombine::Decay}},
+        Expectation{"retention.mlir", "retention", false, true, {StateCombine::Decay}},
+        Expectation{"flow_attention.mlir", "flow_attention_causal", false, false, {}},
+        Expectation{"aft.mlir",
+                    "aft_causal",
+                    false,
+                    true,
+                    {StateCombine::SoftmaxAverage, StateCombine::SoftmaxMax, StateCombine::SoftmaxNorm}}}) {
     auto source = llvm::MemoryBuffer::getFile(la::test::kernelPath(e.file));
     ASSERT_TRUE(bool(source)) << e.file;
     auto states = la::getSequenceStates((*source)->getBuffer(), e.file, e.entry);
     ASSERT_TRUE(bool(states)) << e.entry << ": " << llvm::toString(states.takeError());
     EXPECT_EQ(states->additive, e.additive) << e.entry;
-    EXPECT_EQ(states->linear, e.linear) << e.entry;
-    for (bool decays : states->decays)
-      EXPECT_EQ(decays, e.decays) << e.entry;
+    EXPECT_EQ(states->combinable, e.combinable) << e.entry;
+    if (e.combinable)
+      EXPECT_EQ(states->combines, e.combines) << e.entry;
   }
 }
 

@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -53,7 +55,7 @@ TEST(GpuSequencePieces, ViewsKeepTheBytes) {
 
 /// The prefix program for `states` along dimension 2, loaded into a CPU runtime (which `runtime` keeps).
 std::shared_ptr<la::Program> loadPrefixProgram(std::unique_ptr<la::Runtime> &runtime,
-                                               llvm::ArrayRef<la::PrefixState> states) {
+                                               llvm::ArrayRef<la::PrefixState> states, la::PrefixCall call = {}) {
   la::RuntimeOptions options;
   options.cacheDir = "none";
   options.numThreads = 1;
@@ -62,14 +64,15 @@ std::shared_ptr<la::Program> loadPrefixProgram(std::unique_ptr<la::Runtime> &run
   if (!created)
     return nullptr;
   runtime = std::move(*created);
-  auto program = runtime->loadSource(la::piecePrefixSource(states, 2), "piece_prefix.mlir");
+  auto program = runtime->loadSource(la::piecePrefixSource(states, 2, call), "piece_prefix.mlir");
   EXPECT_TRUE(bool(program)) << llvm::toString(program.takeError());
   return program ? *program : nullptr;
 }
 
 TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
   std::unique_ptr<la::Runtime> runtime;
-  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, std::nullopt}, {4, std::nullopt}});
+  std::shared_ptr<la::Program> program =
+      loadPrefixProgram(runtime, {{5, la::StateCombine::Sum, std::nullopt}, {4, la::StateCombine::Sum, std::nullopt}});
   ASSERT_TRUE(program);
   // Two slices ([1, 2]) of three pieces each, states of [2, 2] and [2].
   la::TensorSpec matrices, vectors;
@@ -104,7 +107,7 @@ TEST(GpuSequencePieces, ThePrefixProgramSumsThePiecesBeforeEach) {
 TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGateTotal) {
   // A per-head decay (simple GLA): states [1, 2, P = 3, 2, 2], each piece's log-gate total [1, 2, P = 3].
   std::unique_ptr<la::Runtime> runtime;
-  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, 3}});
+  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime, {{5, la::StateCombine::Decay, 3}});
   ASSERT_TRUE(program);
   la::TensorSpec states, gates;
   states.shape = {1, 2, 3, 2, 2};
@@ -127,6 +130,70 @@ TEST(GpuSequencePieces, ThePrefixProgramDecaysByEachPiecesGateTotal) {
         expected[e] = std::exp(total) * expected[e] + s.get((h * 3 + p) * 4 + e);
     }
   }
+}
+
+TEST(GpuSequencePieces, ThePrefixProgramMergesSoftmaxPiecesAndEndsWithTheFinalState) {
+  // An online softmax over [B = 1, H = 2, P = 3, d = 2] pieces: each piece's average y, running max m and
+  // normaliser z (z·e^m = Σ e^k over its positions), from the empty prefix; the call returns its final state.
+  std::unique_ptr<la::Runtime> runtime;
+  la::PrefixCall call;
+  call.final = true;
+  std::shared_ptr<la::Program> program = loadPrefixProgram(runtime,
+                                                           {{4, la::StateCombine::SoftmaxAverage, std::nullopt},
+                                                            {4, la::StateCombine::SoftmaxMax, std::nullopt},
+                                                            {4, la::StateCombine::SoftmaxNorm, std::nullopt}},
+                                                           call);
+  ASSERT_TRUE(program);
+  la::TensorSpec along, initial;
+  along.shape = {1, 2, 3, 2};
+  initial.shape = {1, 2, 2};
+  la::HostTensor y(along), m(along), z(along), y0(initial), m0(initial), z0(initial);
+  for (int64_t i = 0; i < y.numElements(); ++i) {
+    y.set(i, static_cast<double>(i % 5) - 1.5);
+    m.set(i, 30.0 * static_cast<double>(i % 3) - 20.0); // far apart: the merge must rescale, not add
+    z.set(i, 1.0 + 0.25 * static_cast<double>(i % 4));
+  }
+  for (int64_t i = 0; i < m0.numElements(); ++i)
+    m0.set(i, -std::numeric_limits<double>::infinity());
+  auto merged =
+      runtime->run(*program, la::kPiecePrefixEntry, {y.ref(), m.ref(), z.ref(), y0.ref(), m0.ref(), z0.ref()});
+  ASSERT_TRUE(bool(merged)) << llvm::toString(merged.takeError());
+  ASSERT_EQ(merged->size(), 6u);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t e = 0; e < 2; ++e) {
+      // Σ z e^m and Σ z e^m y over the pieces so far, relative to e^20 (the largest max).
+      double weight = 0, weighted = 0;
+      for (int64_t p = 0; p <= 3; ++p) {
+        const auto &out = *merged;
+        int64_t at = (b * 3 + std::min<int64_t>(p, 2)) * 2 + e;
+        if (p < 3) {
+          // The state before piece p: the pieces before it merged.
+          // SPEC §8's triple: the running max is the largest key's (the largest piece max), −inf before any.
+          double largest = -std::numeric_limits<double>::infinity();
+          for (int64_t q = 0; q < p; ++q)
+            largest = std::max(largest, m.get((b * 3 + q) * 2 + e));
+          EXPECT_EQ(out[1].get(at), largest) << "b " << b << " piece " << p;
+          if (p == 0) {
+            // The empty prefix: no weight, and SPEC §8's average of 0 (not the scan's 0/0).
+            EXPECT_EQ(out[2].get(at), 0.0) << "b " << b;
+            EXPECT_EQ(out[0].get(at), 0.0) << "b " << b;
+          } else {
+            EXPECT_NEAR(out[2].get(at) * std::exp(out[1].get(at) - 20.0), weight, 1e-6 * weight)
+                << "b " << b << " piece " << p;
+            EXPECT_NEAR(out[0].get(at), weighted / weight, 1e-5) << "b " << b << " piece " << p;
+          }
+          double w = z.get(at) * std::exp(m.get(at) - 20.0);
+          weight += w;
+          weighted += w * y.get(at);
+        } else {
+          // After the last piece: the call's final state.
+          int64_t last = b * 2 + e;
+          EXPECT_EQ(out[4].get(last), std::max({m.get(b * 6 + e), m.get(b * 6 + 2 + e), m.get(b * 6 + 4 + e)}));
+          EXPECT_NEAR(out[5].get(last) * std::exp(out[4].get(last) - 20.0), weight, 1e-6 * weight) << "b " << b;
+          EXPECT_NEAR(out[3].get(last), weighted / weight, 1e-5) << "b " << b;
+        }
+      }
+    }
 }
 
 } // namespace

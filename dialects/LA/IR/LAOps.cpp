@@ -481,8 +481,10 @@ LogicalResult ScanOp::verify() {
                                     "values", "the logits")))
         return failure();
       valueType = cast<RankedTensorType>(getInputs()[1].getType());
-      if (getKind() == ScanKind::exclusive)
-        return emitOpError() << "exclusive online_softmax has no value at the first position (0/0)";
+      // From an init, the first position's value is the init's (a GPU call's pieces start from the states
+      // of the pieces before them, GpuSequencePieces.h); from the empty prefix it is 0/0.
+      if (getKind() == ScanKind::exclusive && getInit().empty())
+        return emitOpError() << "exclusive online_softmax without init has no value at the first position (0/0)";
       // The triple (y, m, z) as results and as init: the checks below pair each init with its result.
       if (getResults().size() != 1 && getResults().size() != 3)
         return emitOpError() << "combiner 'online_softmax' returns its value, or its value, running max and "

@@ -172,7 +172,8 @@ def LA_ScanOp : LA_Op<"scan", [RecursiveMemoryEffects, AttrSizedOperandSegments,
       `y_t`, the running max `m_t = max_{s≤t} k_s` and the normaliser `z_t = Σ_{s≤t} e^{k_s − m_t}`. The op
       returns `y` alone, or all three (`-> y, m, z`, each of the values' type), and `init(%y0, %m0, %z0)`
       gives all three (SPEC §8: a resumed sequence; m0 = −inf, z0 = 0 is the empty prefix). A result read only
-      at the last position is not materialised per position.
+      at the last position is not materialised per position. An exclusive form needs the init: its first
+      position's state.
     * a region taking the accumulated state then the new element (`2n` scalars) and yielding `n` scalars.
 
     The combiner must be associative (it need not be commutative): the compiler splits the sequence into

@@ -118,6 +118,11 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant);
 
+/// How one state combines across stretches of the sequence (mlir::la::StateCombine): added; decayed by the
+/// stretch's log-gate total, which the `state` variant returns after every state; or one of an online
+/// softmax's triple (average, running max, normaliser, consecutive), merged as softmax steps.
+enum class StateCombine { Sum, Decay, SoftmaxAverage, SoftmaxMax, SoftmaxNorm };
+
 /// How the causal `entry` carries its state along the sequence.
 struct SequenceStates {
   /// The dimension its scans run along, at the same position in every operand.
@@ -126,12 +131,12 @@ struct SequenceStates {
   /// hands on from the initial (zero) state (linear attention's sums; not Flow's, a decay's or a softmax's):
   /// a sequence-parallel call then sums two stretches' states at once.
   bool additive = false;
-  /// Whether it is e^G ⊙ (the state before) plus that, G the sum of the stretch's log-gates (1 for a sum):
-  /// also the decayed sums of retention, simple GLA and GLA (mlir::la::DerivedStateVariant::linear).
-  bool linear = false;
-  /// Per state, in signature order: whether it decays (the `state` variant then returns its log-gates' total
-  /// over the stretch after every state, mlir::la::StateOrigin::decays).
-  std::vector<bool> decays;
+  /// Whether it follows from the state before it and that alone, each state as `combines` says: also the
+  /// decayed sums of retention, simple GLA and GLA, and causal AFT's online softmax
+  /// (mlir::la::DerivedStateVariant::combinable).
+  bool combinable = false;
+  /// Per state, in signature order.
+  std::vector<StateCombine> combines;
 };
 
 /// The state of the causal `entry`. Errors as declareStateVariant's, for an entry that is not causal.

@@ -1,0 +1,17 @@
+// RUN: la-opt %s | la-opt | FileCheck %s
+// RUN: lac run %s --entry before_each_piece --random 2,4,3 --shape y0=2x3 --shape m0=2x3 --shape z0=2x3 --check --cache-dir none | FileCheck %s --check-prefix=CPU
+// RUN: lac run %s --entry before_each_piece --random 2,4,3 --shape y0=2x3 --shape m0=2x3 --shape z0=2x3 --target cuda-emu --check --cache-dir none | FileCheck %s --check-prefix=CPU
+// CPU-COUNT-3: : ok
+
+// An exclusive online softmax from an init (the state before the first position, which is then the first
+// position's): how a GPU call in pieces finds the state before each piece (runtime/lib/GpuSequencePieces.h).
+// Without an init it has no first value (invalid.mlir).
+// CHECK-LABEL: func.func @before_each_piece
+// CHECK: la.scan online_softmax %{{.*}}, %{{.*}} init(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) along 1 exclusive
+func.func @before_each_piece(%logits: tensor<2x4x3xf32>, %values: tensor<2x4x3xf32>, %y0: tensor<2x3xf32>,
+                             %m0: tensor<2x3xf32>, %z0: tensor<2x3xf32>)
+    -> (tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>) {
+  %y, %m, %z = la.scan online_softmax %logits, %values init(%y0, %m0, %z0 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+      along 1 exclusive : tensor<2x4x3xf32>, tensor<2x4x3xf32> -> tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>
+  return %y, %m, %z : tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>
+}
