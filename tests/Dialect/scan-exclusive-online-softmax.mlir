@@ -7,11 +7,11 @@
 // position's): how a GPU call in pieces finds the state before each piece (runtime/lib/GpuSequencePieces.h).
 // Without an init it has no first value (invalid.mlir).
 // CHECK-LABEL: func.func @before_each_piece
-// CHECK: la.scan online_softmax %{{.*}}, %{{.*}} init(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) along 1 exclusive
-func.func @before_each_piece(%logits: tensor<2x4x3xf32>, %values: tensor<2x4x3xf32>, %y0: tensor<2x3xf32>,
-                             %m0: tensor<2x3xf32>, %z0: tensor<2x3xf32>)
-    -> (tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>) {
-  %y, %m, %z = la.scan online_softmax %logits, %values init(%y0, %m0, %z0 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
-      along 1 exclusive : tensor<2x4x3xf32>, tensor<2x4x3xf32> -> tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>
-  return %y, %m, %z : tensor<2x4x3xf32>, tensor<2x4x3xf32>, tensor<2x4x3xf32>
+// CHECK: la.scan online_softmax %{{.*}}, %{{.*}} init(%{{.*}}, %{{.*}}, %{{.*}} : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) along 1 exclusive
+func.func @before_each_piece(%logits: tensor<?x?x?xf32>, %values: tensor<?x?x?xf32>, %y0: tensor<?x?xf32>,
+                             %m0: tensor<?x?xf32>, %z0: tensor<?x?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %y, %m, %z = la.scan online_softmax %logits, %values init(%y0, %m0, %z0 : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      along 1 exclusive : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+  return %y, %m, %z : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
 }
