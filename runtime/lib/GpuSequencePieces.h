@@ -12,10 +12,13 @@
 //   3. outputs  the `resume` variant on every piece at once from the state before it. One block per
 //               (slice, piece).
 //
-// Step 2 needs states that combine linearly (SequenceStates::linear): sums (linear attention's) add, and
-// decays (retention's, simple GLA's, GLA's) scale the state before by e^G, G the sum of the piece's
-// log-gates, which the state variant returns beside the states. Other states (Flow's nested sums, an online
-// softmax) run each slice whole, one block per slice, for now.
+// Step 2 needs states that combine piece by piece (SequenceStates::combinable): sums (linear attention's)
+// add, decays (retention's, simple GLA's, GLA's) scale the state before by e^G, G the sum of the piece's
+// log-gates, which the state variant returns beside the states, and an online softmax's triple (causal
+// AFT's) merges as one softmax step per piece. Flow's sums of values its other sums normalise do not: such
+// an entry runs each slice whole, one block per slice. A state-passing variant (a `*_with_state` entry,
+// `--variant prefill|resume`) runs as its entry, from the states it is given, and step 2 also writes the
+// states after the last position.
 // No launch copies a tensor: a [.., H, N, ..] tensor whose N is `count` pieces of L positions is, byte for
 // byte, a [.., H·count, L, ..] tensor with a slice per piece, so each launch reads and writes the call's
 // own tensors through that view. Its kernels are compiled knowing it (SliceLayout::pieces): a position read

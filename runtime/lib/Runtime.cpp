@@ -816,7 +816,7 @@ private:
   /// entry (a `*_with_state` entry, a Decoder's prefill or resume) runs as the entry does, from the states it
   /// is given, and the prefix launch also writes the states after the last position. Returns the pieces per
   /// slice, or 0 where the call does not qualify and nothing ran: a piece length that does not cut the
-  /// sequence, states that do not combine linearly, an argument every slice shares or one without the
+  /// sequence, states that do not combine piece by piece, an argument every slice shares or one without the
   /// sequence.
   llvm::Expected<int64_t> executePiecesOnGpu(const ProgramImpl &program, llvm::StringRef entry,
                                              const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
