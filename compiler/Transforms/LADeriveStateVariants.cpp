@@ -403,34 +403,39 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
   return success();
 }
 
-/// Whether a cut of the sequence combines the state `sources` (scans along the sequence and position
-/// counters) of one function body (DerivedStateVariant::combinable): each is an add, decay or online-softmax
-/// scan or a counter, and no source is among the ops any scan's operands (a decay's gates, a softmax's
-/// logits included) are computed from. `additive` says every scan adds.
-bool hasCombinableStates(ArrayRef<Operation *> sources, bool &additive) {
+/// The level of each of the state `sources` (scans along the sequence and position counters, in program
+/// order) of one function body (StateOrigin::level): 1 for a counter and for a scan whose operands (a
+/// decay's gates, a softmax's logits included) are computed from no source, else one more than the highest
+/// level among the sources they are computed from. None where a scan is not an add, decay or online-softmax
+/// scan (DerivedStateVariant::combinable). `additive` says every scan adds and every level is 1.
+std::optional<SmallVector<int>> stateLevels(ArrayRef<Operation *> sources, bool &additive) {
   additive = true;
-  llvm::SmallPtrSet<Operation *, 8> stateOps(sources.begin(), sources.end());
+  llvm::SmallDenseMap<Operation *, int, 8> levels;
+  SmallVector<int> result;
   for (Operation *op : sources) {
     auto scan = dyn_cast<ScanOp>(op);
-    if (!scan)
-      continue; // a counter: positions before plus the piece's
-    if (scan.getCombiner() == Combiner::decay || scan.getCombiner() == Combiner::online_softmax)
-      additive = false;
-    else if (scan.getCombiner() != Combiner::add)
-      return false;
-    SetVector<Operation *> computedFrom;
-    BackwardSliceOptions options;
-    options.inclusive = false;
-    for (Value operand : scan->getOperands())
-      if (Operation *producer = operand.getDefiningOp()) {
-        if (stateOps.contains(producer))
-          return false;
-        (void)getBackwardSlice(producer, &computedFrom, options);
-      }
-    if (llvm::any_of(computedFrom, [&](Operation *producer) { return stateOps.contains(producer); }))
-      return false;
+    // A counter's state is how many positions came before, whatever its operands' values.
+    int level = 1;
+    if (scan) {
+      if (scan.getCombiner() == Combiner::decay || scan.getCombiner() == Combiner::online_softmax)
+        additive = false;
+      else if (scan.getCombiner() != Combiner::add)
+        return std::nullopt;
+      SetVector<Operation *> computedFrom;
+      BackwardSliceOptions options;
+      options.inclusive = true;
+      for (Value operand : scan->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          (void)getBackwardSlice(producer, &computedFrom, options);
+      for (Operation *producer : computedFrom)
+        if (auto known = levels.find(producer); known != levels.end())
+          level = std::max(level, known->second + 1);
+    }
+    additive &= level == 1;
+    levels[op] = level;
+    result.push_back(level);
   }
-  return true;
+  return result;
 }
 
 constexpr Variant kVariants[] = {Variant::Prefill, Variant::Resume, Variant::State};
@@ -522,13 +527,15 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)))
       sources.push_back(&op);
   }
-  derived.combinable = hasCombinableStates(sources, derived.additive);
+  std::optional<SmallVector<int>> levels = stateLevels(sources, derived.additive);
+  derived.combinable = levels.has_value();
   derived.additive &= derived.combinable;
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states, gateTotals;
-  for (Operation *op : sources) {
+  for (auto [index, op] : llvm::enumerate(sources)) {
     Location loc = op->getLoc();
+    int level = levels ? (*levels)[index] : 1;
     if (auto scan = dyn_cast<ScanOp>(op)) {
       scan = withEveryState(builder, scan);
       SmallVector<Value> init;
@@ -541,10 +548,10 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
         constexpr StateCombine kTriple[] = {StateCombine::SoftmaxAverage, StateCombine::SoftmaxMax,
                                             StateCombine::SoftmaxNorm};
         for (auto [role, combine] : llvm::zip(stateRoles(scan), kTriple))
-          derived.states.push_back({loc, role, combine});
+          derived.states.push_back({loc, role, combine, level});
       } else {
         derived.states.push_back(
-            {loc, "", scan.getCombiner() == Combiner::decay ? StateCombine::Decay : StateCombine::Sum});
+            {loc, "", scan.getCombiner() == Combiner::decay ? StateCombine::Decay : StateCombine::Sum, level});
       }
       builder.setInsertionPoint(ret);
       // The state variant does not run an add or decay scan for its last position: a sum gives it. An

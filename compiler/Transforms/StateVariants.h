@@ -52,6 +52,11 @@ struct StateOrigin {
   StringRef role;
   /// How it combines across stretches of the sequence.
   StateCombine combine = StateCombine::Sum;
+  /// 1 when what it scans is computed from no state (a counter's is 1 too), else one more than the highest
+  /// level among the states it is computed from (Flow's Σ k·b reads b, computed from Σ q: level 2). A
+  /// stretch's own state at level l follows from the exact states before it at levels below l alone, so the
+  /// states of all stretches can be found level by level (DerivedStateVariant::combinable).
+  int level = 1;
 };
 
 /// A derived variant: a new public function beside its source, and where each state comes from.
@@ -62,13 +67,13 @@ struct DerivedStateVariant {
   /// The dimension the scans run along, at the same position in every operand.
   int64_t sequenceDim = 0;
   /// Whether the state after a stretch of the sequence follows from the state before it and the state the
-  /// stretch hands on from the initial state alone (StateCombine): every state is an add scan or a position
-  /// counter, a decay scan or an online-softmax scan, and nothing any of them scans, gates and logits
-  /// included, depends on a state. Linear attention's Σ φ(k) ⊗ v and Σ φ(k), the decayed sums of retention,
-  /// simple GLA and GLA, causal AFT's online softmax; not Flow's sums of values its other sums normalise.
-  /// The states of stretches can then be computed at once and combined.
+  /// stretch hands on from the initial state (StateCombine), given the exact states before it at lower
+  /// levels (StateOrigin::level): every state is an add scan or a position counter, a decay scan or an
+  /// online-softmax scan. Linear attention's Σ φ(k) ⊗ v and Σ φ(k), the decayed sums of retention, simple
+  /// GLA and GLA, causal AFT's online softmax (all level 1), Flow's four levels of sums. The states of
+  /// stretches can then be computed at once per level and combined.
   bool combinable = false;
-  /// `combinable` with every state a sum: the states of stretches add.
+  /// `combinable` with every state a sum at level 1: the states of stretches add.
   bool additive = false;
 };
 

@@ -811,7 +811,7 @@ private:
         launch;
   };
 
-  /// Runs a call of a causal entry whose states combine linearly as three launches over pieces of its
+  /// Runs a call of a causal entry whose states combine piece by piece as three launches over pieces of its
   /// sequence (GpuSequencePieces.h), every tensor where `place` keeps it. A state-passing variant of such an
   /// entry (a `*_with_state` entry, a Decoder's prefill or resume) runs as the entry does, from the states it
   /// is given, and the prefix launch also writes the states after the last position. Returns the pieces per
@@ -897,82 +897,101 @@ private:
       return makeError(program.name() + ": entry '" + entry + "': its state variant returns " +
                        llvm::Twine(totalSpecs.size()) + " gate totals for " + llvm::Twine(numDecays) +
                        " decaying states");
-    // The prefix reads each state along the pieces, then each decay's totals along them, then the states
-    // before the first piece (PrefixState::needsInitial).
-    llvm::SmallVector<PrefixState, 4> prefixStates;
-    llvm::SmallVector<TensorSpec, 4> alongPieces, totalsAlongPieces;
-    for (auto [spec, combine] : llvm::zip(stateSpecs, variants->combines)) {
-      alongPieces.push_back(viewStatesAlongPieces(spec, sliced, *pieces));
-      prefixStates.push_back({alongPieces.back().shape.size(), combine, std::nullopt});
-      if (combine != StateCombine::Decay)
-        continue;
-      totalsAlongPieces.push_back(viewStatesAlongPieces(totalSpecs[totalsAlongPieces.size()], sliced, *pieces));
-      prefixStates.back().gateRank = totalsAlongPieces.back().shape.size();
-    }
     // The empty prefix: zero, but a softmax's running max, −inf (SPEC §8). Every piece's state starts from
     // it, and so does a call without states of its own where the prefix needs one (a softmax's).
     auto emptyFill = [](StateCombine combine) {
       return combine == StateCombine::SoftmaxMax ? -std::numeric_limits<float>::infinity() : 0.0f;
     };
-    llvm::SmallVector<TensorRef, 4> initials;
-    for (auto [i, along] : llvm::enumerate(alongPieces)) {
-      if (!prefixStates[i].needsInitial(call))
-        continue;
-      if (call.fromInitial) {
-        initials.push_back(initialStates[i]);
-        continue;
-      }
-      TensorSpec empty = along;
-      empty.shape.erase(empty.shape.begin() + sliced);
-      auto memory = place.allocate(empty.numBytes(), emptyFill(prefixStates[i].combine));
-      if (!memory)
-        return memory.takeError();
-      initials.push_back({*memory, empty});
-    }
-    auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
-    if (!prefixProgram)
-      return prefixProgram.takeError();
-    llvm::SmallVector<TensorSpec, 8> prefixSpecs(alongPieces.begin(), alongPieces.end());
-    prefixSpecs.append(totalsAlongPieces.begin(), totalsAlongPieces.end());
-    for (const TensorRef &initial : initials)
-      prefixSpecs.push_back(initial.spec);
-    auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, prefixSpecs, /*slicePieces=*/1);
-    if (!prefix)
-      return prefix.takeError();
-
-    // Three sets of states: the empty prefix (the state variant starts from it; resume then writes the
-    // states after each piece there, which nothing reads), each piece's own (and its decays' totals), and
-    // the states before each piece.
-    llvm::SmallVector<TensorRef, 4> empty, own, before, ownAlongPieces, beforeAlongPieces;
-    for (auto [spec, along, combine] : llvm::zip(stateSpecs, alongPieces, variants->combines)) {
+    // Per state: the empty prefix (the state variant starts from it; resume then writes the states after
+    // each piece there, which nothing reads), each piece's own state and the state before each piece, and
+    // these along the pieces; per decay, each piece's gate total.
+    llvm::SmallVector<TensorRef, 4> empty, own, before, ownAlong, beforeAlong, totals, totalsAlong;
+    for (auto [spec, combine] : llvm::zip(stateSpecs, variants->combines)) {
       for (llvm::SmallVector<TensorRef, 4> *set : {&empty, &own, &before}) {
         auto memory = place.allocate(spec.numBytes(), set == &empty ? emptyFill(combine) : 0.0f);
         if (!memory)
           return memory.takeError();
         set->push_back({*memory, spec});
       }
-      ownAlongPieces.push_back({own.back().data, along});
-      beforeAlongPieces.push_back({before.back().data, along});
+      TensorSpec along = viewStatesAlongPieces(spec, sliced, *pieces);
+      ownAlong.push_back({own.back().data, along});
+      beforeAlong.push_back({before.back().data, along});
     }
-    llvm::SmallVector<TensorRef, 8> ownAndTotals(own.begin(), own.end());
-    for (auto [spec, along] : llvm::zip(totalSpecs, totalsAlongPieces)) {
+    for (const TensorSpec &spec : totalSpecs) {
       auto memory = place.allocate(spec.numBytes(), 0.0f);
       if (!memory)
         return memory.takeError();
-      ownAndTotals.push_back({*memory, spec});
-      ownAlongPieces.push_back({*memory, along});
+      totals.push_back({*memory, spec});
+      totalsAlong.push_back({*memory, viewStatesAlongPieces(spec, sliced, *pieces)});
     }
-    llvm::SmallVector<TensorRef, 8> arguments(pieceInputs);
-    arguments.append(empty.begin(), empty.end());
-    if (llvm::Error err = place.launch(**stateKernel, arguments, ownAndTotals))
-      return std::move(err);
-    ownAlongPieces.append(initials.begin(), initials.end());
-    beforeAlongPieces.append(finalStates.begin(), finalStates.end());
-    if (llvm::Error err = place.launch(**prefix, ownAlongPieces, beforeAlongPieces))
-      return std::move(err);
+    // Per state, the state before the first piece where the prefix takes one (PrefixState::needsInitial):
+    // the call's own, or the empty prefix.
+    llvm::SmallVector<std::optional<TensorRef>, 4> initials(numStates);
+    for (size_t i = 0; i < numStates; ++i) {
+      PrefixState probe{ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt};
+      if (!probe.needsInitial(call))
+        continue;
+      if (call.fromInitial) {
+        initials[i] = initialStates[i];
+        continue;
+      }
+      TensorSpec emptySpec = ownAlong[i].spec;
+      emptySpec.shape.erase(emptySpec.shape.begin() + sliced);
+      auto memory = place.allocate(emptySpec.numBytes(), emptyFill(variants->combines[i]));
+      if (!memory)
+        return memory.takeError();
+      initials[i] = TensorRef{*memory, emptySpec};
+    }
+
+    // Level by level (SequenceStates::levels): every piece's own states from the exact states before it at
+    // the lower levels, then the states before each piece at this level. One level for all but Flow's.
+    int levels = *llvm::max_element(variants->levels);
+    llvm::SmallVector<TensorRef, 8> arguments, results;
+    for (int level = 1; level <= levels; ++level) {
+      arguments.assign(pieceInputs.begin(), pieceInputs.end());
+      for (size_t i = 0; i < numStates; ++i)
+        arguments.push_back(variants->levels[i] < level ? before[i] : empty[i]);
+      results.assign(own.begin(), own.end());
+      results.append(totals.begin(), totals.end());
+      if (llvm::Error err = place.launch(**stateKernel, arguments, results))
+        return std::move(err);
+
+      // The prefix of this level's states: each along the pieces, then each decay's totals, then each
+      // initial; it returns the states before each piece, then the final ones.
+      llvm::SmallVector<PrefixState, 4> prefixStates;
+      llvm::SmallVector<TensorRef, 8> prefixInputs, prefixTotals, prefixInitials, prefixOutputs, prefixFinals;
+      for (size_t i = 0, decay = 0; i < numStates; ++i) {
+        bool decays = variants->combines[i] == StateCombine::Decay;
+        if (variants->levels[i] == level) {
+          prefixStates.push_back({ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt});
+          prefixInputs.push_back(ownAlong[i]);
+          prefixOutputs.push_back(beforeAlong[i]);
+          if (decays) {
+            prefixStates.back().gateRank = totalsAlong[decay].spec.shape.size();
+            prefixTotals.push_back(totalsAlong[decay]);
+          }
+          if (initials[i])
+            prefixInitials.push_back(*initials[i]);
+          if (call.final)
+            prefixFinals.push_back(finalStates[i]);
+        }
+        decay += decays;
+      }
+      auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
+      if (!prefixProgram)
+        return prefixProgram.takeError();
+      prefixInputs.append(prefixTotals.begin(), prefixTotals.end());
+      prefixInputs.append(prefixInitials.begin(), prefixInitials.end());
+      prefixOutputs.append(prefixFinals.begin(), prefixFinals.end());
+      auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, specsOf(prefixInputs), /*slicePieces=*/1);
+      if (!prefix)
+        return prefix.takeError();
+      if (llvm::Error err = place.launch(**prefix, prefixInputs, prefixOutputs))
+        return std::move(err);
+    }
     arguments.assign(pieceInputs.begin(), pieceInputs.end());
     arguments.append(before.begin(), before.end());
-    llvm::SmallVector<TensorRef, 8> results(pieceOutputs);
+    results.assign(pieceOutputs.begin(), pieceOutputs.end());
     results.append(empty.begin(), empty.end());
     if (llvm::Error err = place.launch(**resume, arguments, results))
       return std::move(err);
@@ -1270,8 +1289,9 @@ private:
     int64_t sequenceDim = 0;
     /// How a stretch's state combines with the state before it (SequenceStates).
     bool additiveStates = false, combinableStates = false;
-    /// Per state, in signature order (SequenceStates::combines).
+    /// Per state, in signature order (SequenceStates::combines, ::levels).
     std::vector<StateCombine> combines;
+    std::vector<int> levels;
     /// The entry's own arguments and results.
     size_t numArguments = 0, numResults = 0;
     size_t numStates() const { return combines.size(); }
@@ -1312,6 +1332,7 @@ private:
       variants->additiveStates = states->additive;
       variants->combinableStates = states->combinable;
       variants->combines = states->combines;
+      variants->levels = states->levels;
       variants->numArguments = program.lookup(entry)->signature.arguments.size();
       variants->numResults = program.lookup(entry)->signature.results.size();
     }

@@ -104,6 +104,7 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
     return derived.takeError();
   SequenceStates states{derived->sequenceDim, derived->additive, derived->combinable, {}};
   for (const mlir::la::StateOrigin &origin : derived->states) {
+    states.levels.push_back(origin.level);
     switch (origin.combine) {
     case mlir::la::StateCombine::Sum:
       states.combines.push_back(StateCombine::Sum);

@@ -252,36 +252,45 @@ TEST(RuntimeConcurrencySequencePieces, AdditiveStatesWaitForTheAnchorBeyondTheBa
   EXPECT_LE(handoff, 41);
 }
 
-TEST(RuntimeConcurrencySequencePieces, StatesAddOrDecayWhereNothingTheyScanReadsAState) {
+TEST(RuntimeConcurrencySequencePieces, StatesCombinePieceByPieceLevelByLevel) {
   // Linear attention's states are sums of its inputs' maps. Simple GLA's and GLA's decay by gates they take
   // as argument #3, retention's by gates it computes from the head index; causal AFT's is an online
-  // softmax (combinable, not additive). Flow's sums read values its other sums normalise.
+  // softmax (combinable, not additive). Flow's sums read values its other sums normalise: levels of sums,
+  // Σ q, Σ k and the position counter, then Σ k·b and Σ q·a (b and a from the first), then Σ e^{Ô} (Ô
+  // from Σ q·a), then Σ k ⊗ v·comp (comp from Σ e^{Ô}).
   using la::StateCombine;
+  constexpr StateCombine Sum = StateCombine::Sum;
   struct Expectation {
     const char *file, *entry;
     bool additive, combinable;
     std::vector<StateCombine> combines;
+    std::vector<int> levels;
   };
   for (const Expectation &e :
-       {Expectation{
-            "linear_attention.mlir", "linear_attention_causal", true, true, {StateCombine::Sum, StateCombine::Sum}},
-        Expectation{"retention.mlir", "simple_gla", false, true, {StateCombine::Decay}},
-        Expectation{"retention.mlir", "gla", false, true, {StateCombine::Decay}},
-        Expectation{"retention.mlir", "retention", false, true, {StateCombine::Decay}},
-        Expectation{"flow_attention.mlir", "flow_attention_causal", false, false, {}},
+       {Expectation{"linear_attention.mlir", "linear_attention_causal", true, true, {Sum, Sum}, {1, 1}},
+        Expectation{"retention.mlir", "simple_gla", false, true, {StateCombine::Decay}, {1}},
+        Expectation{"retention.mlir", "gla", false, true, {StateCombine::Decay}, {1}},
+        Expectation{"retention.mlir", "retention", false, true, {StateCombine::Decay}, {1}},
+        Expectation{"flow_attention.mlir",
+                    "flow_attention_causal",
+                    false,
+                    true,
+                    {Sum, Sum, Sum, Sum, Sum, Sum, Sum},
+                    {1, 1, 1, 2, 2, 3, 4}},
         Expectation{"aft.mlir",
                     "aft_causal",
                     false,
                     true,
-                    {StateCombine::SoftmaxAverage, StateCombine::SoftmaxMax, StateCombine::SoftmaxNorm}}}) {
+                    {StateCombine::SoftmaxAverage, StateCombine::SoftmaxMax, StateCombine::SoftmaxNorm},
+                    {1, 1, 1}}}) {
     auto source = llvm::MemoryBuffer::getFile(la::test::kernelPath(e.file));
     ASSERT_TRUE(bool(source)) << e.file;
     auto states = la::getSequenceStates((*source)->getBuffer(), e.file, e.entry);
     ASSERT_TRUE(bool(states)) << e.entry << ": " << llvm::toString(states.takeError());
     EXPECT_EQ(states->additive, e.additive) << e.entry;
     EXPECT_EQ(states->combinable, e.combinable) << e.entry;
-    if (e.combinable)
-      EXPECT_EQ(states->combines, e.combines) << e.entry;
+    EXPECT_EQ(states->combines, e.combines) << e.entry;
+    EXPECT_EQ(states->levels, e.levels) << e.entry;
   }
 }
 

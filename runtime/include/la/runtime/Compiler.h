@@ -131,12 +131,16 @@ struct SequenceStates {
   /// hands on from the initial (zero) state (linear attention's sums; not Flow's, a decay's or a softmax's):
   /// a sequence-parallel call then sums two stretches' states at once.
   bool additive = false;
-  /// Whether it follows from the state before it and that alone, each state as `combines` says: also the
-  /// decayed sums of retention, simple GLA and GLA, and causal AFT's online softmax
-  /// (mlir::la::DerivedStateVariant::combinable).
+  /// Whether it follows from the state before it and that, each state as `combines` says, given the states
+  /// before it at lower `levels`: also the decayed sums of retention, simple GLA and GLA, causal AFT's online
+  /// softmax and Flow's sums of sums (mlir::la::DerivedStateVariant::combinable).
   bool combinable = false;
   /// Per state, in signature order.
   std::vector<StateCombine> combines;
+  /// Per state, in signature order: 1 when what it scans depends on no state, else one more than the
+  /// highest level of the states it depends on (mlir::la::StateOrigin::level). A stretch's own states at a
+  /// level follow from the exact states before it at the levels below.
+  std::vector<int> levels;
 };
 
 /// The state of the causal `entry`. Errors as declareStateVariant's, for an entry that is not causal.
