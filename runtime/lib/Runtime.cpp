@@ -945,7 +945,46 @@ private:
 
     // Level by level (SequenceStates::levels): every piece's own states from the exact states before it at
     // the lower levels, then the states before each piece at this level. One level for all but Flow's.
+    // Each level's prefix takes its states along the pieces, then each decay's totals, then each initial;
+    // it returns the states before each piece, then the final ones. All compiled before any launch.
     int levels = *llvm::max_element(variants->levels);
+    struct LevelPrefix {
+      LoadedKernel *kernel = nullptr;
+      llvm::SmallVector<TensorRef, 8> inputs, outputs;
+    };
+    llvm::SmallVector<LevelPrefix, 4> prefixes(levels);
+    for (int level = 1; level <= levels; ++level) {
+      LevelPrefix &prefix = prefixes[level - 1];
+      llvm::SmallVector<PrefixState, 4> prefixStates;
+      llvm::SmallVector<TensorRef, 8> levelTotals, levelInitials, levelFinals;
+      for (size_t i = 0, decay = 0; i < numStates; ++i) {
+        bool decays = variants->combines[i] == StateCombine::Decay;
+        if (variants->levels[i] == level) {
+          prefixStates.push_back({ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt});
+          prefix.inputs.push_back(ownAlong[i]);
+          prefix.outputs.push_back(beforeAlong[i]);
+          if (decays) {
+            prefixStates.back().gateRank = totalsAlong[decay].spec.shape.size();
+            levelTotals.push_back(totalsAlong[decay]);
+          }
+          if (initials[i])
+            levelInitials.push_back(*initials[i]);
+          if (call.final)
+            levelFinals.push_back(finalStates[i]);
+        }
+        decay += decays;
+      }
+      prefix.inputs.append(levelTotals.begin(), levelTotals.end());
+      prefix.inputs.append(levelInitials.begin(), levelInitials.end());
+      prefix.outputs.append(levelFinals.begin(), levelFinals.end());
+      auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
+      if (!prefixProgram)
+        return prefixProgram.takeError();
+      auto kernel = kernelFor(**prefixProgram, kPiecePrefixEntry, specsOf(prefix.inputs), /*slicePieces=*/1);
+      if (!kernel)
+        return kernel.takeError();
+      prefix.kernel = *kernel;
+    }
     llvm::SmallVector<TensorRef, 8> arguments, results;
     for (int level = 1; level <= levels; ++level) {
       arguments.assign(pieceInputs.begin(), pieceInputs.end());
@@ -955,38 +994,8 @@ private:
       results.append(totals.begin(), totals.end());
       if (llvm::Error err = place.launch(**stateKernel, arguments, results))
         return std::move(err);
-
-      // The prefix of this level's states: each along the pieces, then each decay's totals, then each
-      // initial; it returns the states before each piece, then the final ones.
-      llvm::SmallVector<PrefixState, 4> prefixStates;
-      llvm::SmallVector<TensorRef, 8> prefixInputs, prefixTotals, prefixInitials, prefixOutputs, prefixFinals;
-      for (size_t i = 0, decay = 0; i < numStates; ++i) {
-        bool decays = variants->combines[i] == StateCombine::Decay;
-        if (variants->levels[i] == level) {
-          prefixStates.push_back({ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt});
-          prefixInputs.push_back(ownAlong[i]);
-          prefixOutputs.push_back(beforeAlong[i]);
-          if (decays) {
-            prefixStates.back().gateRank = totalsAlong[decay].spec.shape.size();
-            prefixTotals.push_back(totalsAlong[decay]);
-          }
-          if (initials[i])
-            prefixInitials.push_back(*initials[i]);
-          if (call.final)
-            prefixFinals.push_back(finalStates[i]);
-        }
-        decay += decays;
-      }
-      auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
-      if (!prefixProgram)
-        return prefixProgram.takeError();
-      prefixInputs.append(prefixTotals.begin(), prefixTotals.end());
-      prefixInputs.append(prefixInitials.begin(), prefixInitials.end());
-      prefixOutputs.append(prefixFinals.begin(), prefixFinals.end());
-      auto prefix = kernelFor(**prefixProgram, kPiecePrefixEntry, specsOf(prefixInputs), /*slicePieces=*/1);
-      if (!prefix)
-        return prefix.takeError();
-      if (llvm::Error err = place.launch(**prefix, prefixInputs, prefixOutputs))
+      const LevelPrefix &prefix = prefixes[level - 1];
+      if (llvm::Error err = place.launch(*prefix.kernel, prefix.inputs, prefix.outputs))
         return std::move(err);
     }
     arguments.assign(pieceInputs.begin(), pieceInputs.end());
