@@ -15,10 +15,12 @@
 // Step 2 needs states that combine piece by piece (SequenceStates::combinable): sums (linear attention's)
 // add, decays (retention's, simple GLA's, GLA's) scale the state before by e^G, G the sum of the piece's
 // log-gates, which the state variant returns beside the states, and an online softmax's triple (causal
-// AFT's) merges as one softmax step per piece. Flow's sums of values its other sums normalise do not: such
-// an entry runs each slice whole, one block per slice. A state-passing variant (a `*_with_state` entry,
-// `--variant prefill|resume`) runs as its entry, from the states it is given, and step 2 also writes the
-// states after the last position.
+// AFT's) merges as one softmax step per piece. States that depend on other states (Flow's Σ k·b reads b,
+// computed from Σ q) are found level by level (SequenceStates::levels): steps 1 and 2 run once per level,
+// the state variant then starting each piece from the exact states before it at the levels below, so
+// Flow's four levels take nine launches. Any other state (a running maximum, say) runs each slice whole,
+// one block per slice. A state-passing variant (a `*_with_state` entry, `--variant prefill|resume`) runs as
+// its entry, from the states it is given, and step 2 also writes the states after the last position.
 // No launch copies a tensor: a [.., H, N, ..] tensor whose N is `count` pieces of L positions is, byte for
 // byte, a [.., H·count, L, ..] tensor with a slice per piece, so each launch reads and writes the call's
 // own tensors through that view. Its kernels are compiled knowing it (SliceLayout::pieces): a position read
