@@ -380,7 +380,14 @@ std::string signatureText(FunctionType type) {
 /// Writes `declaration`'s body as `variant` of `source`, which must give the declared signature.
 LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant variant, SymbolTable &symbols) {
   std::string name = (declaration.getSymName() + ".derived").str();
-  FailureOr<DerivedStateVariant> derived = deriveStateVariant(source, variant, name, symbols);
+  std::optional<int> level;
+  if (auto levelAttr = declaration->getAttrOfType<IntegerAttr>(LADialect::kStateLevelAttrName)) {
+    if (variant != Variant::State)
+      return declaration.emitOpError() << "declares '" << LADialect::kStateLevelAttrName
+                                       << "', which only a state variant takes";
+    level = static_cast<int>(levelAttr.getInt());
+  }
+  FailureOr<DerivedStateVariant> derived = deriveStateVariant(source, variant, name, symbols, level);
   if (failed(derived))
     return declaration.emitOpError() << "cannot be derived as the " << getStateVariantName(variant) << " variant of @"
                                      << source.getSymName() << " (see the error above)";
@@ -400,6 +407,7 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
   // reference to the source goes: as a symbol use it would keep the source alive in every compiled module.
   declaration.setPublic();
   declaration->removeAttr(getStateVariantAttrName(variant));
+  declaration->removeAttr(LADialect::kStateLevelAttrName);
   return success();
 }
 
@@ -474,7 +482,7 @@ StringRef getStateVariantAttrName(StateVariant variant) {
 }
 
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
-                                                  SymbolTable &symbols) {
+                                                  SymbolTable &symbols, std::optional<int> onlyLevel) {
   OpBuilder builder(source.getContext());
   builder.setInsertionPoint(source);
   auto work = cast<func::FuncOp>(builder.clone(*source));
@@ -533,6 +541,8 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   bool takesStates = variant != Variant::Prefill;
   SmallVector<Value> states, gateTotals;
+  // The level of each of `states` and `gateTotals`, for a state variant of one level.
+  SmallVector<int> stateLevelOf, totalLevelOf;
   for (auto [index, op] : llvm::enumerate(sources)) {
     Location loc = op->getLoc();
     int level = levels ? (*levels)[index] : 1;
@@ -559,12 +569,17 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
       if (variant == Variant::State && scan.getCombiner() != Combiner::online_softmax) {
         Value gateTotal;
         states.push_back(finalState(builder, scan, *seq, init.front(), &gateTotal));
-        if (gateTotal)
+        stateLevelOf.push_back(level);
+        if (gateTotal) {
           gateTotals.push_back(gateTotal);
+          totalLevelOf.push_back(level);
+        }
         continue;
       }
-      for (Value result : scan.getResults())
+      for (Value result : scan.getResults()) {
         states.push_back(sliceLastPosition(builder, loc, result, *seq));
+        stateLevelOf.push_back(level);
+      }
       continue;
     }
     derived.states.push_back({loc, ""});
@@ -579,6 +594,18 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     Value counted = countPositions(builder, loc, map.getResult(), *seq, type);
     states.push_back(before ? MapOp::create(builder, loc, type, MapFn::add, ValueRange{before, counted}).getResult()
                             : counted);
+    stateLevelOf.push_back(level);
+  }
+  if (variant == Variant::State && onlyLevel) {
+    auto keepLevel = [&](SmallVector<Value> &values, ArrayRef<int> levelOf) {
+      SmallVector<Value> kept;
+      for (auto [value, level] : llvm::zip(values, levelOf))
+        if (level == *onlyLevel)
+          kept.push_back(value);
+      values = std::move(kept);
+    };
+    keepLevel(states, stateLevelOf);
+    keepLevel(gateTotals, totalLevelOf);
   }
   // The state variant's decays hand on their gates' totals too, after every state.
   states.append(gateTotals);

@@ -189,7 +189,9 @@ def LADeriveStateVariants : Pass<"la-derive-state-variants", "mlir::ModuleOp"> {
     start from states passed after E's arguments, one per scan in program order; with `la.state_of = @E` the
     states are returned alone (what only E's results read is dead), followed by the sum of each decay scan's
     log-gates over the sequence, which scales the state before it: with them the states of consecutive
-    stretches combine (a GPU call in pieces). Calls are inlined first.
+    stretches combine (a GPU call in pieces). With `la.state_level = L` beside `la.state_of` only the states
+    of level L are returned (a state's level: 1 when what it scans depends on no state, else one more than
+    the highest level of those it depends on), and only what they need is computed. Calls are inlined first.
 
     Errors: the declared signature is not the derived one (the derived one is printed); E is not causal (the
     op that reads later positions, or all earlier ones without a fixed-size state, is named).

@@ -81,9 +81,10 @@ struct DerivedStateVariant {
 /// the source's arguments, resume and state those and then the states of each scan along the sequence (one,
 /// or an online softmax's three); prefill and resume return the source's results, then each scan's states
 /// after the last position; state returns the states alone. Emits an error at the op that makes `source` non-causal,
-/// and fails.
+/// and fails. A state variant for `onlyLevel` returns only the states of that level (StateOrigin::level) and
+/// their decays' totals, and computes nothing else: a GPU call in pieces runs one per level.
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
-                                                  SymbolTable &symbols);
+                                                  SymbolTable &symbols, std::optional<int> onlyLevel = std::nullopt);
 
 } // namespace mlir::la
 

@@ -953,6 +953,15 @@ private:
       llvm::SmallVector<TensorRef, 8> inputs, outputs;
     };
     llvm::SmallVector<LevelPrefix, 4> prefixes(levels);
+    // Each level's state variant, where the program has them: it computes that level's states alone (and
+    // its decays' totals). Otherwise the state variant of all states serves every level.
+    llvm::SmallVector<LoadedKernel *, 4> levelStateKernels;
+    for (const std::string &name : variants->levelStates) {
+      auto kernel = kernelFor(variantProgram, name, withStates, pieces->count);
+      if (!kernel)
+        return kernel.takeError();
+      levelStateKernels.push_back(*kernel);
+    }
     for (int level = 1; level <= levels; ++level) {
       LevelPrefix &prefix = prefixes[level - 1];
       llvm::SmallVector<PrefixState, 4> prefixStates;
@@ -990,9 +999,26 @@ private:
       arguments.assign(pieceInputs.begin(), pieceInputs.end());
       for (size_t i = 0; i < numStates; ++i)
         arguments.push_back(variants->levels[i] < level ? before[i] : empty[i]);
-      results.assign(own.begin(), own.end());
-      results.append(totals.begin(), totals.end());
-      if (llvm::Error err = place.launch(**stateKernel, arguments, results))
+      results.clear();
+      LoadedKernel *stateOfLevel = *stateKernel;
+      if (levelStateKernels.empty()) {
+        results.append(own.begin(), own.end());
+        results.append(totals.begin(), totals.end());
+      } else {
+        stateOfLevel = levelStateKernels[level - 1];
+        llvm::SmallVector<TensorRef, 4> levelTotals;
+        for (size_t i = 0, decay = 0; i < numStates; ++i) {
+          bool decays = variants->combines[i] == StateCombine::Decay;
+          if (variants->levels[i] == level) {
+            results.push_back(own[i]);
+            if (decays)
+              levelTotals.push_back(totals[decay]);
+          }
+          decay += decays;
+        }
+        results.append(levelTotals.begin(), levelTotals.end());
+      }
+      if (llvm::Error err = place.launch(*stateOfLevel, arguments, results))
         return std::move(err);
       const LevelPrefix &prefix = prefixes[level - 1];
       if (llvm::Error err = place.launch(*prefix.kernel, prefix.inputs, prefix.outputs))
@@ -1294,6 +1320,9 @@ private:
     std::shared_ptr<Program> program;
     /// The entry, and its variants in `program`.
     std::string entry, prefill, resume, state;
+    /// With states on several levels, the state variant of each level (level 1 first), where `program`
+    /// declares them; empty otherwise (`state` then serves every level).
+    std::vector<std::string> levelStates;
     /// The dimension the entry's scans run along.
     int64_t sequenceDim = 0;
     /// How a stretch's state combines with the state before it (SequenceStates).
@@ -1342,6 +1371,12 @@ private:
       variants->combinableStates = states->combinable;
       variants->combines = states->combines;
       variants->levels = states->levels;
+      auto &variantProgram = static_cast<const ProgramImpl &>(*variants->program);
+      int levels = states->levels.empty() ? 1 : *llvm::max_element(states->levels);
+      for (int level = 1; levels > 1 && level <= levels; ++level)
+        variants->levelStates.push_back(variants->state + "." + std::to_string(level));
+      if (!llvm::all_of(variants->levelStates, [&](const std::string &name) { return variantProgram.lookup(name); }))
+        variants->levelStates.clear();
       variants->numArguments = program.lookup(entry)->signature.arguments.size();
       variants->numResults = program.lookup(entry)->signature.results.size();
     }

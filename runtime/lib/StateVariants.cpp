@@ -12,6 +12,8 @@
 
 #include "Transforms/StateVariants.h"
 
+#include "LA/IR/LADialect.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -48,9 +50,19 @@ template <typename Printable> std::string printed(Printable printable) {
   return text;
 }
 
-/// `variant` of `entry` derived in `parsed` as the function `<entry>.<variant>`.
+/// The name of `variant` of `entry`: `<entry>.<variant>`, and `.<level>` for a state variant of one level.
+std::string variantFunctionName(llvm::StringRef entry, llvm::StringRef variant, std::optional<int> level) {
+  std::string name = (entry + "." + variant).str();
+  if (level)
+    name += "." + std::to_string(*level);
+  return name;
+}
+
+/// `variant` of `entry` (of the states of `level` alone, for a state variant) derived in `parsed` as the
+/// function variantFunctionName names.
 llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm::StringRef bufferName,
-                                                     llvm::StringRef entry, mlir::la::StateVariant variant) {
+                                                     llvm::StringRef entry, mlir::la::StateVariant variant,
+                                                     std::optional<int> level = std::nullopt) {
   llvm::StringRef variantName = mlir::la::getStateVariantName(variant);
   mlir::ModuleOp module = *parsed.module;
   mlir::SymbolTable symbols(module);
@@ -58,7 +70,8 @@ llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm
   if (!function || function.isExternal())
     return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
                                    variantName.str() + " variant of");
-  auto derived = mlir::la::deriveStateVariant(function, variant, (entry + "." + variantName).str(), symbols);
+  auto derived =
+      mlir::la::deriveStateVariant(function, variant, variantFunctionName(entry, variantName, level), symbols, level);
   if (mlir::failed(derived))
     return parsed.diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variantName.str() +
                                     " variant");
@@ -127,14 +140,17 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
 }
 
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
-                                                llvm::StringRef entry, llvm::StringRef variant) {
+                                                llvm::StringRef entry, llvm::StringRef variant,
+                                                std::optional<int> level) {
   std::optional<mlir::la::StateVariant> kind = mlir::la::parseStateVariant(variant);
   if (!kind)
     return llvm::createStringError("variant '" + variant.str() + "': expected prefill, resume or state");
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
-  auto derived = derive(**parsed, bufferName, entry, *kind);
+  if (level && *kind != mlir::la::StateVariant::State)
+    return llvm::createStringError("variant '" + variant.str() + "': only the state variant has levels");
+  auto derived = derive(**parsed, bufferName, entry, *kind, level);
   if (!derived)
     return derived.takeError();
   mlir::func::FuncOp derivedFunction = derived->function;
@@ -172,7 +188,10 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
   text += ") -> (";
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     text += (i ? ", " : "") + printed(type.getResult(i));
-  text += ") attributes {" + mlir::la::getStateVariantAttrName(*kind).str() + " = @" + entry.str() + "}\n";
+  text += ") attributes {" + mlir::la::getStateVariantAttrName(*kind).str() + " = @" + entry.str();
+  if (level)
+    text += ", " + mlir::la::LADialect::kStateLevelAttrName.str() + " = " + std::to_string(*level);
+  text += "}\n";
   derivedFunction.erase();
   return text;
 }
@@ -182,6 +201,17 @@ llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::Stri
   std::string program = source.str();
   for (llvm::StringRef variant : {"prefill", "resume", "state"}) {
     auto declaration = declareStateVariant(program, bufferName, entry, variant);
+    if (!declaration)
+      return declaration.takeError();
+    program += *declaration;
+  }
+  // States on several levels: a state variant per level too.
+  auto states = getSequenceStates(source, bufferName, entry);
+  if (!states)
+    return states.takeError();
+  int levels = states->levels.empty() ? 1 : *llvm::max_element(states->levels);
+  for (int level = 1; levels > 1 && level <= levels; ++level) {
+    auto declaration = declareStateVariant(program, bufferName, entry, "state", level);
     if (!declaration)
       return declaration.takeError();
     program += *declaration;

@@ -273,3 +273,46 @@ func.func private @aft_state(%q: !a, %k: !a, %v: !a, %y0: !as, %m0: !as, %z0: !a
 // CHECK: %[[S:.*]]:3 = la.scan online_softmax %{{.*}}, %{{.*}} init(
 // CHECK-NOT: la.gate
 // CHECK: return
+
+// -----
+
+// States on two levels: t sums values computed from s. The state variant of one level (`la.state_level`)
+// returns that level's states alone and computes only what they need: level 1 is s's sum without t's
+// scan; level 2 reads s from its state and t's sum.
+!x = tensor<?x?x?x?xf32>
+!h = tensor<?x?x?xf32>
+func.func @nested(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  %r = la.map mul %x, %s : !x, !x -> !x
+  %t = la.scan add %r along 2 inclusive : !x -> !x
+  return %t : !x
+}
+func.func private @nested_state_1(%x: !x, %s0: !h, %t0: !h) -> !h attributes {la.state_of = @nested, la.state_level = 1}
+func.func private @nested_state_2(%x: !x, %s0: !h, %t0: !h) -> !h attributes {la.state_of = @nested, la.state_level = 2}
+
+// CHECK-LABEL: func.func @nested_state_1(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[S0:[a-z0-9]+]]: tensor<?x?x?xf32>, %{{[a-z0-9]+}}: tensor<?x?x?xf32>)
+// CHECK-NOT: la.scan
+// CHECK: %[[SUM:.*]] = la.reduce add %[[X]] along [2]
+// CHECK: %[[S:.*]] = la.map add %[[S0]], %[[SUM]]
+// CHECK-NEXT: return %[[S]]
+// CHECK-NOT: la.state_level
+// CHECK-LABEL: func.func @nested_state_2(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x?x?x?xf32>, %[[S0:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[T0:[a-z0-9]+]]: tensor<?x?x?xf32>)
+// CHECK: %[[RUNNING:.*]] = la.scan add %[[X]] init(%[[S0]] : tensor<?x?x?xf32>) along 2 inclusive
+// CHECK: %[[R:.*]] = la.map mul %[[X]], %[[RUNNING]]
+// CHECK: %[[SUM:.*]] = la.reduce add %[[R]] along [2]
+// CHECK: %[[T:.*]] = la.map add %[[T0]], %[[SUM]]
+// CHECK-NEXT: return %[[T]]
+
+// -----
+
+// Only a state variant has levels.
+!x = tensor<?x?x?x?xf32>
+func.func @leveled(%x: !x) -> !x {
+  %s = la.scan add %x along 2 inclusive : !x -> !x
+  return %s : !x
+}
+// expected-error @+1 {{declares 'la.state_level', which only a state variant takes}}
+func.func private @leveled_resume(%x: !x, %s0: tensor<?x?x?xf32>) -> (!x, tensor<?x?x?xf32>)
+    attributes {la.resume_of = @leveled, la.state_level = 1}

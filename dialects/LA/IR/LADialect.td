@@ -42,6 +42,8 @@ def LA_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPrefillOfAttrName = "la.prefill_of";
     static constexpr ::llvm::StringLiteral kResumeOfAttrName = "la.resume_of";
     static constexpr ::llvm::StringLiteral kStateOfAttrName = "la.state_of";
+    /// Beside `la.state_of`: the state variant of one level of states (mlir::la::StateOrigin::level) alone.
+    static constexpr ::llvm::StringLiteral kStateLevelAttrName = "la.state_level";
     /// On a result of a derived variant: it is a state (SPEC §8), carried to the next resume. With f16 or bf16
     /// inputs the entry's own results are stored in the half type, but a state stays in f32: rounding it at
     /// every resume would make a decode loop drift from the whole-sequence kernel.

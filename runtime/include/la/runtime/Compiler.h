@@ -115,8 +115,11 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 /// returning the states alone, which is all a piece of the sequence hands to the next). The entry's own
 /// arguments keep their %names and domains; each state is named after the scan that carries it (`%s =
 /// la.scan ...` gives `%s`). Errors name the op that makes `entry` non-causal.
+/// A state variant of one `level` (SequenceStates::levels) returns only that level's states and their decays'
+/// totals, as `<entry>.state.<level>` with `la.state_level = <level>`: a GPU call in pieces runs one per level.
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
-                                                llvm::StringRef entry, llvm::StringRef variant);
+                                                llvm::StringRef entry, llvm::StringRef variant,
+                                                std::optional<int> level = std::nullopt);
 
 /// How one state combines across stretches of the sequence (mlir::la::StateCombine): added; decayed by the
 /// stretch's log-gate total, which the `state` variant returns after every state; or one of an online
@@ -147,7 +150,8 @@ struct SequenceStates {
 llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::StringRef bufferName,
                                                  llvm::StringRef entry);
 
-/// `source` with every variant of `entry` declared after it, prefill, resume, state: the program la::Decoder,
+/// `source` with every variant of `entry` declared after it, prefill, resume, state (and with states on several
+/// levels, a state variant per level): the program la::Decoder,
 /// sequence-parallel calls and `lac --variant` compile, so that its hash (which keys the kernel cache and the
 /// tuning records) is one.
 llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
