@@ -883,20 +883,42 @@ private:
         llvm::drop_begin(fullResultSpecs((*prefill)->info(), pieceSpecs), variants->numResults));
     llvm::SmallVector<TensorSpec, 8> withStates(pieceSpecs);
     withStates.append(stateSpecs.begin(), stateSpecs.end());
-    auto stateKernel = kernelFor(variantProgram, variants->state, withStates, pieces->count);
-    if (!stateKernel)
-      return stateKernel.takeError();
+    // The state kernels: each level's state variant where the program has them (it computes that level's
+    // states alone, and its decays' totals), else the state variant of every state, for every level.
+    bool perLevel = !variants->levelStates.empty();
+    llvm::SmallVector<LoadedKernel *, 4> stateKernels;
+    for (const std::string &name : perLevel ? variants->levelStates : std::vector<std::string>{variants->state}) {
+      auto kernel = kernelFor(variantProgram, name, withStates, pieces->count);
+      if (!kernel)
+        return kernel.takeError();
+      stateKernels.push_back(*kernel);
+    }
+    auto covers = [&](size_t kernel, size_t state) {
+      return !perLevel || variants->levels[state] == static_cast<int>(kernel) + 1;
+    };
     auto resume = kernelFor(variantProgram, variants->resume, withStates, pieces->count);
     if (!resume)
       return resume.takeError();
-    // The state variant returns each piece's states, then each decay's total log-gate over the piece.
+    // A state kernel returns each piece's states it covers, then each of their decays' total log-gate over
+    // the piece.
     size_t numDecays = static_cast<size_t>(llvm::count(variants->combines, StateCombine::Decay));
-    llvm::SmallVector<TensorSpec> totalSpecs(
-        llvm::drop_begin(fullResultSpecs((*stateKernel)->info(), withStates), stateSpecs.size()));
-    if (totalSpecs.size() != numDecays)
-      return makeError(program.name() + ": entry '" + entry + "': its state variant returns " +
-                       llvm::Twine(totalSpecs.size()) + " gate totals for " + llvm::Twine(numDecays) +
-                       " decaying states");
+    llvm::SmallVector<TensorSpec> totalSpecs(numDecays);
+    for (auto [k, kernel] : llvm::enumerate(stateKernels)) {
+      llvm::SmallVector<TensorSpec> specs = fullResultSpecs(kernel->info(), withStates);
+      size_t at = 0;
+      for (size_t i = 0; i < numStates; ++i)
+        at += covers(k, i);
+      for (size_t i = 0, decay = 0; i < numStates; ++i) {
+        bool decays = variants->combines[i] == StateCombine::Decay;
+        if (decays && covers(k, i) && at < specs.size())
+          totalSpecs[decay] = specs[at++];
+        decay += decays;
+      }
+      if (at != specs.size())
+        return makeError(program.name() + ": entry '" + entry + "': a state variant returns " +
+                         llvm::Twine(specs.size()) + " results where its states and gate totals are " +
+                         llvm::Twine(at));
+    }
     // The empty prefix: zero, but a softmax's running max, −inf (SPEC §8). Every piece's state starts from
     // it, and so does a call without states of its own where the prefix needs one (a softmax's).
     auto emptyFill = [](StateCombine combine) {
@@ -953,15 +975,6 @@ private:
       llvm::SmallVector<TensorRef, 8> inputs, outputs;
     };
     llvm::SmallVector<LevelPrefix, 4> prefixes(levels);
-    // Each level's state variant, where the program has them: it computes that level's states alone (and
-    // its decays' totals). Otherwise the state variant of all states serves every level.
-    llvm::SmallVector<LoadedKernel *, 4> levelStateKernels;
-    for (const std::string &name : variants->levelStates) {
-      auto kernel = kernelFor(variantProgram, name, withStates, pieces->count);
-      if (!kernel)
-        return kernel.takeError();
-      levelStateKernels.push_back(*kernel);
-    }
     for (int level = 1; level <= levels; ++level) {
       LevelPrefix &prefix = prefixes[level - 1];
       llvm::SmallVector<PrefixState, 4> prefixStates;
@@ -999,26 +1012,20 @@ private:
       arguments.assign(pieceInputs.begin(), pieceInputs.end());
       for (size_t i = 0; i < numStates; ++i)
         arguments.push_back(variants->levels[i] < level ? before[i] : empty[i]);
+      size_t k = perLevel ? level - 1 : 0;
       results.clear();
-      LoadedKernel *stateOfLevel = *stateKernel;
-      if (levelStateKernels.empty()) {
-        results.append(own.begin(), own.end());
-        results.append(totals.begin(), totals.end());
-      } else {
-        stateOfLevel = levelStateKernels[level - 1];
-        llvm::SmallVector<TensorRef, 4> levelTotals;
-        for (size_t i = 0, decay = 0; i < numStates; ++i) {
-          bool decays = variants->combines[i] == StateCombine::Decay;
-          if (variants->levels[i] == level) {
-            results.push_back(own[i]);
-            if (decays)
-              levelTotals.push_back(totals[decay]);
-          }
-          decay += decays;
+      llvm::SmallVector<TensorRef, 4> coveredTotals;
+      for (size_t i = 0, decay = 0; i < numStates; ++i) {
+        bool decays = variants->combines[i] == StateCombine::Decay;
+        if (covers(k, i)) {
+          results.push_back(own[i]);
+          if (decays)
+            coveredTotals.push_back(totals[decay]);
         }
-        results.append(levelTotals.begin(), levelTotals.end());
+        decay += decays;
       }
-      if (llvm::Error err = place.launch(*stateOfLevel, arguments, results))
+      results.append(coveredTotals.begin(), coveredTotals.end());
+      if (llvm::Error err = place.launch(*stateKernels[k], arguments, results))
         return std::move(err);
       const LevelPrefix &prefix = prefixes[level - 1];
       if (llvm::Error err = place.launch(*prefix.kernel, prefix.inputs, prefix.outputs))
