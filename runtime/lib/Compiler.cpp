@@ -17,6 +17,7 @@
 #include "Target/CUDA/CUDATarget.h"
 #include "Transforms/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -237,6 +238,33 @@ llvm::Expected<std::vector<EntryInfo>> inspectProgram(llvm::StringRef source, ll
         info.slicing.sharedArguments.assign(slicing.sharedArguments.begin(), slicing.sharedArguments.end());
     }
   return entries;
+}
+
+llvm::Expected<std::vector<TensorSpec>> inferResultSpecs(llvm::StringRef source, llvm::StringRef bufferName,
+                                                         llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments) {
+  auto parsed = parseProgram(source, bufferName);
+  if (!parsed)
+    return parsed.takeError();
+  PassManager pm((*parsed)->context.get(), ModuleOp::getOperationName());
+  pm.addPass(mlir::la::createLADeriveStateVariants());
+  mlir::la::addSpecialization(pm, toSpecialization(entry, arguments));
+  // Shapes propagate through the inlined body; a derived state's slice of the last position has its sizes
+  // from tensor.dim, folded by canonicalisation.
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(*(*parsed)->module)))
+    return (*parsed)->diagnostics.error(bufferName.str() + ": specialising '" + entry.str() + "' failed");
+  auto func = (*parsed)->module->lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal())
+    return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "'");
+  // The declared result types stay as written (`?`) until the pipeline refines them; what is returned is
+  // static, behind a cast.
+  SmallVector<Type> returned;
+  for (Value value : func.getBody().front().getTerminator()->getOperands()) {
+    auto cast = value.getDefiningOp<tensor::CastOp>();
+    returned.push_back(cast ? cast.getSource().getType() : value.getType());
+  }
+  return toSpecs(returned, "a result of '" + entry.str() + "'");
 }
 
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,

@@ -875,12 +875,13 @@ private:
         stats->compileMs += own.compileMs;
       return kernel;
     };
-    // The states' shapes are prefill's last results (a compile the cache keeps, never launched).
-    auto prefill = kernelFor(variantProgram, variants->prefill, pieceSpecs, pieces->count);
-    if (!prefill)
-      return prefill.takeError();
-    llvm::SmallVector<TensorSpec> stateSpecs(
-        llvm::drop_begin(fullResultSpecs((*prefill)->info(), pieceSpecs), variants->numResults));
+    // The states' shapes are prefill's last results: its body specialised to the pieces' shapes tells them
+    // without a compile.
+    auto prefillResults =
+        inferResultSpecs(variantProgram.source(), variantProgram.name(), variants->prefill, pieceSpecs);
+    if (!prefillResults)
+      return prefillResults.takeError();
+    llvm::SmallVector<TensorSpec> stateSpecs(llvm::drop_begin(*prefillResults, variants->numResults));
     llvm::SmallVector<TensorSpec, 8> withStates(pieceSpecs);
     withStates.append(stateSpecs.begin(), stateSpecs.end());
     // The state kernels: each level's state variant where the program has them (it computes that level's

@@ -163,6 +163,12 @@ llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::Stri
 std::vector<TensorSpec> sliceArguments(llvm::ArrayRef<TensorSpec> arguments, const SliceLayout &slicing,
                                        int64_t block = 1);
 
+/// The result types of `entry` (a declared variant included) for `arguments`: its body specialised to them
+/// and nothing compiled, so a caller that needs only the shapes (a GPU call in pieces, for its states) pays
+/// milliseconds, not a kernel's compile.
+llvm::Expected<std::vector<TensorSpec>> inferResultSpecs(llvm::StringRef source, llvm::StringRef bufferName,
+                                                         llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments);
+
 /// Compiles `entry` for `arguments` (exactly these shapes) for `options.target` (CompiledKernel::object).
 llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
                                              llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
