@@ -8,7 +8,10 @@
 
 #include "GpuSequencePieces.h"
 
+#include "la/runtime/Compiler.h"
 #include "la/runtime/Runtime.h"
+
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -194,6 +197,38 @@ TEST(GpuSequencePieces, ThePrefixProgramMergesSoftmaxPiecesAndEndsWithTheFinalSt
         }
       }
     }
+}
+
+TEST(GpuSequencePieces, StateShapesComeFromSpecialisationAlone) {
+  // A GPU call in pieces needs the shapes of the states a piece hands on: prefill specialised to the pieces'
+  // view gives them without a compile, and they are the compiled kernel's.
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(LA_KERNELS_DIR) + "/flow_attention.mlir");
+  ASSERT_TRUE(bool(buffer));
+  auto source = la::withStateVariants((*buffer)->getBuffer(), "flow_attention.mlir", "flow_attention_causal");
+  ASSERT_TRUE(bool(source)) << llvm::toString(source.takeError());
+  la::TensorSpec piece;
+  piece.shape = {2, 12, 64, 16};
+  std::vector<la::TensorSpec> arguments(3, piece);
+  auto inferred = la::inferResultSpecs(*source, "flow_attention.mlir", "flow_attention_causal.prefill", arguments);
+  ASSERT_TRUE(bool(inferred)) << llvm::toString(inferred.takeError());
+
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  auto runtime = la::Runtime::create(options);
+  ASSERT_TRUE(bool(runtime));
+  auto program = (*runtime)->loadSource(*source, "flow_attention.mlir");
+  ASSERT_TRUE(bool(program));
+  auto compiled = (*runtime)->resultSpecs(**program, "flow_attention_causal.prefill", arguments);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  ASSERT_EQ(inferred->size(), compiled->size());
+  for (size_t i = 0; i < inferred->size(); ++i) {
+    EXPECT_EQ((*inferred)[i].shape, (*compiled)[i].shape) << "result #" << i;
+    EXPECT_EQ((*inferred)[i].dtype, (*compiled)[i].dtype) << "result #" << i;
+  }
+  // Flow's states: Σ q and Σ k [B, H, D], the counter [B, H], ..., Σ k ⊗ v·comp [B, H, D, Dv].
+  EXPECT_EQ((*inferred)[1].shape, (llvm::SmallVector<int64_t, 4>{2, 12, 16}));
+  EXPECT_EQ((*inferred)[3].shape, (llvm::SmallVector<int64_t, 4>{2, 12}));
+  EXPECT_EQ(inferred->back().shape, (llvm::SmallVector<int64_t, 4>{2, 12, 16, 16}));
 }
 
 } // namespace
