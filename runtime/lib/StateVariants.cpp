@@ -18,6 +18,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cassert>
+#include <utility>
+
 namespace la {
 namespace {
 
@@ -116,25 +119,18 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
   if (!derived)
     return derived.takeError();
   SequenceStates states{derived->sequenceDim, derived->additive, derived->combinable, {}};
+  // la::StateCombine is mlir::la::StateCombine for callers that do not see MLIR's headers: same cases, in
+  // the same order.
+  constexpr std::pair<mlir::la::StateCombine, StateCombine> kCombines[] = {
+      {mlir::la::StateCombine::Sum, StateCombine::Sum},
+      {mlir::la::StateCombine::Decay, StateCombine::Decay},
+      {mlir::la::StateCombine::SoftmaxAverage, StateCombine::SoftmaxAverage},
+      {mlir::la::StateCombine::SoftmaxMax, StateCombine::SoftmaxMax},
+      {mlir::la::StateCombine::SoftmaxNorm, StateCombine::SoftmaxNorm}};
   for (const mlir::la::StateOrigin &origin : derived->states) {
     states.levels.push_back(origin.level);
-    switch (origin.combine) {
-    case mlir::la::StateCombine::Sum:
-      states.combines.push_back(StateCombine::Sum);
-      break;
-    case mlir::la::StateCombine::Decay:
-      states.combines.push_back(StateCombine::Decay);
-      break;
-    case mlir::la::StateCombine::SoftmaxAverage:
-      states.combines.push_back(StateCombine::SoftmaxAverage);
-      break;
-    case mlir::la::StateCombine::SoftmaxMax:
-      states.combines.push_back(StateCombine::SoftmaxMax);
-      break;
-    case mlir::la::StateCombine::SoftmaxNorm:
-      states.combines.push_back(StateCombine::SoftmaxNorm);
-      break;
-    }
+    states.combines.push_back(kCombines[static_cast<size_t>(origin.combine)].second);
+    assert(kCombines[static_cast<size_t>(origin.combine)].first == origin.combine && "cases out of order");
   }
   return states;
 }
