@@ -418,7 +418,7 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
 /// scan (DerivedStateVariant::combinable). `additive` says every scan adds and every level is 1.
 std::optional<SmallVector<int>> stateLevels(ArrayRef<Operation *> sources, bool &additive) {
   additive = true;
-  llvm::SmallDenseMap<Operation *, int, 8> levels;
+  llvm::DenseMap<Operation *, int> levels;
   SmallVector<int> result;
   for (Operation *op : sources) {
     auto scan = dyn_cast<ScanOp>(op);

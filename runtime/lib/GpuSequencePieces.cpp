@@ -28,6 +28,20 @@ TensorSpec viewStatesAlongPieces(const TensorSpec &perPiece, int64_t slicedDims,
   return view;
 }
 
+StateSelection selectStates(llvm::ArrayRef<StateCombine> combines, llvm::function_ref<bool(size_t)> selected) {
+  StateSelection selection;
+  for (size_t i = 0, decay = 0; i < combines.size(); ++i) {
+    bool decays = combines[i] == StateCombine::Decay;
+    if (selected(i)) {
+      selection.states.push_back(i);
+      if (decays)
+        selection.decays.push_back(decay);
+    }
+    decay += decays;
+  }
+  return selection;
+}
+
 namespace {
 
 /// `tensor<?x...x?xf32>` of `rank` dimensions.

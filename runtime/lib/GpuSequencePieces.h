@@ -34,6 +34,8 @@
 #include "la/runtime/Tensor.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <optional>
@@ -87,6 +89,14 @@ struct PrefixState {
            combine == StateCombine::SoftmaxNorm;
   }
 };
+
+/// Some of a call's states (SequenceStates::combines, in signature order): their indices, and the indices
+/// among all the decays of the decays among them. A state variant returns its states and then their decays'
+/// gate totals in this order, and a prefix takes them so.
+struct StateSelection {
+  llvm::SmallVector<size_t, 8> states, decays;
+};
+StateSelection selectStates(llvm::ArrayRef<StateCombine> combines, llvm::function_ref<bool(size_t)> selected);
 
 /// An la program whose entry `piece_prefix` takes one f32 tensor per state (each piece's own state along
 /// dimension `pieceDim`), then the log-gate totals of each state that decays, then the state before the

@@ -894,8 +894,11 @@ private:
         return kernel.takeError();
       stateKernels.push_back(*kernel);
     }
-    auto covers = [&](size_t kernel, size_t state) {
-      return !perLevel || variants->levels[state] == static_cast<int>(kernel) + 1;
+    // The states each state kernel computes.
+    auto coveredBy = [&](size_t kernel) {
+      return selectStates(variants->combines, [&](size_t state) {
+        return !perLevel || variants->levels[state] == static_cast<int>(kernel) + 1;
+      });
     };
     auto resume = kernelFor(variantProgram, variants->resume, withStates, pieces->count);
     if (!resume)
@@ -906,19 +909,13 @@ private:
     llvm::SmallVector<TensorSpec> totalSpecs(numDecays);
     for (auto [k, kernel] : llvm::enumerate(stateKernels)) {
       llvm::SmallVector<TensorSpec> specs = fullResultSpecs(kernel->info(), withStates);
-      size_t at = 0;
-      for (size_t i = 0; i < numStates; ++i)
-        at += covers(k, i);
-      for (size_t i = 0, decay = 0; i < numStates; ++i) {
-        bool decays = variants->combines[i] == StateCombine::Decay;
-        if (decays && covers(k, i) && at < specs.size())
-          totalSpecs[decay] = specs[at++];
-        decay += decays;
-      }
-      if (at != specs.size())
+      StateSelection covered = coveredBy(k);
+      if (specs.size() != covered.states.size() + covered.decays.size())
         return makeError(program.name() + ": entry '" + entry + "': a state variant returns " +
-                         llvm::Twine(specs.size()) + " results where its states and gate totals are " +
-                         llvm::Twine(at));
+                         llvm::Twine(specs.size()) + " results for " + llvm::Twine(covered.states.size()) +
+                         " states and " + llvm::Twine(covered.decays.size()) + " gate totals");
+      for (auto [j, decay] : llvm::enumerate(covered.decays))
+        totalSpecs[decay] = specs[covered.states.size() + j];
     }
     // The empty prefix: zero, but a softmax's running max, −inf (SPEC §8). Every piece's state starts from
     // it, and so does a call without states of its own where the prefix needs one (a softmax's).
@@ -978,28 +975,25 @@ private:
     llvm::SmallVector<LevelPrefix, 4> prefixes(levels);
     for (int level = 1; level <= levels; ++level) {
       LevelPrefix &prefix = prefixes[level - 1];
+      StateSelection atLevel =
+          selectStates(variants->combines, [&](size_t state) { return variants->levels[state] == level; });
       llvm::SmallVector<PrefixState, 4> prefixStates;
-      llvm::SmallVector<TensorRef, 8> levelTotals, levelInitials, levelFinals;
-      for (size_t i = 0, decay = 0; i < numStates; ++i) {
-        bool decays = variants->combines[i] == StateCombine::Decay;
-        if (variants->levels[i] == level) {
-          prefixStates.push_back({ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt});
-          prefix.inputs.push_back(ownAlong[i]);
-          prefix.outputs.push_back(beforeAlong[i]);
-          if (decays) {
-            prefixStates.back().gateRank = totalsAlong[decay].spec.shape.size();
-            levelTotals.push_back(totalsAlong[decay]);
-          }
-          if (initials[i])
-            levelInitials.push_back(*initials[i]);
-          if (call.final)
-            levelFinals.push_back(finalStates[i]);
-        }
-        decay += decays;
+      size_t decaysSoFar = 0;
+      for (size_t i : atLevel.states) {
+        prefixStates.push_back({ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt});
+        if (variants->combines[i] == StateCombine::Decay)
+          prefixStates.back().gateRank = totalsAlong[atLevel.decays[decaysSoFar++]].spec.shape.size();
+        prefix.inputs.push_back(ownAlong[i]);
+        prefix.outputs.push_back(beforeAlong[i]);
       }
-      prefix.inputs.append(levelTotals.begin(), levelTotals.end());
-      prefix.inputs.append(levelInitials.begin(), levelInitials.end());
-      prefix.outputs.append(levelFinals.begin(), levelFinals.end());
+      for (size_t decay : atLevel.decays)
+        prefix.inputs.push_back(totalsAlong[decay]);
+      for (size_t i : atLevel.states)
+        if (initials[i])
+          prefix.inputs.push_back(*initials[i]);
+      for (size_t i : atLevel.states)
+        if (call.final)
+          prefix.outputs.push_back(finalStates[i]);
       auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
       if (!prefixProgram)
         return prefixProgram.takeError();
@@ -1014,18 +1008,12 @@ private:
       for (size_t i = 0; i < numStates; ++i)
         arguments.push_back(variants->levels[i] < level ? before[i] : empty[i]);
       size_t k = perLevel ? level - 1 : 0;
+      StateSelection covered = coveredBy(k);
       results.clear();
-      llvm::SmallVector<TensorRef, 4> coveredTotals;
-      for (size_t i = 0, decay = 0; i < numStates; ++i) {
-        bool decays = variants->combines[i] == StateCombine::Decay;
-        if (covers(k, i)) {
-          results.push_back(own[i]);
-          if (decays)
-            coveredTotals.push_back(totals[decay]);
-        }
-        decay += decays;
-      }
-      results.append(coveredTotals.begin(), coveredTotals.end());
+      for (size_t i : covered.states)
+        results.push_back(own[i]);
+      for (size_t decay : covered.decays)
+        results.push_back(totals[decay]);
       if (llvm::Error err = place.launch(*stateKernels[k], arguments, results))
         return std::move(err);
       const LevelPrefix &prefix = prefixes[level - 1];

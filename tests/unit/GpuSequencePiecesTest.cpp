@@ -56,6 +56,19 @@ TEST(GpuSequencePieces, ViewsKeepTheBytes) {
   EXPECT_EQ(la::viewStatesAlongPieces(total, 2, pieces).shape, (llvm::SmallVector<int64_t, 4>{2, 8, 16, 64}));
 }
 
+TEST(GpuSequencePieces, ASelectionOfStatesNamesItsDecaysAmongAll) {
+  // States [sum, decay, sum, decay, decay]: decays #0, #1, #2 of all. Picking states 1, 2 and 4 gives decays
+  // #0 and #2, the order a state variant of those states returns their gate totals in.
+  using la::StateCombine;
+  std::vector<StateCombine> combines{StateCombine::Sum, StateCombine::Decay, StateCombine::Sum, StateCombine::Decay,
+                                     StateCombine::Decay};
+  la::StateSelection some = la::selectStates(combines, [](size_t i) { return i == 1 || i == 2 || i == 4; });
+  EXPECT_EQ(some.states, (llvm::SmallVector<size_t, 8>{1, 2, 4}));
+  EXPECT_EQ(some.decays, (llvm::SmallVector<size_t, 8>{0, 2}));
+  la::StateSelection none = la::selectStates(combines, [](size_t) { return false; });
+  EXPECT_TRUE(none.states.empty() && none.decays.empty());
+}
+
 /// The prefix program for `states` along dimension 2, loaded into a CPU runtime (which `runtime` keeps).
 std::shared_ptr<la::Program> loadPrefixProgram(std::unique_ptr<la::Runtime> &runtime,
                                                llvm::ArrayRef<la::PrefixState> states, la::PrefixCall call = {}) {
