@@ -145,7 +145,7 @@ std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceD
     results.push_back(stateType + " {la.state}");
     resultTypes.push_back(stateType);
     returned.push_back(llvm::formatv("%p{0}", i).str());
-    if (state.needsInitial(call))
+    if (prefixNeedsInitial(state.combine, call))
       initials.push_back(llvm::formatv("%h{0}: {1}", i, initialType).str());
     if (call.final) {
       finals.push_back(llvm::formatv("%f{0}", i).str());
@@ -160,7 +160,7 @@ std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceD
     const PrefixState &state = states[i];
     std::string stateType = dynamicType(state.rank), initialType = dynamicType(state.rank - 1);
     if (state.combine == StateCombine::SoftmaxAverage) {
-      bool initial = state.needsInitial(call);
+      bool initial = prefixNeedsInitial(state.combine, call);
       body += mergeSoftmaxPieces(i, stateType, initialType, pieceDim, initial, "exclusive", "p");
       if (call.final) {
         body += mergeSoftmaxPieces(i, stateType, initialType, pieceDim, initial, "inclusive", "i");
@@ -175,7 +175,8 @@ std::string piecePrefixSource(llvm::ArrayRef<PrefixState> states, int64_t pieceD
       head = llvm::formatv("decay %s{0}, %G{0}", i).str();
       types = stateType + ", " + dynamicType(*state.gateRank);
     }
-    std::string init = state.needsInitial(call) ? llvm::formatv(" init(%h{0} : {1})", i, initialType).str() : "";
+    std::string init =
+        prefixNeedsInitial(state.combine, call) ? llvm::formatv(" init(%h{0} : {1})", i, initialType).str() : "";
     body += llvm::formatv("  %p{0} = la.scan {1}{2} along {3} exclusive : {4} -> {5}\n", i, head, init, pieceDim, types,
                           stateType);
     if (call.final) {

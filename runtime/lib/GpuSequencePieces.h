@@ -74,6 +74,13 @@ struct PrefixCall {
   bool final = false;
 };
 
+/// Whether the prefix program takes the state before the first piece of a state that combines so: the
+/// call's own, or for a softmax (whose exclusive scan starts from an init) the empty prefix.
+inline bool prefixNeedsInitial(StateCombine combine, const PrefixCall &call) {
+  return call.fromInitial || combine == StateCombine::SoftmaxAverage || combine == StateCombine::SoftmaxMax ||
+         combine == StateCombine::SoftmaxNorm;
+}
+
 /// One state as the prefix program takes it: its rank along the pieces ([S..., count, X...]), how it
 /// combines, and, for a state that decays, the rank of each piece's log-gate total viewed along the pieces
 /// ([S..., count, K...]). An online softmax's triple is three consecutive states.
@@ -81,13 +88,6 @@ struct PrefixState {
   size_t rank = 0;
   StateCombine combine = StateCombine::Sum;
   std::optional<size_t> gateRank;
-
-  /// Whether the program takes the state before the first piece: the call's own, or for a softmax (whose
-  /// exclusive scan starts from an init) the empty prefix.
-  bool needsInitial(const PrefixCall &call) const {
-    return call.fromInitial || combine == StateCombine::SoftmaxAverage || combine == StateCombine::SoftmaxMax ||
-           combine == StateCombine::SoftmaxNorm;
-  }
 };
 
 /// Some of a call's states (SequenceStates::combines, in signature order): their indices, and the indices
@@ -100,7 +100,7 @@ StateSelection selectStates(llvm::ArrayRef<StateCombine> combines, llvm::functio
 
 /// An la program whose entry `piece_prefix` takes one f32 tensor per state (each piece's own state along
 /// dimension `pieceDim`), then the log-gate totals of each state that decays, then the state before the
-/// first piece of each state that needsInitial, and returns for each state the state before each piece: an
+/// first piece of each state where prefixNeedsInitial, and returns for each state the state before each piece: an
 /// exclusive scan along the pieces, `add` for a sum, `decay` by each piece's total for a decay (the state
 /// before piece p is e^{G_{p-1}} ⊙ the one before p − 1 plus piece p − 1's own), `online_softmax` for a
 /// softmax's triple (each piece one step, its average the value and m + log z its logit: the pieces' sums

@@ -944,12 +944,11 @@ private:
       totals.push_back({*memory, spec});
       totalsAlong.push_back({*memory, viewStatesAlongPieces(spec, sliced, *pieces)});
     }
-    // Per state, the state before the first piece where the prefix takes one (PrefixState::needsInitial):
+    // Per state, the state before the first piece where the prefix takes one (prefixNeedsInitial):
     // the call's own, or the empty prefix.
     llvm::SmallVector<std::optional<TensorRef>, 4> initials(numStates);
     for (size_t i = 0; i < numStates; ++i) {
-      PrefixState probe{ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt};
-      if (!probe.needsInitial(call))
+      if (!prefixNeedsInitial(variants->combines[i], call))
         continue;
       if (call.fromInitial) {
         initials[i] = initialStates[i];
