@@ -78,7 +78,11 @@ llvm::Expected<std::unique_ptr<CUDATarget>> CUDATarget::create(const PipelineCon
   return std::unique_ptr<CUDATarget>(new CUDATarget(config));
 }
 
-void CUDATarget::buildTensorPipeline(OpPassManager &) const {}
+void CUDATarget::buildTensorPipeline(OpPassManager &pm) const {
+  pm.addNestedPass<func::FuncOp>(createLAGPUFuseProducersIntoLoops());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
 
 void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   // In place: a kernel's temporaries are fixed slots of its scratch buffer, so no loop may yield a fresh one.

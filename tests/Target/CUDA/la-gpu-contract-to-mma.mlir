@@ -152,3 +152,114 @@ func.func @not_for_tensor_cores(%h: memref<4x16xf16>, %s: memref<16x16xf32>, %ou
   }
   return
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A chain: O = 0; O += Q·H; S = Q·K (another output); O += S·V, as a causal chunk's output. One lane loop
+// runs both contractions into O where the second was, its accumulators starting at zero (the fill goes) and
+// staying in registers from the first k loop to the second: O is stored once, never loaded. S, which the
+// chain's first link does not touch, runs on its own before it.
+// CHECK-LABEL: func.func @chain_from_zero
+// CHECK-SAME: (%[[Q:.*]]: memref<16x64xf16>, %[[H:.*]]: memref<64x64xf32>, %[[K:.*]]: memref<64x16xf16>, %[[V:.*]]: memref<16x64xf16>, %[[S:.*]]: memref<16x16xf32>, %[[O:.*]]: memref<16x64xf32>)
+// S's fill is right before it too: both fills go.
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[S]]
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: } {la.warp_lanes}
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[O]]
+// CHECK: %[[QH:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO:cst[_0-9]*]], %{{.*}} = %[[ZERO]])
+// CHECK: memref.load %[[H]]
+// CHECK: scf.yield
+// S·V has one k step (k = 16), which canonicalisation leaves without its loop; it starts from Q·H's values.
+// CHECK: memref.load %[[S]]
+// CHECK: memref.load %[[V]]
+// CHECK: %[[SV0:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[QH]]#0)
+// CHECK: %[[SV1:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[QH]]#1)
+// CHECK-NOT: memref.load %[[O]]
+// CHECK: vector.extract %[[SV0]][0, 0]
+// CHECK: memref.store %{{.*}}, %[[O]]
+// CHECK: } {la.warp_lanes}
+// CHECK-NEXT: return
+func.func @chain_from_zero(%q: memref<16x64xf16>, %h: memref<64x64xf32>, %k: memref<64x16xf16>,
+                           %v: memref<16x64xf16>, %s: memref<16x16xf32>, %o: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %h : memref<16x64xf16>, memref<64x64xf32>) outs(%o : memref<16x64xf32>) {
+  ^bb0(%x: f16, %y: f32, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %p = arith.mulf %xe, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<16x64xf16>, memref<64x16xf16>) outs(%s : memref<16x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s, %v : memref<16x16xf32>, memref<16x64xf16>) outs(%o : memref<16x64xf32>) {
+  ^bb0(%x: f32, %y: f16, %acc: f32):
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %x, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// No chain where an op between the two reads the shared output (the first contraction's result must be in
+// memory for it), and no zero start where the fill is not right before the contraction: two lane loops,
+// each loading O.
+// CHECK-LABEL: func.func @chain_broken_by_a_reader
+// CHECK: linalg.fill
+// CHECK: scf.parallel
+// CHECK: memref.load %arg3
+// CHECK: } {la.warp_lanes}
+// CHECK: linalg.copy ins(%arg3 {{.*}}) outs(%arg4
+// CHECK: scf.parallel
+// CHECK: memref.load %arg3
+// CHECK: } {la.warp_lanes}
+func.func @chain_broken_by_a_reader(%q: memref<16x64xf16>, %h: memref<64x64xf16>, %v: memref<64x64xf16>,
+                                    %o: memref<16x64xf32>, %snapshot: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<16x64xf32>)
+  linalg.copy ins(%snapshot : memref<16x64xf32>) outs(%snapshot : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %h : memref<16x64xf16>, memref<64x64xf16>) outs(%o : memref<16x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.copy ins(%o : memref<16x64xf32>) outs(%snapshot : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %v : memref<16x64xf16>, memref<64x64xf16>) outs(%o : memref<16x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}

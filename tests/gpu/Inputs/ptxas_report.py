@@ -49,12 +49,12 @@ def run(command):
 
 
 def count_contractions(gpu):
-    """The contractions on tensor cores in a `--emit=gpu` stage: each is a thread loop whose mma.sync (one per
-    tile of a warp) all take the same A fragment, so a new one starts at an mma.sync after a thread loop
-    began or on another A fragment."""
+    """The contractions on tensor cores in a `--emit=gpu` stage: each is a k loop (an scf.for carrying the
+    accumulators; a thread loop may run several one after the other into the same accumulators) whose
+    mma.sync, one per tile of a warp, all take the same A fragment."""
     count, previous_a = 0, None
     for line in gpu.splitlines():
-        if re.search(r"scf\.for %\w+ = %thread_id_x", line):
+        if re.search(r"scf\.for %\w+ = .* iter_args", line):
             previous_a = None
         mma = re.search(r"nvgpu\.mma\.sync\((%[\w.]+),", line)
         if mma:

@@ -45,6 +45,24 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def LAGPUFuseProducersIntoLoops : Pass<"la-gpu-fuse-producers-into-loops", "mlir::func::FuncOp"> {
+  let summary = "Computes an elementwise producer on each slice a loop takes of it: %p = generic(%x) over the "
+                "sequence; scf.for { extract_slice %p[i] } => scf.for { generic(extract_slice %x[i]) }";
+  let description = [{
+    The CUDA target's tensor stage. The la→la stage leaves feature maps and casts (φ(q), φ(k), v widened to
+    f32) as generics over the whole slice that chunk loops read a chunk at a time; on the GPU each is a
+    global scratch buffer, written once and read back by every loop, and wider than its inputs. Each
+    `tensor.extract_slice` of such a producer's result inside an `scf.for` that does not hold the producer
+    becomes the producer computed on that slice (`tensor::replaceExtractSliceWithTiledProducer`, through
+    TilingInterface), whose small result bufferises to a per-chunk temporary that
+    la-gpu-outline-slice-kernel keeps in shared memory. Repeated until nothing moves, so a chain of producers
+    follows. Taken for a single-result elementwise `linalg.generic` of static shape when it moves fewer
+    global bytes per element of the result: with u slices in loops, I bytes of inputs and O of output,
+    u·I against I + O + u·O (I + O + u·I against that when another use keeps the whole result anyway).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def LAGPULoopStateInPlace : Pass<"la-gpu-loop-state-in-place", "mlir::func::FuncOp"> {
   let summary = "Makes every loop-carried tensor live in its iteration argument's buffer: "
                 "scf.yield %new => scf.yield (bufferization.materialize_in_destination %new in %iter_arg)";
@@ -56,8 +74,17 @@ def LAGPULoopStateInPlace : Pass<"la-gpu-loop-state-in-place", "mlir::func::Func
     cannot be computed in place (a decay scan's state: D×Dv per chunk). The function's tensor arguments are
     read-only to bufferisation (la-read-only-arguments), so a state whose initial value is an input (h0) is
     copied rather than updated in the caller's buffer.
+
+    A state the loop reads (any use of its iteration argument but as the destination of a
+    `tensor.insert_slice`) and the function returns is copied out after the loop (`linalg.copy` into an
+    empty tensor). Returned as it is, buffer-results-to-out-params would make the caller's result buffer the
+    loop's state, read and written in global memory at every chunk; with the copy the state is a temporary,
+    which la-gpu-outline-slice-kernel keeps in shared memory (a resumed causal linear attention: 8.6x -> 3.3x
+    the minimum global traffic). A sequence-long result that the loop only writes a slice at a time is
+    returned as it is.
   }];
-  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
@@ -77,6 +104,12 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     converting each element to the operand type; the tile's accumulator stays in registers across k; the
     lane stores its part of C at the end. Ragged edges (m, n or k not a multiple of the tile) read zeros
     from clamped, in-bounds addresses and skip their stores, so every lane of a warp reaches every mma.
+
+    Contractions that accumulate one after the other into the same output buffer with the same tiles (a
+    causal chunk's O = φ(Q)·H, then O += S·V) form a chain when nothing between them touches that output or
+    writes their operands: one lane loop runs a k loop per contraction, where the last one was, with the
+    accumulators in registers throughout, and stores the output once. When a `linalg.fill` of zeros into
+    exactly that output comes right before the first, the accumulators start at zero and the fill goes.
 
     The operand type follows `mode` and the entry's arguments: `auto` uses f16 (or bf16) when the entry
     takes f16 (bf16) tensors, whose values the SPEC computes with f16/bf16 tensor-core fragments and f32
@@ -127,9 +160,9 @@ def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::
     thread and computes the same values there, so loops keep uniform trip counts and barriers stay
     convergent. `memref.copy` becomes a parallel loop first (a copy of a buffer onto itself, which
     bufferisation leaves of a state updated in place, is dropped); 1-D in-bounds `vector.transfer_read/write`
-    become `vector.load/store` when contiguous and a load or store per element when strided. This is the correctness-first mapping: operands are not
-    staged in shared memory, and a contraction off the tensor cores reads each operand once per element of
-    the other.
+    become `vector.load/store` when contiguous and a load or store per element when strided. Operands are not staged by cp.async: a chunk's
+    mapped operands are in shared memory when la-gpu-fuse-producers-into-loops computed them per chunk, and
+    a contraction off the tensor cores (la-gpu-register-tile) reads each operand once per register tile.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];

@@ -10,11 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Target/CUDA/Transforms/BufferRoots.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -61,7 +65,8 @@ std::optional<MmaForm> chooseForm(func::FuncOp func, llvm::StringRef mode) {
 
 /// A contraction C(m, n) += A(m, k) · B(k, n) with static sizes, every other loop of size 1.
 struct Contraction {
-  linalg::LinalgOp op;
+  /// An op handle (a pointer): mutable so that a const Contraction can still query it.
+  mutable linalg::LinalgOp op;
   unsigned mLoop, nLoop, kLoop;
   int64_t m, n, k;
   /// 16×8 tiles side by side along n that one warp computes: it gathers its A fragment once per k step
@@ -120,10 +125,99 @@ FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form
   return c;
 }
 
-/// Emits one lane's part of a tile: fragment gathers, the k loop of mma.sync, and the stores.
+/// Contractions that accumulate, one after the other, into one output with the same tiles: one lane loop
+/// runs them all, keeping the accumulators in registers from the first k loop to the last, where a loop per
+/// contraction would store the output and load it back between them. When the output was just filled with
+/// zeros, the accumulators start at zero and the fill goes: the chain writes every element of it.
+struct ContractionChain {
+  SmallVector<Contraction> links;
+  linalg::FillOp zeroFill;
+};
+
+/// Which of the output's dimensions is m, n or neither, in order: two contractions with the same pattern
+/// put C(m, n) at the same place.
+SmallVector<int> outputPattern(const Contraction &c) {
+  AffineMap map = c.op.getMatchingIndexingMap(c.op.getDpsInitOperand(0));
+  SmallVector<int> pattern;
+  for (unsigned result = 0; result < map.getNumResults(); ++result) {
+    unsigned loop = map.getDimPosition(result);
+    pattern.push_back(loop == c.mLoop ? 0 : loop == c.nLoop ? 1 : 2);
+  }
+  return pattern;
+}
+
+/// Whether `op` (or an op nested in it) may write a buffer of `root`, or reads one when `readsCount`.
+bool touches(Operation *op, Value root, bool readsCount) {
+  WalkResult walk = op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands()) {
+      if (!isa<MemRefType>(operand.getType()) || rootBuffer(operand) != root)
+        continue;
+      if (isa<ViewLikeOpInterface>(nested))
+        continue;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+      if (!effects || hasEffect<MemoryEffects::Write>(nested, operand) ||
+          (readsCount && hasEffect<MemoryEffects::Read>(nested, operand)))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// Whether `first` can run right before `second`, later in its block: no op between them touches
+/// `first`'s output or writes its inputs (every buffer involved a distinct root, so roots decide aliasing).
+bool canSinkTo(const Contraction &first, const Contraction &second) {
+  Value output = rootBuffer(first.op.getDpsInitOperand(0)->get());
+  SmallVector<Value> inputs;
+  for (OpOperand *input : first.op.getDpsInputOperands())
+    inputs.push_back(rootBuffer(input->get()));
+  if (!isDistinctRoot(output) || !llvm::all_of(inputs, isDistinctRoot))
+    return false;
+  for (Operation *op = first.op->getNextNode(); op != second.op.getOperation(); op = op->getNextNode())
+    if (touches(op, output, /*readsCount=*/true) ||
+        llvm::any_of(inputs, [&](Value input) { return touches(op, input, /*readsCount=*/false); }))
+      return false;
+  return true;
+}
+
+/// Whether `next` can join `chain`: same block, later, same output buffer, tiles and layout of C, and
+/// nothing in between that running every link at `next` would reorder against.
+bool extendsChain(const ContractionChain &chain, const Contraction &next) {
+  const Contraction &last = chain.links.back();
+  return last.op->getBlock() == next.op->getBlock() && last.op->isBeforeInBlock(next.op) &&
+         last.op.getDpsInitOperand(0)->get() == next.op.getDpsInitOperand(0)->get() && last.m == next.m &&
+         last.n == next.n && last.tilesPerWarp == next.tilesPerWarp && outputPattern(last) == outputPattern(next) &&
+         llvm::all_of(chain.links, [&](const Contraction &link) { return canSinkTo(link, next); });
+}
+
+/// The fill of zeros right before `c` into exactly its output, if there is one.
+linalg::FillOp zeroFillBefore(const Contraction &c) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(c.op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() || fill.getDpsInitOperand(0)->get() != c.op.getDpsInitOperand(0)->get())
+    return {};
+  return matchPattern(fill.getInputs().front(), m_AnyZeroFloat()) ? fill : linalg::FillOp();
+}
+
+/// `contractions` (in program order, their tiles chosen) grouped into chains.
+SmallVector<ContractionChain> formChains(ArrayRef<Contraction> contractions) {
+  SmallVector<ContractionChain> chains;
+  for (const Contraction &c : contractions) {
+    auto joined = llvm::find_if(chains, [&](const ContractionChain &chain) { return extendsChain(chain, c); });
+    if (joined != chains.end()) {
+      joined->links.push_back(c);
+      continue;
+    }
+    chains.push_back(ContractionChain{{c}, zeroFillBefore(c)});
+  }
+  return chains;
+}
+
+/// Emits one lane's part of a chain's tiles: fragment gathers, a k loop of mma.sync per contraction, and
+/// the stores.
 class TileEmitter {
 public:
-  TileEmitter(OpBuilder &b, Location loc, Contraction c, const MmaForm &form) : b(b), loc(loc), c(c), form(form) {}
+  TileEmitter(OpBuilder &b, Location loc, const ContractionChain &chain, const MmaForm &form)
+      : b(b), loc(loc), chain(chain), c(chain.links.front()), form(form) {}
 
   void emit(Value iteration) {
     Value lane = rem(iteration, kWarpSize);
@@ -141,42 +235,15 @@ public:
     for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
       Value cCol = add(colBase(j), mul(inGroup, 2));
       Value acc = zeroOf(cType);
-      forEachC([&](int64_t r, int64_t e) { acc = insert(loadAccumulator(add(row, 8 * r), add(cCol, e)), acc, r, e); });
+      if (!chain.zeroFill)
+        forEachC(
+            [&](int64_t r, int64_t e) { acc = insert(loadAccumulator(add(row, 8 * r), add(cCol, e)), acc, r, e); });
       accumulators.push_back(acc);
     }
-
-    int64_t steps = llvm::divideCeil(c.k, form.k);
-    auto loop = scf::ForOp::create(b, loc, zero(), index(steps), index(1), accumulators);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kBase = mul(loop.getInductionVar(), form.k);
-      Value kLane = add(kBase, mul(inGroup, form.perRegister));
-      auto aType = VectorType::get({4, form.perRegister}, form.operandType);
-      auto bType = VectorType::get({2, form.perRegister}, form.operandType);
-      Value a = zeroOf(aType);
-      OpOperand &lhs = *c.op.getDpsInputOperand(0), &rhs = *c.op.getDpsInputOperand(1);
-      for (int64_t r = 0; r < 4; ++r)
-        for (int64_t e = 0; e < form.perRegister; ++e) {
-          Value kk = add(kLane, (r / 2) * (form.k / 2) + e);
-          a = insert(loadElement(lhs, add(row, 8 * (r % 2)), nullptr, kk, form.operandType), a, r, e);
-        }
-      SmallVector<Value> products;
-      for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
-        Value col = add(colBase(j), group);
-        Value bFrag = zeroOf(bType);
-        for (int64_t r = 0; r < 2; ++r)
-          for (int64_t e = 0; e < form.perRegister; ++e) {
-            Value kk = add(kLane, r * (form.k / 2) + e);
-            bFrag = insert(loadElement(rhs, nullptr, col, kk, form.operandType), bFrag, r, e);
-          }
-        products.push_back(nvgpu::MmaSyncOp::create(b, loc, a, bFrag, loop.getRegionIterArgs()[j],
-                                                    ArrayRef<int64_t>{kTileM, kTileN, form.k}, form.tf32));
-      }
-      scf::YieldOp::create(b, loc, products);
-    }
+    for (const Contraction &link : chain.links)
+      accumulators = emitKLoop(link, accumulators, row, colBase, group, inGroup);
     for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
-      Value acc = loop.getResult(j), cCol = add(colBase(j), mul(inGroup, 2));
+      Value acc = accumulators[j], cCol = add(colBase(j), mul(inGroup, 2));
       forEachC([&](int64_t r, int64_t e) {
         storeElement(vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e}), add(row, 8 * r), add(cCol, e));
       });
@@ -184,9 +251,46 @@ public:
   }
 
 private:
+  /// The k loop of one contraction of the chain, from `accumulators` (one per tile of the warp).
+  template <typename ColBase>
+  SmallVector<Value> emitKLoop(const Contraction &link, ValueRange accumulators, Value row, ColBase colBase,
+                               Value group, Value inGroup) {
+    int64_t steps = llvm::divideCeil(link.k, form.k);
+    auto loop = scf::ForOp::create(b, loc, zero(), index(steps), index(1), accumulators);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kBase = mul(loop.getInductionVar(), form.k);
+    Value kLane = add(kBase, mul(inGroup, form.perRegister));
+    auto aType = VectorType::get({4, form.perRegister}, form.operandType);
+    auto bType = VectorType::get({2, form.perRegister}, form.operandType);
+    Value a = zeroOf(aType);
+    OpOperand &lhs = *link.op.getDpsInputOperand(0), &rhs = *link.op.getDpsInputOperand(1);
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t e = 0; e < form.perRegister; ++e) {
+        Value kk = add(kLane, (r / 2) * (form.k / 2) + e);
+        a = insert(loadElement(link, lhs, add(row, 8 * (r % 2)), nullptr, kk, form.operandType), a, r, e);
+      }
+    SmallVector<Value> products;
+    for (int64_t j = 0; j < link.tilesPerWarp; ++j) {
+      Value col = add(colBase(j), group);
+      Value bFrag = zeroOf(bType);
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t e = 0; e < form.perRegister; ++e) {
+          Value kk = add(kLane, r * (form.k / 2) + e);
+          bFrag = insert(loadElement(link, rhs, nullptr, col, kk, form.operandType), bFrag, r, e);
+        }
+      products.push_back(nvgpu::MmaSyncOp::create(b, loc, a, bFrag, loop.getRegionIterArgs()[j],
+                                                  ArrayRef<int64_t>{kTileM, kTileN, form.k}, form.tf32));
+    }
+    scf::YieldOp::create(b, loc, products);
+    return SmallVector<Value>(loop.getResults());
+  }
+
   OpBuilder &b;
   Location loc;
-  Contraction c;
+  const ContractionChain &chain;
+  /// The chain's first link: every link has its m, n, tiles and output.
+  const Contraction &c;
   const MmaForm &form;
 
   Value zeroOf(Type type) { return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type))); }
@@ -208,7 +312,7 @@ private:
 
   /// The loop coordinates of (m, n, k) (null where the operand does not use that loop): its indices in
   /// `operand`, each clamped into range where the loop is ragged, and whether all of them were in range.
-  std::pair<SmallVector<Value>, Value> indicesOf(OpOperand &operand, Value m, Value n, Value k) {
+  std::pair<SmallVector<Value>, Value> indicesOf(const Contraction &c, OpOperand &operand, Value m, Value n, Value k) {
     AffineMap map = c.op.getMatchingIndexingMap(&operand);
     SmallVector<Value> indices;
     Value inBounds;
@@ -239,8 +343,8 @@ private:
 
   /// operand[m, n, k] converted to `type`, or zero past a ragged edge (read from a clamped address, so
   /// every lane loads and no branch splits the warp).
-  Value loadElement(OpOperand &operand, Value m, Value n, Value k, Type type) {
-    auto [indices, inBounds] = indicesOf(operand, m, n, k);
+  Value loadElement(const Contraction &c, OpOperand &operand, Value m, Value n, Value k, Type type) {
+    auto [indices, inBounds] = indicesOf(c, operand, m, n, k);
     Value value = memref::LoadOp::create(b, loc, operand.get(), indices);
     value = convert(value, type);
     if (inBounds)
@@ -253,7 +357,7 @@ private:
   /// (the emulator's race check finds it once the output is in shared memory).
   Value loadAccumulator(Value m, Value n) {
     OpOperand &output = *c.op.getDpsInitOperand(0);
-    auto [indices, inBounds] = indicesOf(output, m, n, nullptr);
+    auto [indices, inBounds] = indicesOf(c, output, m, n, nullptr);
     if (!inBounds)
       return memref::LoadOp::create(b, loc, output.get(), indices);
     Value none = zeroOf(b.getF32Type());
@@ -268,7 +372,7 @@ private:
 
   void storeElement(Value value, Value m, Value n) {
     OpOperand &output = *c.op.getDpsInitOperand(0);
-    auto [indices, inBounds] = indicesOf(output, m, n, nullptr);
+    auto [indices, inBounds] = indicesOf(c, output, m, n, nullptr);
     if (!inBounds) {
       memref::StoreOp::create(b, loc, value, output.get(), indices);
       return;
@@ -293,18 +397,25 @@ private:
   }
 };
 
-/// Replaces `c.op` by a parallel loop over (warp, lane) pairs, 32 lanes per warp.
-void rewriteOnTensorCores(Contraction c, const MmaForm &form) {
-  OpBuilder b(c.op);
-  Location loc = c.op.getLoc();
+/// Replaces the chain's contractions (and its zero fill) by a parallel loop over (warp, lane) pairs, 32
+/// lanes per warp, where its last contraction was.
+void rewriteOnTensorCores(const ContractionChain &chain, const MmaForm &form) {
+  const Contraction &c = chain.links.front();
+  Operation *last = chain.links.back().op;
+  OpBuilder b(last);
+  Location loc = last->getLoc();
   int64_t lanes = c.warps() * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
   Value upper = arith::ConstantIndexOp::create(b, loc, lanes);
-  auto parallel = scf::ParallelOp::create(
-      b, loc, ValueRange{zero}, ValueRange{upper}, ValueRange{one},
-      [&](OpBuilder &nested, Location loc, ValueRange ivs) { TileEmitter(nested, loc, c, form).emit(ivs.front()); });
+  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{upper}, ValueRange{one},
+                                          [&](OpBuilder &nested, Location loc, ValueRange ivs) {
+                                            TileEmitter(nested, loc, chain, form).emit(ivs.front());
+                                          });
   parallel->setAttr(kWarpLanesAttr, b.getUnitAttr());
-  c.op->erase();
+  for (const Contraction &link : chain.links)
+    link.op->erase();
+  if (chain.zeroFill)
+    chain.zeroFill->erase();
 }
 
 struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaPass> {
@@ -326,9 +437,12 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
       if (FailureOr<Contraction> c = matchContraction(op, *form); succeeded(c))
         contractions.push_back(*c);
     });
-    for (Contraction &c : contractions) {
+    for (Contraction &c : contractions)
       c.tilesPerWarp = chooseTilesPerWarp(c, warpsPerBlock);
-      rewriteOnTensorCores(c, *form);
+    for (const ContractionChain &chain : formChains(contractions)) {
+      LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: " << chain.links.size() << " contraction(s) at "
+                              << chain.links.back().op.getLoc() << (chain.zeroFill ? ", from zero" : "") << "\n");
+      rewriteOnTensorCores(chain, *form);
     }
   }
 };

@@ -1,8 +1,8 @@
 //===- LAGPUPromoteAccumulators.cpp - a loop's accumulator in a register ===//
 
+#include "Target/CUDA/Transforms/BufferRoots.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -15,18 +15,6 @@ namespace mlir::la {
 #include "Target/CUDA/Transforms/CUDAPasses.h.inc"
 
 namespace {
-
-/// The buffer `memref` is a view of: an allocation, a function argument, or whatever a view chain ends in.
-Value rootBuffer(Value memref) { return memref::skipViewLikeOps(cast<MemrefValue>(memref)); }
-
-/// True when `root` is a buffer that no other root aliases: an allocation, or an argument of the function
-/// (the runtime's outputs overlap no other argument, and inputs are never written).
-bool isDistinctRoot(Value root) {
-  if (root.getDefiningOp<memref::AllocOp>() || root.getDefiningOp<memref::AllocaOp>())
-    return true;
-  auto argument = dyn_cast<BlockArgument>(root);
-  return argument && isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
-}
 
 /// A load and a later store of `loop`'s body on one element whose indices do not change in the loop, with
 /// no other access to its buffer inside the loop.
