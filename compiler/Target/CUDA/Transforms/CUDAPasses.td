@@ -21,10 +21,13 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
       - computes the slice coordinates (`la.slice_position` arguments, la-slice-positions) from the block
         index instead of taking them as arguments;
       - places every `memref.alloc` (static shape) at a 64-byte-aligned offset of a per-block buffer, as a
-        `memref.view` (one slot per alloc: after bufferisation without allocations returned from loops, no
-        buffer outlives its loop iteration): the smallest ones, up to `shared-memory-bytes` together, in a
-        workgroup attribution (shared memory: a chunk's state, its score tile, its output tile, read and
-        written at every chunk), the others in a global scratch buffer, a trailing `memref<Sxi8>` argument.
+        `memref.view`: the smallest ones that fit `shared-memory-bytes` in a workgroup attribution (shared
+        memory: a chunk's state, its tiles, read and written at every chunk), the others in a global scratch
+        buffer, a trailing `memref<Sxi8>` argument. Two allocations share bytes when their lifetimes do not
+        overlap: a buffer holds data from the first top-level op of the body that uses it (or a view of it)
+        to the last, and is live throughout any such op (a chunk loop); slots are packed largest first, each
+        at the lowest offset free over its lifetime (causal Flow's resume kernel: every temporary in 48768
+        bytes of shared memory, where a slot each left five 8 KiB tiles in global memory).
         An allocation some user of which this pass cannot retype to the workgroup address space (anything
         but loads, stores and views) stays global;
       - copies the `memref.global`s the body reads into the gpu.module;

@@ -53,6 +53,63 @@ void retypeToSpace(Value value, Attribute space) {
       retypeToSpace(user->getResult(0), space);
 }
 
+/// The top-level ops of a kernel body, by position, between which a buffer holds data: from the first op
+/// that uses it (or a view of it) to the last. Within one top-level op (a chunk loop) every buffer it uses
+/// is live throughout.
+struct LiveRange {
+  unsigned first = ~0u, last = 0;
+  bool overlaps(const LiveRange &other) const { return first <= other.last && other.first <= last; }
+};
+
+LiveRange liveRangeIn(Block &body, Value buffer) {
+  LiveRange range;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      unsigned position = std::distance(body.begin(), top->getIterator());
+      range.first = std::min(range.first, position);
+      range.last = std::max(range.last, position);
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)
+        worklist.append(user->result_begin(), user->result_end());
+    }
+  }
+  return range;
+}
+
+/// A buffer to place: its bytes, lifetime and, once placed, offset.
+struct Slot {
+  int64_t bytes;
+  LiveRange lifetime;
+  unsigned alloc;
+  int64_t offset = 0;
+};
+
+/// Places `slots` (largest first, each at the lowest aligned offset that no placed slot with an
+/// overlapping lifetime covers) and returns the bytes they span.
+int64_t packSlots(MutableArrayRef<Slot> slots) {
+  SmallVector<Slot *> order = llvm::map_to_vector(slots, [](Slot &slot) { return &slot; });
+  llvm::stable_sort(order, [](Slot *a, Slot *b) { return a->bytes > b->bytes; });
+  int64_t end = 0;
+  SmallVector<Slot *> placed;
+  for (Slot *slot : order) {
+    SmallVector<Slot *> conflicts =
+        llvm::filter_to_vector(placed, [&](Slot *other) { return other->lifetime.overlaps(slot->lifetime); });
+    llvm::sort(conflicts, [](Slot *a, Slot *b) { return a->offset < b->offset; });
+    int64_t offset = 0;
+    for (Slot *other : conflicts) {
+      if (offset + slot->bytes <= other->offset)
+        break;
+      offset = std::max<int64_t>(offset, llvm::alignTo(other->offset + other->bytes, kScratchAlignment));
+    }
+    slot->offset = offset;
+    placed.push_back(slot);
+    end = std::max(end, offset + slot->bytes);
+  }
+  return end;
+}
+
 /// The slice coordinate along sliced dimension `dim` of `dims`: block (x, y) = (last, first).
 Value sliceCoordinate(OpBuilder &b, Location loc, int64_t dim, int64_t dims) {
   gpu::Dimension axis = dim == dims - 1 ? gpu::Dimension::x : gpu::Dimension::y;
@@ -135,30 +192,35 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
     if (walk.wasInterrupted())
       return failure();
 
-    // Shared memory takes the smallest allocations, up to the budget: a chunk's state and tiles, which
+    // Shared memory takes the smallest allocations that fit the budget: a chunk's state and tiles, which
     // every chunk reads and writes, before the whole-sequence temporaries, which one pass writes and a few
-    // read. Each buffer's slots follow program order.
+    // read. Buffers whose lifetimes do not overlap share bytes.
+    SmallVector<LiveRange> lifetimes = llvm::map_to_vector(
+        allocs, [&](memref::AllocOp alloc) { return liveRangeIn(func.getBody().front(), alloc.getResult()); });
     SmallVector<bool> shared(allocs.size(), false);
     SmallVector<unsigned> bySize = llvm::to_vector(llvm::seq<unsigned>(0, allocs.size()));
     llvm::stable_sort(bySize, [&](unsigned a, unsigned b) { return allocBytes[a] < allocBytes[b]; });
-    int64_t sharedTotal = 0;
+    auto slotsOf = [&](ArrayRef<bool> chosen) {
+      SmallVector<Slot> slots;
+      for (auto [i, bytes] : llvm::enumerate(allocBytes))
+        if (chosen[i])
+          slots.push_back(Slot{bytes, lifetimes[i], i});
+      return slots;
+    };
     for (unsigned i : bySize) {
-      int64_t total = llvm::alignTo(sharedTotal, kScratchAlignment) + allocBytes[i];
-      if (total > sharedMemoryBytes)
-        break;
       if (!onlyLoadedStoredOrViewed(allocs[i].getResult()))
         continue;
       shared[i] = true;
-      sharedTotal = total;
+      SmallVector<Slot> slots = slotsOf(shared);
+      if (packSlots(slots) > sharedMemoryBytes)
+        shared[i] = false;
     }
-    int64_t scratchBytes = 0, sharedBytes = 0;
-    SmallVector<int64_t> offsets;
-    for (auto [i, bytes] : llvm::enumerate(allocBytes)) {
-      int64_t &end = shared[i] ? sharedBytes : scratchBytes;
-      end = llvm::alignTo(end, kScratchAlignment);
-      offsets.push_back(end);
-      end += bytes;
-    }
+    SmallVector<bool> global = llvm::map_to_vector(shared, [](bool inShared) { return !inShared; });
+    SmallVector<Slot> sharedSlots = slotsOf(shared), globalSlots = slotsOf(global);
+    int64_t sharedBytes = packSlots(sharedSlots), scratchBytes = packSlots(globalSlots);
+    SmallVector<int64_t> offsets(allocs.size());
+    for (const Slot &slot : llvm::concat<const Slot>(sharedSlots, globalSlots))
+      offsets[slot.alloc] = slot.offset;
 
     SmallVector<Type> argumentTypes;
     for (unsigned i : kept)

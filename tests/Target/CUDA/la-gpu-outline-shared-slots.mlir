@@ -1,0 +1,43 @@
+// RUN: la-opt %s -la-gpu-outline-slice-kernel="shared-memory-bytes=1024" | FileCheck %s
+// RUN: la-opt %s -la-gpu-outline-slice-kernel="shared-memory-bytes=256" | FileCheck %s --check-prefix=TIGHT
+
+// Temporaries share bytes when their lifetimes (first to last top-level op that uses them) do not overlap:
+// %a (512 bytes) lives in the first loop, %b (256) and %c (256) in the second, read by the third; %b and %c
+// overlap each other, neither overlaps %a. 512 bytes of shared memory hold all three: %a at 0, %b and %c
+// side by side over it, against 1024 with a slot each.
+// CHECK: gpu.func @slots({{.*}}) workgroup(%[[WG:.*]] : memref<512xi8, #gpu.address_space<workgroup>> {{.*}}) kernel
+// CHECK-NOT: memref<{{[0-9]+}}xi8>)
+// CHECK-DAG: memref.view %[[WG]][%c0{{.*}}][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.view %[[WG]][%c256{{.*}}][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.view %[[WG]][%c0{{.*}}][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// With 256 bytes, shared memory takes %b (smallest first); %c would overlap it, %a is too large. In the
+// global scratch buffer %a and %c share bytes too: 512, not 768.
+// TIGHT: gpu.func @slots(%{{.*}}: memref<128xf32>, %{{.*}}: memref<64xf32>, %[[SCRATCH:.*]]: memref<512xi8>) workgroup(%[[WG:.*]] : memref<256xi8, #gpu.address_space<workgroup>> {{.*}}) kernel
+// TIGHT-DAG: memref.view %[[SCRATCH]][%c0{{.*}}][] : memref<512xi8> to memref<128xf32>
+// TIGHT-DAG: memref.view %[[WG]][%c0{{.*}}][] : memref<256xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+// TIGHT-DAG: memref.view %[[SCRATCH]][%c0{{.*}}][] : memref<512xi8> to memref<64xf32>
+func.func @slots(%in: memref<128xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %a = memref.alloc() : memref<128xf32>
+  %b = memref.alloc() : memref<64xf32>
+  %c = memref.alloc() : memref<64xf32>
+  scf.for %i = %c0 to %c128 step %c1 {
+    %x = memref.load %in[%i] : memref<128xf32>
+    memref.store %x, %a[%i] : memref<128xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %in[%i] : memref<128xf32>
+    memref.store %x, %b[%i] : memref<64xf32>
+    memref.store %x, %c[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %b[%i] : memref<64xf32>
+    %y = memref.load %c[%i] : memref<64xf32>
+    %s = arith.addf %x, %y : f32
+    memref.store %s, %out[%i] : memref<64xf32>
+  }
+  return
+}
