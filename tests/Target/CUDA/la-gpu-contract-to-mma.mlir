@@ -15,6 +15,12 @@
 // CHECK-LABEL: func.func @ragged_f16
 // CHECK-SAME: (%[[A:.*]]: memref<1x20x24xf16>, %[[B:.*]]: memref<1x12x24xf32>, %[[C:.*]]: memref<1x20x12xf32>)
 // CHECK-NOT: linalg.generic
+// Two warps gather each A fragment (one per column of tiles) and two each B fragment (one per row): both
+// operands, arguments in global memory, are copied into temporaries first, read once.
+// CHECK: %[[SA:.*]] = memref.alloc() : memref<1x20x24xf16>
+// CHECK: memref.copy %[[A]], %[[SA]]
+// CHECK: %[[SB:.*]] = memref.alloc() : memref<1x12x24xf32>
+// CHECK: memref.copy %[[B]], %[[SB]]
 // CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c128) step
 // The lane's row of C: tile row + g. Past a ragged edge the accumulator starts at zero without a load: a
 // clamped address would be another lane's output, which that lane stores after the mma (a race).
@@ -26,10 +32,10 @@
 // CHECK-NEXT: scf.yield %{{.*}} : f32
 // CHECK: %[[ACC0:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
 // CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %c2 step %{{.*}} iter_args(%[[IT:.*]] = %[[ACC0]])
-// CHECK:   memref.load %[[A]]
+// CHECK:   memref.load %[[SA]]
 // CHECK:   %[[AF:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // B is f32 in memory: each element is rounded to the f16 operand type.
-// CHECK:   memref.load %[[B]]
+// CHECK:   memref.load %[[SB]]
 // CHECK:   arith.truncf %{{.*}} : f32 to f16
 // CHECK:   %[[BF:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
 // CHECK:   %[[D:.*]] = nvgpu.mma.sync(%[[AF]], %[[BF]], %[[IT]]) {mmaShape = [16, 8, 16]}
@@ -171,13 +177,17 @@ func.func @not_for_tensor_cores(%h: memref<4x16xf16>, %s: memref<16x16xf32>, %ou
 // CHECK-NOT: memref.load %[[S]]
 // CHECK: memref.store %{{.*}}, %[[S]]
 // CHECK: } {la.warp_lanes}
+// CHECK: %[[SS:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: memref.copy %[[S]], %[[SS]]
 // CHECK: scf.parallel
 // CHECK-NOT: memref.load %[[O]]
 // CHECK: %[[QH:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO:cst[_0-9]*]], %{{.*}} = %[[ZERO]])
 // CHECK: memref.load %[[H]]
 // CHECK: scf.yield
 // S·V has one k step (k = 16), which canonicalisation leaves without its loop; it starts from Q·H's values.
-// CHECK: memref.load %[[S]]
+// Four warps gather each of S's A fragments: S is read from a copy (V's B fragments, one row of tiles, are
+// gathered once and read in place).
+// CHECK: memref.load %[[SS]]
 // CHECK: memref.load %[[V]]
 // CHECK: %[[SV0:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[QH]]#0)
 // CHECK: %[[SV1:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[QH]]#1)

@@ -132,6 +132,8 @@ FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form
 struct ContractionChain {
   SmallVector<Contraction> links;
   linalg::FillOp zeroFill;
+  /// Operands read from a copy in a block temporary (stageReusedArguments), by the operand they replace.
+  DenseMap<OpOperand *, Value> staged;
 };
 
 /// Which of the output's dimensions is m, n or neither, in order: two contractions with the same pattern
@@ -345,7 +347,7 @@ private:
   /// every lane loads and no branch splits the warp).
   Value loadElement(const Contraction &c, OpOperand &operand, Value m, Value n, Value k, Type type) {
     auto [indices, inBounds] = indicesOf(c, operand, m, n, k);
-    Value value = memref::LoadOp::create(b, loc, operand.get(), indices);
+    Value value = memref::LoadOp::create(b, loc, chain.staged.lookup_or(&operand, operand.get()), indices);
     value = convert(value, type);
     if (inBounds)
       value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(type));
@@ -397,13 +399,37 @@ private:
   }
 };
 
+/// Copies each operand that is an argument of the kernel (global memory) and that several warps gather
+/// into a temporary first: every warp of a row of tiles gathers the same B fragments, every warp of a
+/// column of tile groups the same A fragments, each a global load per element; the copy reads the operand
+/// once, with consecutive threads on consecutive elements, and la-gpu-outline-slice-kernel puts the
+/// temporary in shared memory when it fits. (A chunk-parallel state kernel's φ(K)^T·V over a 128-position
+/// piece: V gathered by 4 rows of tiles, 1.80x -> 1.20x the minimum global traffic.)
+void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
+  for (const Contraction &link : chain.links) {
+    int64_t gathers[2] = {link.tilesN() / link.tilesPerWarp, link.tilesM()};
+    for (auto [which, operand] : llvm::enumerate(link.op.getDpsInputOperands())) {
+      auto type = dyn_cast<MemRefType>(operand->get().getType());
+      auto argument = dyn_cast<BlockArgument>(rootBuffer(operand->get()));
+      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !argument ||
+          !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+        continue;
+      Location loc = link.op.getLoc();
+      Value copy = memref::AllocOp::create(b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+      memref::CopyOp::create(b, loc, operand->get(), copy);
+      chain.staged[operand] = copy;
+    }
+  }
+}
+
 /// Replaces the chain's contractions (and its zero fill) by a parallel loop over (warp, lane) pairs, 32
 /// lanes per warp, where its last contraction was.
-void rewriteOnTensorCores(const ContractionChain &chain, const MmaForm &form) {
+void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form) {
   const Contraction &c = chain.links.front();
   Operation *last = chain.links.back().op;
   OpBuilder b(last);
   Location loc = last->getLoc();
+  stageReusedArguments(chain, b);
   int64_t lanes = c.warps() * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
   Value upper = arith::ConstantIndexOp::create(b, loc, lanes);
@@ -439,7 +465,7 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
     });
     for (Contraction &c : contractions)
       c.tilesPerWarp = chooseTilesPerWarp(c, warpsPerBlock);
-    for (const ContractionChain &chain : formChains(contractions)) {
+    for (ContractionChain &chain : formChains(contractions)) {
       LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: " << chain.links.size() << " contraction(s) at "
                               << chain.links.back().op.getLoc() << (chain.zeroFill ? ", from zero" : "") << "\n");
       rewriteOnTensorCores(chain, *form);
