@@ -17,9 +17,9 @@
 // CHECK-NOT: linalg.generic
 // Two warps gather each A fragment (one per column of tiles) and two each B fragment (one per row): both
 // operands, arguments in global memory, are copied into temporaries first, read once.
-// CHECK: %[[SA:.*]] = memref.alloc() : memref<1x20x24xf16>
+// CHECK: %[[SA:.*]] = memref.alloc() {la.staged_copy} : memref<1x20x24xf16>
 // CHECK: memref.copy %[[A]], %[[SA]]
-// CHECK: %[[SB:.*]] = memref.alloc() : memref<1x12x24xf32>
+// CHECK: %[[SB:.*]] = memref.alloc() {la.staged_copy} : memref<1x12x24xf32>
 // CHECK: memref.copy %[[B]], %[[SB]]
 // CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c128) step
 // The lane's row of C: tile row + g. Past a ragged edge the accumulator starts at zero without a load: a
@@ -177,7 +177,7 @@ func.func @not_for_tensor_cores(%h: memref<4x16xf16>, %s: memref<16x16xf32>, %ou
 // CHECK-NOT: memref.load %[[S]]
 // CHECK: memref.store %{{.*}}, %[[S]]
 // CHECK: } {la.warp_lanes}
-// CHECK: %[[SS:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: %[[SS:.*]] = memref.alloc() {la.staged_copy} : memref<16x16xf32>
 // CHECK: memref.copy %[[S]], %[[SS]]
 // CHECK: scf.parallel
 // CHECK-NOT: memref.load %[[O]]

@@ -1,5 +1,5 @@
-// RUN: la-opt %s -la-gpu-outline-slice-kernel="shared-memory-bytes=1024" | FileCheck %s
-// RUN: la-opt %s -la-gpu-outline-slice-kernel="shared-memory-bytes=256" | FileCheck %s --check-prefix=TIGHT
+// RUN: la-opt %s -split-input-file -la-gpu-outline-slice-kernel="shared-memory-bytes=1024" | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-gpu-outline-slice-kernel="shared-memory-bytes=256" | FileCheck %s --check-prefix=TIGHT
 
 // Temporaries share bytes when their lifetimes (first to last top-level op that uses them) do not overlap:
 // %a (512 bytes) lives in the first loop, %b (256) and %c (256) in the second, read by the third; %b and %c
@@ -39,5 +39,36 @@ func.func @slots(%in: memref<128xf32>, %out: memref<64xf32>) {
     %s = arith.addf %x, %y : f32
     memref.store %s, %out[%i] : memref<64xf32>
   }
+  return
+}
+
+// -----
+
+// A staged copy of an argument (la-gpu-register-tile, la-gpu-contract-to-mma) pays only in shared memory:
+// with 1024 bytes it is there; with 256 it does not fit, and rather than a global copy of a global operand
+// its readers read the argument itself (no scratch buffer, no copy).
+// CHECK-LABEL: gpu.func @staged
+// CHECK-SAME: workgroup(%[[WG:.*]] : memref<512xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[COPY:.*]] = memref.view %[[WG]]
+// CHECK: memref.copy %{{.*}}, %[[COPY]]
+// CHECK: memref.load %[[COPY]]
+// TIGHT-LABEL: gpu.func @staged
+// TIGHT-SAME: (%[[IN:[a-z0-9]+]]: memref<128xf32>, %{{.*}}: memref<1xf32>) kernel
+// TIGHT-NOT: memref.copy
+// TIGHT-NOT: memref.view
+// TIGHT: memref.load %[[IN]]
+func.func @staged(%in: memref<128xf32>, %out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %copy = memref.alloc() {la.staged_copy} : memref<128xf32>
+  memref.copy %in, %copy : memref<128xf32> to memref<128xf32>
+  %sum = scf.for %i = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %copy[%i] : memref<128xf32>
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  }
+  memref.store %sum, %out[%c0] : memref<1xf32>
   return
 }

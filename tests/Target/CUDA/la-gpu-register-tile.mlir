@@ -3,13 +3,19 @@
 
 // An f32 contraction C[64x64] += A[64x16]·B[16x64] on FMA: 4×4 outputs per tile leaves 256 tiles for the
 // block's 128 threads. The 16 outputs are loaded once, carried through the k loop and stored once; each k
-// step loads 4 elements of A and 4 of B (not 16 of each).
-// RUN: la-opt %s -split-input-file -la-gpu-register-tile -canonicalize -cse | grep -c "memref.load %arg0" | FileCheck %s --check-prefix=ALOADS
-// RUN: la-opt %s -split-input-file -la-gpu-register-tile -canonicalize -cse | grep -c "memref.load %arg1" | FileCheck %s --check-prefix=BLOADS
+// step loads 4 elements of A and 4 of B (not 16 of each). A and B, arguments (global memory) that 16 tiles
+// each read, are copied into temporaries first (which la-gpu-outline-slice-kernel keeps in shared memory,
+// or dissolves), and the tiles read the copies.
+// RUN: la-opt %s -split-input-file -la-gpu-register-tile -canonicalize -cse | grep -c "memref.load %alloc\[" | FileCheck %s --check-prefix=ALOADS
+// RUN: la-opt %s -split-input-file -la-gpu-register-tile -canonicalize -cse | grep -c "memref.load %alloc_0\[" | FileCheck %s --check-prefix=BLOADS
 // ALOADS: {{^}}4{{$}}
 // BLOADS: {{^}}4{{$}}
 // CHECK-LABEL: func.func @contraction
 // CHECK-NOT: linalg.generic
+// CHECK: %[[A:.*]] = memref.alloc() {la.staged_copy} : memref<64x16xf32>
+// CHECK: memref.copy %arg0, %[[A]]
+// CHECK: %[[B:.*]] = memref.alloc() {la.staged_copy} : memref<16x64xf32>
+// CHECK: memref.copy %arg1, %[[B]]
 // CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%c0, %c0) to (%c16, %c16) step (%c1, %c1)
 // CHECK-COUNT-16: memref.load %arg2
 // CHECK: scf.for %[[K:.*]] = %c0 to %c16 step %c1 iter_args

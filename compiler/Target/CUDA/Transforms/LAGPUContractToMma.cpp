@@ -12,6 +12,7 @@
 
 #include "Target/CUDA/Transforms/BufferRoots.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
+#include "Target/CUDA/Transforms/StagedOperands.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -400,24 +401,19 @@ private:
 };
 
 /// Copies each operand that is an argument of the kernel (global memory) and that several warps gather
-/// into a temporary first: every warp of a row of tiles gathers the same B fragments, every warp of a
-/// column of tile groups the same A fragments, each a global load per element; the copy reads the operand
-/// once, with consecutive threads on consecutive elements, and la-gpu-outline-slice-kernel puts the
-/// temporary in shared memory when it fits. (A chunk-parallel state kernel's φ(K)^T·V over a 128-position
-/// piece: V gathered by 4 rows of tiles, 1.80x -> 1.20x the minimum global traffic.)
+/// into a temporary first (StagedOperands.h): every warp of a row of tiles gathers the same B fragments,
+/// every warp of a column of tile groups the same A fragments, each a global load per element; the copy
+/// reads the operand once, with consecutive threads on consecutive elements. (A chunk-parallel state kernel's
+/// φ(K)^T·V over a 128-position piece: V gathered by 4 rows of tiles, 1.80x -> 1.20x the minimum global
+/// traffic.)
 void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
   for (const Contraction &link : chain.links) {
     int64_t gathers[2] = {link.tilesN() / link.tilesPerWarp, link.tilesM()};
     for (auto [which, operand] : llvm::enumerate(link.op.getDpsInputOperands())) {
       auto type = dyn_cast<MemRefType>(operand->get().getType());
-      auto argument = dyn_cast<BlockArgument>(rootBuffer(operand->get()));
-      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !argument ||
-          !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !isKernelArgument(operand->get()))
         continue;
-      Location loc = link.op.getLoc();
-      Value copy = memref::AllocOp::create(b, loc, MemRefType::get(type.getShape(), type.getElementType()));
-      memref::CopyOp::create(b, loc, operand->get(), copy);
-      chain.staged[operand] = copy;
+      chain.staged[operand] = stageInTemporary(b, link.op.getLoc(), operand->get());
     }
   }
 }

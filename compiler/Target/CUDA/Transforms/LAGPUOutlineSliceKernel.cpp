@@ -1,6 +1,7 @@
 //===- LAGPUOutlineSliceKernel.cpp - a bufferised entry as a per-slice kernel ===//
 
 #include "Target/CUDA/Transforms/CUDAPasses.h"
+#include "Target/CUDA/Transforms/StagedOperands.h"
 
 #include "Target/CUDA/KernelNames.h"
 
@@ -215,7 +216,13 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
       if (packSlots(slots) > sharedMemoryBytes)
         shared[i] = false;
     }
-    SmallVector<bool> global = llvm::map_to_vector(shared, [](bool inShared) { return !inShared; });
+    // A staged operand copy pays only in shared memory; one left global is dissolved (its readers read the
+    // operand in place) and takes no slot.
+    for (auto [i, alloc] : llvm::enumerate(allocs))
+      if (!shared[i] && dissolveStagedCopy(alloc))
+        allocBytes[i] = 0, alloc = nullptr;
+    SmallVector<bool> global = llvm::map_to_vector(llvm::zip(shared, allocs),
+                                                   [](auto pair) { return !std::get<0>(pair) && std::get<1>(pair); });
     SmallVector<Slot> sharedSlots = slotsOf(shared), globalSlots = slotsOf(global);
     int64_t sharedBytes = packSlots(sharedSlots), scratchBytes = packSlots(globalSlots);
     SmallVector<int64_t> offsets(allocs.size());
@@ -289,6 +296,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
                                          b.getI64IntegerAttr(kScratchAlignment));
     }
     for (auto [alloc, offset, inShared] : llvm::zip(allocs, offsets, shared)) {
+      if (!alloc) // a dissolved staged copy
+        continue;
       b.setInsertionPoint(alloc);
       Value shift = arith::ConstantIndexOp::create(b, alloc.getLoc(), offset);
       Value buffer = inShared ? sharedBuffer : scratch;
