@@ -1,5 +1,6 @@
 // RUN: la-opt %s -split-input-file -la-gpu-outline-slice-kernel="shared-memory-bytes=1024" | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-gpu-outline-slice-kernel="shared-memory-bytes=256" | FileCheck %s --check-prefix=TIGHT
+// RUN: la-opt %s -split-input-file -la-gpu-outline-slice-kernel="shared-memory-bytes=512" | FileCheck %s --check-prefix=HOT
 
 // Temporaries share bytes when their lifetimes (first to last top-level op that uses them) do not overlap:
 // %a (512 bytes) lives in the first loop, %b (256) and %c (256) in the second, read by the third; %b and %c
@@ -70,5 +71,43 @@ func.func @staged(%in: memref<128xf32>, %out: memref<1xf32>) {
     scf.yield %s : f32
   }
   memref.store %sum, %out[%c0] : memref<1xf32>
+  return
+}
+
+// -----
+
+// Shared memory goes where it saves the most global traffic: %hot (512 bytes) is read 64 times per
+// element, %cold (256 bytes, alive at the same time) once. Smallest first would take %cold and leave no room
+// for %hot; the most accessed per byte first takes %hot, which leaves less traffic in global memory
+// (with 512 bytes of shared memory: both fit in 1024).
+// HOT-LABEL: gpu.func @hot_and_cold
+// HOT-SAME: %[[SCRATCH:[a-z0-9]+]]: memref<256xi8>) workgroup(%[[WG:.*]] : memref<512xi8, #gpu.address_space<workgroup>>
+// HOT-DAG: memref.view %[[WG]][%{{.*}}][] : memref<512xi8, #gpu.address_space<workgroup>> to memref<128xf32, #gpu.address_space<workgroup>>
+// HOT-DAG: memref.view %[[SCRATCH]][%{{.*}}][] : memref<256xi8> to memref<64xf32>
+func.func @hot_and_cold(%in: memref<128xf32>, %out: memref<128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %hot = memref.alloc() : memref<128xf32>
+  %cold = memref.alloc() : memref<64xf32>
+  scf.for %i = %c0 to %c128 step %c1 {
+    %x = memref.load %in[%i] : memref<128xf32>
+    memref.store %x, %hot[%i] : memref<128xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %in[%i] : memref<128xf32>
+    memref.store %x, %cold[%i] : memref<64xf32>
+  }
+  scf.for %r = %c0 to %c64 step %c1 {
+    scf.for %i = %c0 to %c128 step %c1 {
+      %x = memref.load %hot[%i] : memref<128xf32>
+      memref.store %x, %out[%i] : memref<128xf32>
+    }
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %y = memref.load %cold[%i] : memref<64xf32>
+    memref.store %y, %out[%i] : memref<128xf32>
+  }
   return
 }

@@ -21,9 +21,11 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
       - computes the slice coordinates (`la.slice_position` arguments, la-slice-positions) from the block
         index instead of taking them as arguments;
       - places every `memref.alloc` (static shape) at a 64-byte-aligned offset of a per-block buffer, as a
-        `memref.view`: the smallest ones that fit `shared-memory-bytes` in a workgroup attribution (shared
-        memory: a chunk's state, its tiles, read and written at every chunk), the others in a global scratch
-        buffer, a trailing `memref<Sxi8>` argument. Two allocations share bytes when their lifetimes do not
+        `memref.view`: those chosen for `shared-memory-bytes` in a workgroup attribution, the others in a
+        global scratch buffer, a trailing `memref<Sxi8>` argument. The choice fills the budget in two greedy
+        orders, the smallest first (a chunk's state and tiles, read and written at every chunk) and the most
+        accessed bytes per byte first (loads, stores and copies times the static trip counts around them),
+        and keeps the one that leaves less of that traffic in global memory. Two allocations share bytes when their lifetimes do not
         overlap: a buffer holds data from the first top-level op of the body that uses it (or a view of it)
         to the last, and is live throughout any such op (a chunk loop); slots are packed largest first, each
         at the lowest offset free over its lifetime (causal Flow's resume kernel: every temporary in 48768

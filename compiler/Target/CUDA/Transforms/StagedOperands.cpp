@@ -27,9 +27,8 @@ bool dissolveStagedCopy(memref::AllocOp alloc) {
     if (auto candidate = dyn_cast<memref::CopyOp>(user); candidate && candidate.getTarget() == alloc.getResult())
       copy = candidate;
   // Its readers are loads (the passes that stage read nothing else), which take any layout of the operand.
-  if (!copy || !llvm::all_of(alloc->getUsers(), [&](Operation *user) {
-        return user == copy.getOperation() || isa<memref::LoadOp>(user);
-      }))
+  if (!copy || !llvm::all_of(alloc->getUsers(),
+                             [&](Operation *user) { return user == copy.getOperation() || isa<memref::LoadOp>(user); }))
     return false;
   Value source = copy.getSource();
   copy.erase();
