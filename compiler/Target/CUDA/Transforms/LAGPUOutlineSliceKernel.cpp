@@ -2,6 +2,7 @@
 
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/CUDA/Transforms/StagedOperands.h"
+#include "Target/CUDA/Transforms/TemporaryPlacement.h"
 
 #include "Target/CUDA/KernelNames.h"
 
@@ -10,7 +11,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -20,8 +20,6 @@ namespace mlir::la {
 #include "Target/CUDA/Transforms/CUDAPasses.h.inc"
 
 namespace {
-
-constexpr int64_t kScratchAlignment = 64;
 
 /// Bytes of a static-shape memref of int or float elements, or nullopt.
 std::optional<int64_t> staticByteSize(MemRefType type) {
@@ -53,119 +51,6 @@ void retypeToSpace(Value value, Attribute space) {
   for (Operation *user : value.getUsers())
     if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)
       retypeToSpace(user->getResult(0), space);
-}
-
-/// The trip count of a loop dimension with constant bounds.
-std::optional<int64_t> tripCount(Value lower, Value upper, Value step) {
-  std::optional<int64_t> l = getConstantIntValue(lower), u = getConstantIntValue(upper), s = getConstantIntValue(step);
-  if (!l || !u || !s || *s <= 0)
-    return std::nullopt;
-  return std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
-}
-
-/// How many times `op` runs per kernel call: the product of the static trip counts of the loops around it
-/// (a loop with dynamic bounds counts once).
-int64_t executions(Operation *op) {
-  int64_t count = 1;
-  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp()) {
-    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
-      if (std::optional<int64_t> trips = tripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
-        count *= *trips;
-    } else if (auto parallel = dyn_cast<scf::ParallelOp>(parent)) {
-      for (auto [lower, upper, step] :
-           llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(), parallel.getStep()))
-        if (std::optional<int64_t> trips = tripCount(lower, upper, step))
-          count *= *trips;
-    }
-  }
-  return count;
-}
-
-/// The bytes a kernel moves to and from `buffer` (through its views) per call, from its loads, stores and
-/// copies and the loops around them: what leaving it in global memory costs.
-int64_t accessedBytes(Value buffer) {
-  int64_t bytes = 0;
-  SmallVector<Value> worklist = {buffer};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      int64_t elements = 0;
-      if (isa<memref::LoadOp, memref::StoreOp>(user))
-        elements = 1;
-      else if (auto load = dyn_cast<vector::LoadOp>(user))
-        elements = load.getVectorType().getNumElements();
-      else if (auto store = dyn_cast<vector::StoreOp>(user))
-        elements = store.getVectorType().getNumElements();
-      else if (auto read = dyn_cast<vector::TransferReadOp>(user))
-        elements = read.getVectorType().getNumElements();
-      else if (auto write = dyn_cast<vector::TransferWriteOp>(user))
-        elements = write.getVectorType().getNumElements();
-      else if (isa<memref::CopyOp>(user))
-        elements = cast<MemRefType>(value.getType()).getNumElements();
-      else if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)
-        worklist.append(user->result_begin(), user->result_end());
-      int64_t elementBytes = llvm::divideCeil(cast<MemRefType>(value.getType()).getElementTypeBitWidth(), 8);
-      bytes += elements * elementBytes * executions(user);
-    }
-  }
-  return bytes;
-}
-
-/// The top-level ops of a kernel body, by position, between which a buffer holds data: from the first op
-/// that uses it (or a view of it) to the last. Within one top-level op (a chunk loop) every buffer it uses
-/// is live throughout.
-struct LiveRange {
-  unsigned first = ~0u, last = 0;
-  bool overlaps(const LiveRange &other) const { return first <= other.last && other.first <= last; }
-};
-
-LiveRange liveRangeIn(Block &body, Value buffer) {
-  LiveRange range;
-  SmallVector<Value> worklist = {buffer};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      Operation *top = body.findAncestorOpInBlock(*user);
-      unsigned position = std::distance(body.begin(), top->getIterator());
-      range.first = std::min(range.first, position);
-      range.last = std::max(range.last, position);
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)
-        worklist.append(user->result_begin(), user->result_end());
-    }
-  }
-  return range;
-}
-
-/// A buffer to place: its bytes, lifetime and, once placed, offset.
-struct Slot {
-  int64_t bytes;
-  LiveRange lifetime;
-  unsigned alloc;
-  int64_t offset = 0;
-};
-
-/// Places `slots` (largest first, each at the lowest aligned offset that no placed slot with an
-/// overlapping lifetime covers) and returns the bytes they span.
-int64_t packSlots(MutableArrayRef<Slot> slots) {
-  SmallVector<Slot *> order = llvm::map_to_vector(slots, [](Slot &slot) { return &slot; });
-  llvm::stable_sort(order, [](Slot *a, Slot *b) { return a->bytes > b->bytes; });
-  int64_t end = 0;
-  SmallVector<Slot *> placed;
-  for (Slot *slot : order) {
-    SmallVector<Slot *> conflicts =
-        llvm::filter_to_vector(placed, [&](Slot *other) { return other->lifetime.overlaps(slot->lifetime); });
-    llvm::sort(conflicts, [](Slot *a, Slot *b) { return a->offset < b->offset; });
-    int64_t offset = 0;
-    for (Slot *other : conflicts) {
-      if (offset + slot->bytes <= other->offset)
-        break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(other->offset + other->bytes, kScratchAlignment));
-    }
-    slot->offset = offset;
-    placed.push_back(slot);
-    end = std::max(end, offset + slot->bytes);
-  }
-  return end;
 }
 
 /// The slice coordinate along sliced dimension `dim` of `dims`: block (x, y) = (last, first).
@@ -250,62 +135,19 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
     if (walk.wasInterrupted())
       return failure();
 
-    // Which temporaries get shared memory is a knapsack: each costs its bytes (less where lifetimes do not
-    // overlap, since such buffers share bytes) and saves the global traffic its loads, stores and copies
-    // would make (accessedBytes). Two greedy orders fill the budget, each taking every allocation that still
-    // fits: the smallest first (a chunk's state and tiles before a whole-sequence temporary) and the most
-    // accessed per byte first; the one that leaves less traffic in global memory wins (causal Flow's f16
-    // state kernel: 12.2x -> 10.0x the minimum, where neither order is best for every kernel).
-    SmallVector<LiveRange> lifetimes = llvm::map_to_vector(
-        allocs, [&](memref::AllocOp alloc) { return liveRangeIn(func.getBody().front(), alloc.getResult()); });
-    SmallVector<int64_t> accessed =
-        llvm::map_to_vector(allocs, [](memref::AllocOp alloc) { return accessedBytes(alloc.getResult()); });
-    auto slotsOf = [&](ArrayRef<bool> chosen) {
-      SmallVector<Slot> slots;
-      for (auto [i, bytes] : llvm::enumerate(allocBytes))
-        if (chosen[i])
-          slots.push_back(Slot{bytes, lifetimes[i], i});
-      return slots;
-    };
-    auto fillInOrder = [&](ArrayRef<unsigned> order) {
-      SmallVector<bool> chosen(allocs.size(), false);
-      for (unsigned i : order) {
-        if (!onlyLoadedStoredOrViewed(allocs[i].getResult()))
-          continue;
-        chosen[i] = true;
-        SmallVector<Slot> slots = slotsOf(chosen);
-        if (packSlots(slots) > sharedMemoryBytes)
-          chosen[i] = false;
-      }
-      return chosen;
-    };
-    auto globalTraffic = [&](ArrayRef<bool> chosen) {
-      int64_t total = 0;
-      for (auto [i, inShared] : llvm::enumerate(chosen))
-        total += inShared ? 0 : accessed[i];
-      return total;
-    };
-    SmallVector<unsigned> bySize = llvm::to_vector(llvm::seq<unsigned>(0, allocs.size()));
-    SmallVector<unsigned> byDensity = bySize;
-    llvm::stable_sort(bySize, [&](unsigned a, unsigned b) { return allocBytes[a] < allocBytes[b]; });
-    llvm::stable_sort(byDensity, [&](unsigned a, unsigned b) {
-      return accessed[a] * std::max<int64_t>(allocBytes[b], 1) > accessed[b] * std::max<int64_t>(allocBytes[a], 1);
-    });
-    SmallVector<bool> smallestFirst = fillInOrder(bySize), densestFirst = fillInOrder(byDensity);
+    // Shared memory for the temporaries that save the most global traffic (TemporaryPlacement.h); a staged
+    // operand copy left global is dissolved (its readers read the operand in place) and takes no slot.
     SmallVector<bool> shared =
-        globalTraffic(densestFirst) < globalTraffic(smallestFirst) ? densestFirst : smallestFirst;
-    // A staged operand copy pays only in shared memory; one left global is dissolved (its readers read the
-    // operand in place) and takes no slot.
+        chooseSharedTemporaries(func.getBody().front(), allocs, allocBytes, sharedMemoryBytes,
+                                [](memref::AllocOp alloc) { return onlyLoadedStoredOrViewed(alloc.getResult()); });
     for (auto [i, alloc] : llvm::enumerate(allocs))
       if (!shared[i] && dissolveStagedCopy(alloc))
         allocBytes[i] = 0, alloc = nullptr;
     SmallVector<bool> global = llvm::map_to_vector(llvm::zip(shared, allocs),
                                                    [](auto pair) { return !std::get<0>(pair) && std::get<1>(pair); });
-    SmallVector<Slot> sharedSlots = slotsOf(shared), globalSlots = slotsOf(global);
-    int64_t sharedBytes = packSlots(sharedSlots), scratchBytes = packSlots(globalSlots);
     SmallVector<int64_t> offsets(allocs.size());
-    for (const Slot &slot : llvm::concat<const Slot>(sharedSlots, globalSlots))
-      offsets[slot.alloc] = slot.offset;
+    int64_t sharedBytes = packTemporaries(func.getBody().front(), allocs, allocBytes, shared, offsets);
+    int64_t scratchBytes = packTemporaries(func.getBody().front(), allocs, allocBytes, global, offsets);
 
     SmallVector<Type> argumentTypes;
     for (unsigned i : kept)
