@@ -123,7 +123,6 @@ int64_t packSlots(MutableArrayRef<Slot> slots) {
   return end;
 }
 
-
 /// The slots of the allocations `chosen` marks.
 SmallVector<Slot> slotsOf(ArrayRef<LiveRange> lifetimes, ArrayRef<int64_t> bytes, ArrayRef<bool> chosen) {
   SmallVector<Slot> slots;
@@ -134,9 +133,8 @@ SmallVector<Slot> slotsOf(ArrayRef<LiveRange> lifetimes, ArrayRef<int64_t> bytes
 }
 
 SmallVector<LiveRange> lifetimesIn(Block &body, ArrayRef<memref::AllocOp> allocs) {
-  return llvm::map_to_vector(allocs, [&](memref::AllocOp alloc) {
-    return alloc ? liveRangeIn(body, alloc.getResult()) : LiveRange();
-  });
+  return llvm::map_to_vector(
+      allocs, [&](memref::AllocOp alloc) { return alloc ? liveRangeIn(body, alloc.getResult()) : LiveRange(); });
 }
 
 } // namespace
@@ -177,8 +175,8 @@ SmallVector<bool> chooseSharedTemporaries(Block &body, ArrayRef<memref::AllocOp>
   return globalTraffic(densestFirst) < globalTraffic(smallestFirst) ? densestFirst : smallestFirst;
 }
 
-int64_t packTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes,
-                        ArrayRef<bool> chosen, MutableArrayRef<int64_t> offsets) {
+int64_t packTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes, ArrayRef<bool> chosen,
+                        MutableArrayRef<int64_t> offsets) {
   SmallVector<LiveRange> lifetimes = lifetimesIn(body, allocs);
   SmallVector<bool> present = llvm::map_to_vector(
       llvm::zip(chosen, allocs), [](auto pair) { return std::get<0>(pair) && bool(std::get<1>(pair)); });

@@ -31,8 +31,8 @@ SmallVector<bool> chooseSharedTemporaries(Block &body, ArrayRef<memref::AllocOp>
 /// Places the allocations `chosen` marks in one buffer, largest first, each at the lowest aligned offset
 /// that no placed one with an overlapping lifetime covers; writes their offsets into `offsets` (indexed like
 /// `allocs`) and returns the bytes the buffer needs. A null entry of `allocs` is skipped.
-int64_t packTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes,
-                        ArrayRef<bool> chosen, MutableArrayRef<int64_t> offsets);
+int64_t packTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes, ArrayRef<bool> chosen,
+                        MutableArrayRef<int64_t> offsets);
 
 } // namespace mlir::la
 
