@@ -210,7 +210,10 @@ SmallVector<ContractionChain> formChains(ArrayRef<Contraction> contractions) {
       joined->links.push_back(c);
       continue;
     }
-    chains.push_back(ContractionChain{{c}, zeroFillBefore(c)});
+    ContractionChain chain;
+    chain.links.push_back(c);
+    chain.zeroFill = zeroFillBefore(c);
+    chains.push_back(std::move(chain));
   }
   return chains;
 }

@@ -65,7 +65,9 @@ std::optional<TiledReduction> match(linalg::GenericOp op) {
   Value output = op.getDpsInits().front();
   if (llvm::is_contained(op.getDpsInputs(), output))
     return std::nullopt;
-  TiledReduction t{op, op.getStaticLoopRanges(), {}, {}, {}, {}};
+  TiledReduction t;
+  t.op = op;
+  t.ranges = op.getStaticLoopRanges();
   if (llvm::any_of(t.ranges, ShapedType::isDynamic))
     return std::nullopt;
   for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
