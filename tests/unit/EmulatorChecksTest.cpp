@@ -320,6 +320,28 @@ TEST(EmulatorCpAsyncCheck, ReadBeforeWaitAndAfterWait) {
   EXPECT_EQ(clean.counters.cpAsyncBytes, 128u);
 }
 
+TEST(EmulatorCpAsyncCheck, MisalignedAddressesAreFindings) {
+  // 16-byte copies from 8 bytes into a row and to shared offset 4: a GPU faults on either.
+  std::vector<float> in(64, 1.0f);
+  auto kernel = [&](uint32_t sharedOffset, const float *source) {
+    return [=] {
+      __la_emu_cp_async(sharedOffset, source, 16, 16, "cpa.mlir:9:3");
+      __la_emu_cp_async_wait_all("cpa.mlir:10:3");
+    };
+  };
+  const float *aligned = in.data();
+  while (reinterpret_cast<uintptr_t>(aligned) % 16 != 0)
+    ++aligned;
+  LaunchReport global = run(kernel(0, aligned + 2), blockOf(1, 64, {buffer("in", in)}));
+  const Finding *f = find(global, FindingKind::MisalignedCpAsync);
+  ASSERT_NE(f, nullptr) << text(global);
+  EXPECT_EQ(f->sites[0].loc, "cpa.mlir:9:3");
+  LaunchReport shared = run(kernel(4, aligned), blockOf(1, 64, {buffer("in", in)}));
+  EXPECT_NE(find(shared, FindingKind::MisalignedCpAsync), nullptr) << text(shared);
+  LaunchReport clean = run(kernel(16, aligned), blockOf(1, 64, {buffer("in", in)}));
+  EXPECT_TRUE(clean.clean()) << text(clean);
+}
+
 TEST(EmulatorReport, EveryFindingOfTheLaunchAndJson) {
   // Two blocks, each with a race and an out-of-bounds store: all kinds reported, repeats counted.
   std::vector<uint32_t> out(1);

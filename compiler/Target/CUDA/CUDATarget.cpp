@@ -100,11 +100,13 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createLAGPUPromoteAccumulators());
+  pm.addNestedPass<func::FuncOp>(createLAGPUStageLoopInputs());
   LAGPUOutlineSliceKernelOptions outline;
   outline.warpsPerBlock = config.warpsPerBlock;
   outline.minBlocksPerSM = config.minBlocksPerSM;
   outline.sharedMemoryBytes = config.sharedMemoryBytes;
   pm.addPass(createLAGPUOutlineSliceKernel(outline));
+  pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUPrefetchStagedCopies());
   pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUDistributeToThreads());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -31,6 +31,8 @@ llvm::StringRef la::emu::kindName(FindingKind kind) {
     return "uninitialised shared read";
   case FindingKind::CpAsyncReadBeforeWait:
     return "cp.async data read before its wait";
+  case FindingKind::MisalignedCpAsync:
+    return "misaligned cp.async";
   case FindingKind::DivergentBarrier:
     return "divergent barrier";
   case FindingKind::DivergentWarpCollective:

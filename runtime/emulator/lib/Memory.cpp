@@ -207,6 +207,14 @@ void Block::cpAsync(Thread &t, uint32_t dst, const void *src, uint32_t bytes, ui
     return;
   if (srcBytes > bytes)
     srcBytes = bytes;
+  // PTX: both addresses aligned to the copy's size (4, 8 or 16 bytes); a GPU faults otherwise. The shared
+  // offset stands for the address: the shared window is aligned far more coarsely than 16 bytes.
+  if (dst % bytes != 0 || reinterpret_cast<uintptr_t>(src) % bytes != 0) {
+    findings.add({FindingKind::MisalignedCpAsync,
+                  llvm::formatv("({0} bytes from global {1} to shared offset {2})", bytes, src, dst).str(),
+                  {site(t, loc, "cp.async")}});
+    return;
+  }
   // Until its wait, the destination belongs to this copy: reading it is a finding.
   for (uint32_t i = dst; i < dst + bytes; ++i) {
     shadow[i].asyncOwner = t.linear;

@@ -17,13 +17,16 @@ namespace mlir::la {
 /// The buffer `memref` is a view of: an allocation, a function argument, or whatever a view chain ends in.
 inline Value rootBuffer(Value memref) { return memref::skipViewLikeOps(cast<MemrefValue>(memref)); }
 
+/// True when `root` is an argument of the enclosing function: in a kernel, global memory.
+inline bool isFunctionArgument(Value root) {
+  auto argument = dyn_cast<BlockArgument>(root);
+  return argument && isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+}
+
 /// True when `root` is a buffer that no other root aliases: an allocation, or an argument of the function
 /// (the runtime's outputs overlap no other argument, and inputs are never written).
 inline bool isDistinctRoot(Value root) {
-  if (root.getDefiningOp<memref::AllocOp>() || root.getDefiningOp<memref::AllocaOp>())
-    return true;
-  auto argument = dyn_cast<BlockArgument>(root);
-  return argument && isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
+  return root.getDefiningOp<memref::AllocOp>() || root.getDefiningOp<memref::AllocaOp>() || isFunctionArgument(root);
 }
 
 } // namespace mlir::la

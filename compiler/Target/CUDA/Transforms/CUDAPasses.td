@@ -31,7 +31,12 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
         at the lowest offset free over its lifetime (causal Flow's resume kernel: every temporary in 48768
         bytes of shared memory, where a slot each left five 8 KiB tiles in global memory). An operand copy
         staged by la-gpu-contract-to-mma or la-gpu-register-tile that does not get shared memory is
-        dissolved: its readers read the operand in place. An allocation some user of which this pass cannot retype to the workgroup address space (anything
+        dissolved: its readers read the operand in place. One that does and that its loop can copy an
+        iteration ahead (see la-gpu-prefetch-staged-copies) gets a second slot right after its own
+        (`la.prefetch_slot_stride` on its view), in program order, while the shared buffer stays within
+        the budget. Staged copies marked `la.staged_for_latency` (la-gpu-stage-loop-inputs) save no
+        traffic: they take part in neither order and get shared memory after the choice, in program order,
+        where it still has room. An allocation some user of which this pass cannot retype to the workgroup address space (anything
         but loads, stores and views) stays global;
       - copies the `memref.global`s the body reads into the gpu.module;
       - records on the kernel `la.slice_bytes`, the bytes of one slice of each argument, which
@@ -151,6 +156,49 @@ def LANVGPUBF16MmaToNVVM : Pass<"la-nvgpu-bf16-mma-to-nvvm"> {
   let dependentDialects = ["mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect"];
 }
 
+def LAGPUStageLoopInputs : Pass<"la-gpu-stage-loop-inputs", "mlir::func::FuncOp"> {
+  let summary = "Reads a chunk loop's input slices from a staged copy, which can be copied an iteration "
+                "ahead";
+  let description = [{
+    Runs on bufferised bodies, before la-gpu-outline-slice-kernel. A `memref.subview` of a function argument
+    (an input) with a static shape that an `scf.for` computes from its induction variable and values
+    defined outside it, and that only `memref.load`s read (a chunk's rows of q, k or v, read by the
+    per-chunk maps and the tensor-core gathers), is copied into a staged temporary (`la.staged_copy`, as
+    la-gpu-contract-to-mma stages operands) and its loads read the copy. The copy saves no global traffic:
+    the loop reads each byte once either way. It lets la-gpu-prefetch-staged-copies copy the next chunk's
+    slice by cp.async while the loop computes on this one, so the temporary is marked
+    `la.staged_for_latency`: la-gpu-outline-slice-kernel gives it shared memory only where the temporaries
+    that save traffic leave room, and dissolves it otherwise (the loads read the input again).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def LAGPUPrefetchStagedCopies : Pass<"la-gpu-prefetch-staged-copies", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Fills the staged operand copies in shared memory by cp.async, one loop iteration ahead where "
+                "a second slot was reserved";
+  let description = [{
+    Runs on the kernels of la-gpu-outline-slice-kernel, before la-gpu-distribute-to-threads. A staged
+    operand copy (a `memref.copy` from a kernel argument into a `la.staged_copy` view of shared memory,
+    made by la-gpu-contract-to-mma or la-gpu-register-tile) becomes a parallel loop of
+    `nvgpu.device_async_copy` (cp.async) of 16, 8 or 4 bytes, the largest that the row length, the element
+    type and the alignment of both ends allow (16-byte copies bypass L1: the block reads the bytes from
+    shared memory afterwards). The source's alignment is proven from its subview chain and the argument's
+    per-block slice; kernel arguments are taken to be 16-byte aligned. A copy cp.async cannot issue stays a
+    plain copy.
+
+    A copy in an `scf.for` whose source the loop computes from its induction variable alone, and for which
+    la-gpu-outline-slice-kernel reserved a second slot (`la.prefetch_slot_stride`), is double-buffered:
+    before the loop, the first iteration's copies go into the first slots; each iteration then
+    (after a barrier: the previous iteration read them) issues the next iteration's copies into the other
+    slots, commits them as one group (an empty one in the last iteration), waits until only that group is in
+    flight, and passes a barrier, so that it reads its own operands, copied during the previous iteration.
+    Any other copy commits and waits at once.
+  }];
+  let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect", "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::GPUModuleOp"> {
   let summary = "Spreads a kernel's parallel loops over the threads of its block and makes its other writes "
                 "single-threaded: scf.parallel (i, j) => for t = tid; t < I·J; t += ntid { i, j = delin(t) }";
@@ -173,9 +221,8 @@ def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::
     thread and computes the same values there, so loops keep uniform trip counts and barriers stay
     convergent. `memref.copy` becomes a parallel loop first (a copy of a buffer onto itself, which
     bufferisation leaves of a state updated in place, is dropped); 1-D in-bounds `vector.transfer_read/write`
-    become `vector.load/store` when contiguous and a load or store per element when strided. Operands are not staged by cp.async: a chunk's
-    mapped operands are in shared memory when la-gpu-fuse-producers-into-loops computed them per chunk, and
-    a contraction off the tensor cores (la-gpu-register-tile) reads each operand once per register tile.
+    become `vector.load/store` when contiguous and a load or store per element when strided. The loops of
+    cp.async that la-gpu-prefetch-staged-copies made are spread like any other.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];

@@ -414,7 +414,7 @@ void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
     int64_t gathers[2] = {link.tilesN() / link.tilesPerWarp, link.tilesM()};
     for (auto [which, operand] : llvm::enumerate(link.op.getDpsInputOperands())) {
       auto type = dyn_cast<MemRefType>(operand->get().getType());
-      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !isKernelArgument(operand->get()))
+      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !isFunctionArgument(rootBuffer(operand->get())))
         continue;
       chain.staged[operand] = stageInTemporary(b, link.op.getLoc(), operand->get());
     }

@@ -192,14 +192,15 @@ struct Distributor {
 
   /// A loop or branch outside the thread loops that only thread 0 needs to run: it writes memory other
   /// threads read, yields nothing, and holds no thread loop, barrier or warp-wide op (which need every
-  /// thread). A scan over a chunk's rows is the typical one: run by every thread, its loads would be issued
-  /// once per thread of the block for one thread's stores.
+  /// thread, as cp.async commits and waits do). A scan over a chunk's rows is the typical one: run by every thread, its
+  /// loads would be issued once per thread of the block for one thread's stores.
   bool isSingleThreadRegion(Operation *op) {
     if (op->getNumRegions() == 0 || !op->use_empty() || insideThreadLoop(op))
       return false;
     bool writes = false;
     WalkResult blocked = op->walk([&](Operation *inner) {
-      if (threadLoops.contains(inner) || isa_and_nonnull<gpu::GPUDialect, nvgpu::NVGPUDialect>(inner->getDialect()))
+      if (threadLoops.contains(inner) ||
+          isa_and_nonnull<gpu::GPUDialect, nvgpu::NVGPUDialect, NVVM::NVVMDialect>(inner->getDialect()))
         return WalkResult::interrupt();
       writes |= writesSharedMemory(inner);
       return WalkResult::advance();

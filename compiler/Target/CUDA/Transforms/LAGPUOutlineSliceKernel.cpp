@@ -59,6 +59,44 @@ Value sliceCoordinate(OpBuilder &b, Location loc, int64_t dim, int64_t dims) {
   return gpu::BlockIdOp::create(b, loc, axis);
 }
 
+/// Gives shared memory to the staged copies that only hide latency (kStagedForLatencyAttr), in program
+/// order, each while the buffer still fits `budget` with it: what the temporaries that save global traffic
+/// left.
+void grantLeftoverShared(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes,
+                         MutableArrayRef<bool> shared, int64_t budget) {
+  SmallVector<int64_t> offsets(allocs.size());
+  for (unsigned i = 0; i < allocs.size(); ++i) {
+    if (!allocs[i]->hasAttr(kStagedForLatencyAttr))
+      continue;
+    shared[i] = true;
+    if (packTemporaries(body, allocs, bytes, shared, offsets) > budget)
+      shared[i] = false;
+  }
+}
+
+/// Gives each staged operand copy in shared memory that a loop can issue an iteration ahead
+/// (prefetchLoop) a second slot right after its own, while the shared buffer stays within `budget`, in
+/// program order: la-gpu-prefetch-staged-copies fills one slot while the loop reads the other. The
+/// allocation's bytes grow by the stride to the second slot, which `kPrefetchSlotStrideAttr` records.
+void reservePrefetchSlots(Block &body, ArrayRef<memref::AllocOp> allocs, MutableArrayRef<int64_t> bytes,
+                          ArrayRef<bool> shared, MutableArrayRef<int64_t> offsets, int64_t budget) {
+  for (unsigned i = 0; i < allocs.size(); ++i) {
+    memref::AllocOp alloc = allocs[i]; // an op handle: ArrayRef gives it const
+    if (!alloc || !shared[i] || !alloc->hasAttr(kStagedCopyAttr))
+      continue;
+    memref::CopyOp copy = stagingCopy(alloc.getResult());
+    if (!copy || !prefetchLoop(copy))
+      continue;
+    int64_t single = bytes[i], stride = llvm::alignTo(single, kScratchAlignment);
+    bytes[i] = stride + single;
+    if (packTemporaries(body, allocs, bytes, shared, offsets) > budget) {
+      bytes[i] = single;
+      continue;
+    }
+    alloc->setAttr(kPrefetchSlotStrideAttr, IntegerAttr::get(IndexType::get(alloc.getContext()), stride));
+  }
+}
+
 struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutlineSliceKernelPass> {
   using LAGPUOutlineSliceKernelBase::LAGPUOutlineSliceKernelBase;
 
@@ -137,15 +175,18 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
 
     // Shared memory for the temporaries that save the most global traffic (TemporaryPlacement.h); a staged
     // operand copy left global is dissolved (its readers read the operand in place) and takes no slot.
-    SmallVector<bool> shared =
-        chooseSharedTemporaries(func.getBody().front(), allocs, allocBytes, sharedMemoryBytes,
-                                [](memref::AllocOp alloc) { return onlyLoadedStoredOrViewed(alloc.getResult()); });
+    SmallVector<bool> shared = chooseSharedTemporaries(
+        func.getBody().front(), allocs, allocBytes, sharedMemoryBytes, [](memref::AllocOp alloc) {
+          return !alloc->hasAttr(kStagedForLatencyAttr) && onlyLoadedStoredOrViewed(alloc.getResult());
+        });
+    grantLeftoverShared(func.getBody().front(), allocs, allocBytes, shared, sharedMemoryBytes);
     for (auto [i, alloc] : llvm::enumerate(allocs))
       if (!shared[i] && dissolveStagedCopy(alloc))
         allocBytes[i] = 0, alloc = nullptr;
     SmallVector<bool> global = llvm::map_to_vector(llvm::zip(shared, allocs),
                                                    [](auto pair) { return !std::get<0>(pair) && std::get<1>(pair); });
     SmallVector<int64_t> offsets(allocs.size());
+    reservePrefetchSlots(func.getBody().front(), allocs, allocBytes, shared, offsets, sharedMemoryBytes);
     int64_t sharedBytes = packTemporaries(func.getBody().front(), allocs, allocBytes, shared, offsets);
     int64_t scratchBytes = packTemporaries(func.getBody().front(), allocs, allocBytes, global, offsets);
 
@@ -224,6 +265,9 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
       if (inShared)
         retypeToSpace(alloc.getResult(), workgroup);
       auto view = memref::ViewOp::create(b, alloc.getLoc(), alloc.getType(), buffer, shift, ValueRange{});
+      for (llvm::StringRef name : {kStagedCopyAttr, kPrefetchSlotStrideAttr})
+        if (Attribute mark = alloc->getAttr(name))
+          view->setAttr(name, mark);
       alloc.replaceAllUsesWith(view.getResult());
       alloc.erase();
     }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Target/CUDA/Transforms/BufferRoots.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/CUDA/Transforms/StagedOperands.h"
 
@@ -227,7 +228,7 @@ private:
 void stageReusedArguments(TiledReduction &t, OpBuilder &b) {
   for (OpOperand *input : t.op.getDpsInputOperands()) {
     auto type = dyn_cast<MemRefType>(input->get().getType());
-    if (!type || !type.hasStaticShape() || !isKernelArgument(input->get()))
+    if (!type || !type.hasStaticShape() || !isFunctionArgument(rootBuffer(input->get())))
       continue;
     llvm::SmallDenseSet<unsigned> indexedBy;
     for (AffineExpr result : t.op.getMatchingIndexingMap(input).getResults())

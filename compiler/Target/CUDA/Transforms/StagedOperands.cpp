@@ -2,14 +2,10 @@
 
 #include "Target/CUDA/Transforms/StagedOperands.h"
 
-#include "Target/CUDA/Transforms/BufferRoots.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::la {
-
-bool isKernelArgument(Value operand) {
-  auto argument = dyn_cast<BlockArgument>(rootBuffer(operand));
-  return argument && isa<FunctionOpInterface>(argument.getOwner()->getParentOp());
-}
 
 Value stageInTemporary(OpBuilder &b, Location loc, Value operand) {
   auto type = cast<MemRefType>(operand.getType());
@@ -19,13 +15,21 @@ Value stageInTemporary(OpBuilder &b, Location loc, Value operand) {
   return alloc;
 }
 
+memref::CopyOp stagingCopy(Value buffer) {
+  memref::CopyOp copy;
+  for (Operation *user : buffer.getUsers())
+    if (auto candidate = dyn_cast<memref::CopyOp>(user); candidate && candidate.getTarget() == buffer) {
+      if (copy)
+        return {};
+      copy = candidate;
+    }
+  return copy;
+}
+
 bool dissolveStagedCopy(memref::AllocOp alloc) {
   if (!alloc->hasAttr(kStagedCopyAttr))
     return false;
-  memref::CopyOp copy;
-  for (Operation *user : alloc->getUsers())
-    if (auto candidate = dyn_cast<memref::CopyOp>(user); candidate && candidate.getTarget() == alloc.getResult())
-      copy = candidate;
+  memref::CopyOp copy = stagingCopy(alloc.getResult());
   // Its readers are loads (the passes that stage read nothing else), which take any layout of the operand.
   if (!copy || !llvm::all_of(alloc->getUsers(),
                              [&](Operation *user) { return user == copy.getOperation() || isa<memref::LoadOp>(user); }))
@@ -36,6 +40,47 @@ bool dissolveStagedCopy(memref::AllocOp alloc) {
     cast<memref::LoadOp>(user).getMemrefMutable().assign(source);
   alloc.erase();
   return true;
+}
+
+namespace {
+
+/// The ops of `loop`'s body that compute `value`, in program order, or failure when one of them is not
+/// pure or reads a value of the body other than the induction variable and their own results.
+FailureOr<SmallVector<Operation *>> computationInBody(Value value, scf::ForOp loop) {
+  Block *body = loop.getBody();
+  SetVector<Operation *> ops;
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return failure();
+    if (ops.insert(def))
+      worklist.append(def->operand_begin(), def->operand_end());
+  }
+  SmallVector<Operation *> ordered = ops.takeVector();
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+} // namespace
+
+bool computedPerIteration(Value value, scf::ForOp loop) { return succeeded(computationInBody(value, loop)); }
+
+scf::ForOp prefetchLoop(memref::CopyOp copy) {
+  auto loop = dyn_cast_or_null<scf::ForOp>(copy->getParentOp());
+  return loop && computedPerIteration(copy.getSource(), loop) ? loop : scf::ForOp();
+}
+
+Value sourceInIteration(OpBuilder &b, memref::CopyOp copy, scf::ForOp loop, Value iv) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  SmallVector<Operation *> computation = *computationInBody(copy.getSource(), loop);
+  for (Operation *op : computation)
+    b.clone(*op, mapping);
+  return mapping.lookupOrDefault(copy.getSource());
 }
 
 } // namespace mlir::la

@@ -35,6 +35,7 @@ enum class FindingKind {
   OutOfBoundsSharedStore,
   UninitialisedSharedRead,
   CpAsyncReadBeforeWait,
+  MisalignedCpAsync,
   DivergentBarrier,
   DivergentWarpCollective,
   Deadlock,
