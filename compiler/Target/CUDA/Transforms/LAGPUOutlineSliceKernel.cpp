@@ -62,14 +62,14 @@ Value sliceCoordinate(OpBuilder &b, Location loc, int64_t dim, int64_t dims) {
 /// Gives shared memory to the staged copies that only hide latency (kStagedForLatencyAttr), in program
 /// order, each while the buffer still fits `budget` with it: what the temporaries that save global traffic
 /// left.
-void grantLeftoverShared(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes,
-                         MutableArrayRef<bool> shared, int64_t budget) {
+void grantLeftoverShared(const KernelTemporaries &temporaries, ArrayRef<memref::AllocOp> allocs,
+                         ArrayRef<int64_t> bytes, MutableArrayRef<bool> shared, int64_t budget) {
   SmallVector<int64_t> offsets(allocs.size());
   for (unsigned i = 0; i < allocs.size(); ++i) {
     if (!allocs[i]->hasAttr(kStagedForLatencyAttr))
       continue;
     shared[i] = true;
-    if (packTemporaries(body, allocs, bytes, shared, offsets) > budget)
+    if (temporaries.pack(bytes, shared, offsets) > budget)
       shared[i] = false;
   }
 }
@@ -78,8 +78,9 @@ void grantLeftoverShared(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef
 /// (prefetchLoop) a second slot right after its own, while the shared buffer stays within `budget`, in
 /// program order: la-gpu-prefetch-staged-copies fills one slot while the loop reads the other. The
 /// allocation's bytes grow by the stride to the second slot, which `kPrefetchSlotStrideAttr` records.
-void reservePrefetchSlots(Block &body, ArrayRef<memref::AllocOp> allocs, MutableArrayRef<int64_t> bytes,
-                          ArrayRef<bool> shared, MutableArrayRef<int64_t> offsets, int64_t budget) {
+void reservePrefetchSlots(const KernelTemporaries &temporaries, ArrayRef<memref::AllocOp> allocs,
+                          MutableArrayRef<int64_t> bytes, ArrayRef<bool> shared, MutableArrayRef<int64_t> offsets,
+                          int64_t budget) {
   for (unsigned i = 0; i < allocs.size(); ++i) {
     memref::AllocOp alloc = allocs[i]; // an op handle: ArrayRef gives it const
     if (!alloc || !shared[i] || !alloc->hasAttr(kStagedCopyAttr))
@@ -89,7 +90,7 @@ void reservePrefetchSlots(Block &body, ArrayRef<memref::AllocOp> allocs, Mutable
       continue;
     int64_t single = bytes[i], stride = llvm::alignTo(single, kScratchAlignment);
     bytes[i] = stride + single;
-    if (packTemporaries(body, allocs, bytes, shared, offsets) > budget) {
+    if (temporaries.pack(bytes, shared, offsets) > budget) {
       bytes[i] = single;
       continue;
     }
@@ -175,20 +176,20 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
 
     // Shared memory for the temporaries that save the most global traffic (TemporaryPlacement.h); a staged
     // operand copy left global is dissolved (its readers read the operand in place) and takes no slot.
-    SmallVector<bool> shared = chooseSharedTemporaries(
-        func.getBody().front(), allocs, allocBytes, sharedMemoryBytes, [](memref::AllocOp alloc) {
-          return !alloc->hasAttr(kStagedForLatencyAttr) && onlyLoadedStoredOrViewed(alloc.getResult());
-        });
-    grantLeftoverShared(func.getBody().front(), allocs, allocBytes, shared, sharedMemoryBytes);
+    KernelTemporaries temporaries(func.getBody().front(), allocs);
+    SmallVector<bool> shared = temporaries.chooseShared(allocBytes, sharedMemoryBytes, [](memref::AllocOp alloc) {
+      return !alloc->hasAttr(kStagedForLatencyAttr) && onlyLoadedStoredOrViewed(alloc.getResult());
+    });
+    grantLeftoverShared(temporaries, allocs, allocBytes, shared, sharedMemoryBytes);
     for (auto [i, alloc] : llvm::enumerate(allocs))
       if (!shared[i] && dissolveStagedCopy(alloc))
         allocBytes[i] = 0, alloc = nullptr;
     SmallVector<bool> global = llvm::map_to_vector(llvm::zip(shared, allocs),
                                                    [](auto pair) { return !std::get<0>(pair) && std::get<1>(pair); });
     SmallVector<int64_t> offsets(allocs.size());
-    reservePrefetchSlots(func.getBody().front(), allocs, allocBytes, shared, offsets, sharedMemoryBytes);
-    int64_t sharedBytes = packTemporaries(func.getBody().front(), allocs, allocBytes, shared, offsets);
-    int64_t scratchBytes = packTemporaries(func.getBody().front(), allocs, allocBytes, global, offsets);
+    reservePrefetchSlots(temporaries, allocs, allocBytes, shared, offsets, sharedMemoryBytes);
+    int64_t sharedBytes = temporaries.pack(allocBytes, shared, offsets);
+    int64_t scratchBytes = temporaries.pack(allocBytes, global, offsets);
 
     SmallVector<Type> argumentTypes;
     for (unsigned i : kept)

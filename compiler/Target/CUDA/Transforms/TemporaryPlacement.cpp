@@ -66,14 +66,10 @@ int64_t accessedBytes(Value buffer) {
   return bytes;
 }
 
-/// The top-level ops of a kernel body, by position, between which a buffer holds data: from the first op
-/// that uses it (or a view of it) to the last. Within one top-level op (a chunk loop) every buffer it uses
-/// is live throughout.
-struct LiveRange {
-  unsigned first = ~0u, last = 0;
-  bool overlaps(const LiveRange &other) const { return first <= other.last && other.first <= last; }
-};
+using LiveRange = KernelTemporaries::LiveRange;
 
+/// A buffer's lifetime: from the first top-level op of `body` that uses it (or a view of it) to the last.
+/// Within one top-level op (a chunk loop) every buffer it uses is live throughout.
 LiveRange liveRangeIn(Block &body, Value buffer) {
   LiveRange range;
   SmallVector<Value> worklist = {buffer};
@@ -132,16 +128,14 @@ SmallVector<Slot> slotsOf(ArrayRef<LiveRange> lifetimes, ArrayRef<int64_t> bytes
   return slots;
 }
 
-SmallVector<LiveRange> lifetimesIn(Block &body, ArrayRef<memref::AllocOp> allocs) {
-  return llvm::map_to_vector(
-      allocs, [&](memref::AllocOp alloc) { return alloc ? liveRangeIn(body, alloc.getResult()) : LiveRange(); });
-}
-
 } // namespace
 
-SmallVector<bool> chooseSharedTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes,
-                                          int64_t budget, llvm::function_ref<bool(memref::AllocOp)> mayBeShared) {
-  SmallVector<LiveRange> lifetimes = lifetimesIn(body, allocs);
+KernelTemporaries::KernelTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs)
+    : allocs(allocs), lifetimes(llvm::map_to_vector(
+                          allocs, [&](memref::AllocOp alloc) { return liveRangeIn(body, alloc.getResult()); })) {}
+
+SmallVector<bool> KernelTemporaries::chooseShared(ArrayRef<int64_t> bytes, int64_t budget,
+                                                  llvm::function_ref<bool(memref::AllocOp)> mayBeShared) const {
   SmallVector<int64_t> accessed =
       llvm::map_to_vector(allocs, [](memref::AllocOp alloc) { return accessedBytes(alloc.getResult()); });
   auto fillInOrder = [&](ArrayRef<unsigned> order) {
@@ -175,12 +169,9 @@ SmallVector<bool> chooseSharedTemporaries(Block &body, ArrayRef<memref::AllocOp>
   return globalTraffic(densestFirst) < globalTraffic(smallestFirst) ? densestFirst : smallestFirst;
 }
 
-int64_t packTemporaries(Block &body, ArrayRef<memref::AllocOp> allocs, ArrayRef<int64_t> bytes, ArrayRef<bool> chosen,
-                        MutableArrayRef<int64_t> offsets) {
-  SmallVector<LiveRange> lifetimes = lifetimesIn(body, allocs);
-  SmallVector<bool> present = llvm::map_to_vector(
-      llvm::zip(chosen, allocs), [](auto pair) { return std::get<0>(pair) && bool(std::get<1>(pair)); });
-  SmallVector<Slot> slots = slotsOf(lifetimes, bytes, present);
+int64_t KernelTemporaries::pack(ArrayRef<int64_t> bytes, ArrayRef<bool> chosen,
+                                MutableArrayRef<int64_t> offsets) const {
+  SmallVector<Slot> slots = slotsOf(lifetimes, bytes, chosen);
   int64_t end = packSlots(slots);
   for (const Slot &slot : slots)
     offsets[slot.alloc] = slot.offset;
