@@ -273,3 +273,67 @@ func.func @chain_broken_by_a_reader(%q: memref<16x64xf16>, %h: memref<64x64xf16>
   }
   return
 }
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// %wide only widens %v (f16) to f32 for the contraction, whose gathers round each element back to f16:
+// the widening becomes a staged copy of %v in f16, which the gathers read; the f32 temporary goes.
+// %kept is also read by an elementwise op (not a contraction): its widening stays.
+// CHECK-LABEL: func.func @widened_input
+// CHECK-NOT: memref.alloc() : memref<64x64xf32>
+// CHECK: %[[STAGED:.*]] = memref.alloc() {la.staged_copy} : memref<64x64xf16>
+// CHECK: memref.copy %arg1, %[[STAGED]]
+// CHECK: %[[KEPT:.*]] = memref.alloc() : memref<64x64xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg2 : memref<64x64xf16>) outs(%[[KEPT]] : memref<64x64xf32>)
+// CHECK: scf.parallel
+// CHECK: memref.load %[[STAGED]]
+// CHECK-NOT: arith.truncf
+// CHECK: nvgpu.mma.sync
+// CHECK: } {la.warp_lanes}
+// CHECK: scf.parallel
+// CHECK: memref.load %[[KEPT]]
+// CHECK: arith.truncf
+// CHECK: } {la.warp_lanes}
+func.func @widened_input(%q: memref<16x64xf16>, %v: memref<64x64xf16>, %w: memref<64x64xf16>,
+                         %o: memref<16x64xf32>, %p: memref<16x64xf32>, %e: memref<64x64xf32>) {
+  %wide = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v : memref<64x64xf16>) outs(%wide : memref<64x64xf32>) {
+  ^bb0(%x: f16, %out: f32):
+    %xe = arith.extf %x : f16 to f32
+    linalg.yield %xe : f32
+  }
+  %kept = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : memref<64x64xf16>) outs(%kept : memref<64x64xf32>) {
+  ^bb0(%x: f16, %out: f32):
+    %xe = arith.extf %x : f16 to f32
+    linalg.yield %xe : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %wide : memref<16x64xf16>, memref<64x64xf32>) outs(%o : memref<16x64xf32>) {
+  ^bb0(%x: f16, %y: f32, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %m = arith.mulf %xe, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %kept : memref<16x64xf16>, memref<64x64xf32>) outs(%p : memref<16x64xf32>) {
+  ^bb0(%x: f16, %y: f32, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %m = arith.mulf %xe, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%kept : memref<64x64xf32>) outs(%e : memref<64x64xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    linalg.yield %x : f32
+  }
+  return
+}

@@ -126,8 +126,13 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     of a row of tiles gathers the same B fragments, every warp of a column of tile groups the same A
     fragments) is copied into a temporary first, read once with consecutive threads on consecutive
     elements (a state kernel's φ(K)^T·V over a 128-position piece: 1.80x -> 1.20x the minimum global
-    traffic). A plain copy, not cp.async; la-gpu-outline-slice-kernel keeps the copy in shared memory when it
-    fits and otherwise dissolves it (Target/CUDA/Transforms/StagedOperands.h).
+    traffic). la-gpu-outline-slice-kernel keeps the copy in shared memory when it fits and otherwise
+    dissolves it (Target/CUDA/Transforms/StagedOperands.h); la-gpu-prefetch-staged-copies issues it by
+    cp.async. An f32 temporary that only an elementwise `extf` of a whole argument view of the operand type
+    writes, and only tensor-core contractions read, holds nothing the gathers' rounding back would not
+    give from the argument itself: the `extf` becomes such a staged copy of the argument, in the operand
+    type, and the temporary goes (causal linear attention's v per chunk: 4 KiB of f32 in shared memory
+    and a pass over it, now 2 KiB of f16).
 
     The operand type follows `mode` and the entry's arguments: `auto` uses f16 (or bf16) when the entry
     takes f16 (bf16) tensors, whose values the SPEC computes with f16/bf16 tensor-core fragments and f32
@@ -161,8 +166,9 @@ def LAGPUStageLoopInputs : Pass<"la-gpu-stage-loop-inputs", "mlir::func::FuncOp"
                 "ahead";
   let description = [{
     Runs on bufferised bodies, before la-gpu-outline-slice-kernel. A `memref.subview` of a function argument
-    (an input) with a static shape that an `scf.for` computes from its induction variable and values
-    defined outside it, and that only `memref.load`s read (a chunk's rows of q, k or v, read by the
+    (an input) with a static shape that an `scf.for` of the body itself (a chunk loop; not a loop nested in
+    another, such as a scan over a chunk's rows, which would copy and wait row by row) computes from its
+    induction variable and values defined outside it, and that only `memref.load`s read (a chunk's rows of q, k or v, read by the
     per-chunk maps and the tensor-core gathers), is copied into a staged temporary (`la.staged_copy`, as
     la-gpu-contract-to-mma stages operands) and its loads read the copy. The copy saves no global traffic:
     the loop reads each byte once either way. It lets la-gpu-prefetch-staged-copies copy the next chunk's

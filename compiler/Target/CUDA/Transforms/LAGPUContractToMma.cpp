@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -133,8 +134,10 @@ FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form
 struct ContractionChain {
   SmallVector<Contraction> links;
   linalg::FillOp zeroFill;
-  /// Operands read from a copy in a block temporary (stageReusedArguments), by the operand they replace.
-  DenseMap<OpOperand *, Value> staged;
+  /// Operands read from another buffer than their own, by the operand they replace: a staged copy of an
+  /// argument (stageReusedArguments), or the staged copy of the narrow input that their own buffer widened
+  /// (NarrowSources).
+  DenseMap<OpOperand *, Value> readFrom;
 };
 
 /// Which of the output's dimensions is m, n or neither, in order: two contractions with the same pattern
@@ -351,7 +354,7 @@ private:
   /// every lane loads and no branch splits the warp).
   Value loadElement(const Contraction &c, OpOperand &operand, Value m, Value n, Value k, Type type) {
     auto [indices, inBounds] = indicesOf(c, operand, m, n, k);
-    Value value = memref::LoadOp::create(b, loc, chain.staged.lookup_or(&operand, operand.get()), indices);
+    Value value = memref::LoadOp::create(b, loc, chain.readFrom.lookup_or(&operand, operand.get()), indices);
     value = convert(value, type);
     if (inBounds)
       value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(type));
@@ -403,6 +406,82 @@ private:
   }
 };
 
+/// Temporaries that only widen an input for the tensor cores: an f32 allocation whose one writer is an
+/// elementwise `extf` of a whole buffer of the mma operand type, read by nothing but contractions that run
+/// on tensor cores. Their gathers convert each element back to the operand type, which gives the input's
+/// element again. So the widening becomes a staged copy of the input (StagedOperands.h) in its place: half
+/// the bytes, no conversion pass, and where the copy gets no shared memory, the gathers read the input
+/// itself. (The chunk's v of causal linear attention: 4 KiB of f32 shared memory and a pass over it per
+/// chunk, now 2 KiB of f16 filled by cp.async.) The input must be read-only (an argument's view).
+class NarrowSources {
+public:
+  NarrowSources(ArrayRef<Contraction> contractions, const MmaForm &form, DominanceInfo &dominance) {
+    DenseSet<Operation *> onTensorCores;
+    for (const Contraction &c : contractions)
+      onTensorCores.insert(c.op);
+    for (const Contraction &c : contractions)
+      for (OpOperand *operand : c.op.getDpsInputOperands()) {
+        auto alloc = operand->get().getDefiningOp<memref::AllocOp>();
+        if (!alloc || staged.count(alloc))
+          continue;
+        if (linalg::GenericOp widening = wideningOf(alloc, form, onTensorCores, dominance)) {
+          OpBuilder b(widening);
+          staged[alloc] = stageInTemporary(b, widening.getLoc(), widening.getDpsInputOperand(0)->get());
+          widening.erase();
+        }
+      }
+  }
+
+  /// The staged copy `operand` reads instead of its own buffer, or null.
+  Value lookup(OpOperand &operand) const {
+    auto alloc = operand.get().getDefiningOp<memref::AllocOp>();
+    return alloc ? staged.lookup(alloc) : Value();
+  }
+
+  /// Erases the wide temporaries, once no contraction reads them.
+  void eraseWideTemporaries() {
+    for (auto [alloc, copy] : staged)
+      if (alloc->use_empty())
+        alloc->erase();
+  }
+
+private:
+  /// The elementwise extf that is `alloc`'s one writer, when only tensor-core contractions read it.
+  /// (The copy takes the widening's place: it must come before every reader.)
+  static linalg::GenericOp wideningOf(memref::AllocOp alloc, const MmaForm &form,
+                                      const DenseSet<Operation *> &onTensorCores, DominanceInfo &dominance) {
+    linalg::GenericOp widening;
+    for (Operation *user : alloc->getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (generic && generic.getNumDpsInits() == 1 && generic.getDpsInitOperand(0)->get() == alloc.getResult()) {
+        if (widening)
+          return {};
+        widening = generic;
+      } else if (!onTensorCores.contains(user)) {
+        return {};
+      }
+    }
+    if (!widening || widening.getNumDpsInputs() != 1 || !widening.hasPureBufferSemantics() ||
+        !llvm::all_of(alloc->getUsers(),
+                      [&](Operation *user) { return user == widening || dominance.properlyDominates(widening, user); }) ||
+        !llvm::all_of(widening.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
+      return {};
+    Value source = widening.getDpsInputOperand(0)->get();
+    auto sourceType = cast<MemRefType>(source.getType());
+    if (sourceType.getShape() != alloc.getType().getShape() || sourceType.getElementType() != form.operandType ||
+        !isFunctionArgument(rootBuffer(source)))
+      return {};
+    Block &body = widening.getRegion().front();
+    auto extend = dyn_cast<arith::ExtFOp>(body.front());
+    if (body.getOperations().size() != 2 || !extend || extend.getIn() != body.getArgument(0) ||
+        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) != extend.getResult())
+      return {};
+    return widening;
+  }
+
+  llvm::MapVector<memref::AllocOp, Value> staged;
+};
+
 /// Copies each operand that is an argument of the kernel (global memory) and that several warps gather
 /// into a temporary first (StagedOperands.h): every warp of a row of tiles gathers the same B fragments,
 /// every warp of a column of tile groups the same A fragments, each a global load per element; the copy
@@ -413,21 +492,26 @@ void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
   for (const Contraction &link : chain.links) {
     int64_t gathers[2] = {link.tilesN() / link.tilesPerWarp, link.tilesM()};
     for (auto [which, operand] : llvm::enumerate(link.op.getDpsInputOperands())) {
-      auto type = dyn_cast<MemRefType>(operand->get().getType());
-      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !isFunctionArgument(rootBuffer(operand->get())))
+      Value read = chain.readFrom.lookup_or(operand, operand->get());
+      auto type = dyn_cast<MemRefType>(read.getType());
+      if (gathers[which] < 2 || !type || !type.hasStaticShape() || !isFunctionArgument(rootBuffer(read)))
         continue;
-      chain.staged[operand] = stageInTemporary(b, link.op.getLoc(), operand->get());
+      chain.readFrom[operand] = stageInTemporary(b, link.op.getLoc(), read);
     }
   }
 }
 
 /// Replaces the chain's contractions (and its zero fill) by a parallel loop over (warp, lane) pairs, 32
 /// lanes per warp, where its last contraction was.
-void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form) {
+void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const NarrowSources &narrow) {
   const Contraction &c = chain.links.front();
   Operation *last = chain.links.back().op;
   OpBuilder b(last);
   Location loc = last->getLoc();
+  for (const Contraction &link : chain.links)
+    for (OpOperand *operand : link.op.getDpsInputOperands())
+      if (Value source = narrow.lookup(*operand))
+        chain.readFrom[operand] = source;
   stageReusedArguments(chain, b);
   int64_t lanes = c.warps() * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -464,11 +548,13 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
     });
     for (Contraction &c : contractions)
       c.tilesPerWarp = chooseTilesPerWarp(c, warpsPerBlock);
+    NarrowSources narrow(contractions, *form, getAnalysis<DominanceInfo>());
     for (ContractionChain &chain : formChains(contractions)) {
       LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: " << chain.links.size() << " contraction(s) at "
                               << chain.links.back().op.getLoc() << (chain.zeroFill ? ", from zero" : "") << "\n");
-      rewriteOnTensorCores(chain, *form);
+      rewriteOnTensorCores(chain, *form, narrow);
     }
+    narrow.eraseWideTemporaries();
   }
 };
 

@@ -12,6 +12,8 @@
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/CUDA/Transforms/StagedOperands.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "la-gpu-stage-loop-inputs"
@@ -22,12 +24,14 @@ namespace mlir::la {
 
 namespace {
 
-/// Whether `subview` is a slice of a function argument that its `scf.for` computes from the induction
-/// variable alone and only loads from: a copy of it can be made for any iteration, ahead of time.
+/// Whether `subview` is a slice of a function argument that its `scf.for`, a loop of the function body
+/// itself (a chunk loop), computes from the induction variable alone and only loads from: a copy of it can
+/// be made for any iteration, ahead of time. (A loop nested in another, such as a scan over a chunk's rows,
+/// would copy a row at a time and wait at a barrier for each.)
 bool isStageableLoopInput(memref::SubViewOp subview) {
   auto loop = dyn_cast<scf::ForOp>(subview->getParentOp());
   MemRefType type = subview.getType();
-  if (!loop || !type.hasStaticShape() || type.getRank() == 0 || subview->use_empty() ||
+  if (!loop || !isa<FunctionOpInterface>(loop->getParentOp()) || !type.hasStaticShape() || type.getRank() == 0 || subview->use_empty() ||
       !isFunctionArgument(rootBuffer(subview.getResult())))
     return false;
   if (!llvm::all_of(subview->getUsers(), [](Operation *user) { return isa<memref::LoadOp>(user); }))
