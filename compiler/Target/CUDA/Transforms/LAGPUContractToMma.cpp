@@ -462,8 +462,9 @@ private:
       }
     }
     if (!widening || widening.getNumDpsInputs() != 1 || !widening.hasPureBufferSemantics() ||
-        !llvm::all_of(alloc->getUsers(),
-                      [&](Operation *user) { return user == widening || dominance.properlyDominates(widening, user); }) ||
+        !llvm::all_of(
+            alloc->getUsers(),
+            [&](Operation *user) { return user == widening || dominance.properlyDominates(widening, user); }) ||
         !llvm::all_of(widening.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
       return {};
     Value source = widening.getDpsInputOperand(0)->get();

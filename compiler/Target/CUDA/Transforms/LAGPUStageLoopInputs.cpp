@@ -31,8 +31,8 @@ namespace {
 bool isStageableLoopInput(memref::SubViewOp subview) {
   auto loop = dyn_cast<scf::ForOp>(subview->getParentOp());
   MemRefType type = subview.getType();
-  if (!loop || !isa<FunctionOpInterface>(loop->getParentOp()) || !type.hasStaticShape() || type.getRank() == 0 || subview->use_empty() ||
-      !isFunctionArgument(rootBuffer(subview.getResult())))
+  if (!loop || !isa<FunctionOpInterface>(loop->getParentOp()) || !type.hasStaticShape() || type.getRank() == 0 ||
+      subview->use_empty() || !isFunctionArgument(rootBuffer(subview.getResult())))
     return false;
   if (!llvm::all_of(subview->getUsers(), [](Operation *user) { return isa<memref::LoadOp>(user); }))
     return false;
