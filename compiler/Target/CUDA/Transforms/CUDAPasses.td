@@ -222,7 +222,8 @@ def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::
       - any other write outside those loops to memory that threads share (global or scratch; not
         `memref.alloca`) runs on thread 0 only;
       - `gpu.barrier` goes before and after each of those loops and writes, so that every thread sees a write
-        before it reads the location and no write overwrites what another thread still reads.
+        before it reads the location and no write overwrites what another thread still reads; a barrier
+        that follows another with only memory-free ops (index arithmetic, views) in between goes.
     The code between them (scalar and vector arithmetic, reads, loop control) runs redundantly on every
     thread and computes the same values there, so loops keep uniform trip counts and barriers stay
     convergent. `memref.copy` becomes a parallel loop first (a copy of a buffer onto itself, which

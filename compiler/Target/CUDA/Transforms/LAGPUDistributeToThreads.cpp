@@ -272,11 +272,14 @@ struct Distributor {
     return success();
   }
 
-  /// A barrier right after another one, or first in the kernel, orders nothing.
+  /// A barrier after another one with nothing that touches memory in between (index arithmetic, views)
+  /// orders nothing.
   void removeRedundantBarriers() {
     SmallVector<gpu::BarrierOp> redundant;
     kernel.walk([&](gpu::BarrierOp barrier) {
       Operation *previous = barrier->getPrevNode();
+      while (previous && previous->getNumRegions() == 0 && isMemoryEffectFree(previous))
+        previous = previous->getPrevNode();
       if (isa_and_nonnull<gpu::BarrierOp>(previous))
         redundant.push_back(barrier);
     });
