@@ -122,3 +122,28 @@ func.func @narrow(%k: memref<32x3xf32>, %out: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// A reader of the staged buffer before its copy in the loop body would see the next chunk's rows once the
+// copy ran ahead: the copy is not prefetched (no second slot), only issued by cp.async where it stands.
+// CHECK-LABEL: gpu.func @read_before_copy
+// CHECK-SAME: workgroup(%{{.*}} : memref<1024xi8, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK:   memref.load
+// CHECK:   nvgpu.device_async_copy
+// CHECK:   nvvm.cp.async.wait.group 0
+func.func @read_before_copy(%k: memref<128x16xf16>, %out: memref<128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %staged = memref.alloc() {la.staged_copy} : memref<32x16xf16>
+  scf.for %i = %c0 to %c128 step %c32 {
+    %previous = memref.load %staged[%c0, %c0] : memref<32x16xf16>
+    %y = arith.extf %previous : f16 to f32
+    memref.store %y, %out[%i] : memref<128xf32>
+    %chunk = memref.subview %k[%i, 0] [32, 16] [1, 1] : memref<128x16xf16> to memref<32x16xf16, strided<[16, 1], offset: ?>>
+    memref.copy %chunk, %staged : memref<32x16xf16, strided<[16, 1], offset: ?>> to memref<32x16xf16>
+  }
+  return
+}

@@ -71,7 +71,15 @@ bool computedPerIteration(Value value, scf::ForOp loop) { return succeeded(compu
 
 scf::ForOp prefetchLoop(memref::CopyOp copy) {
   auto loop = dyn_cast_or_null<scf::ForOp>(copy->getParentOp());
-  return loop && computedPerIteration(copy.getSource(), loop) ? loop : scf::ForOp();
+  if (!loop || !computedPerIteration(copy.getSource(), loop))
+    return {};
+  // Every reader comes after the copy in the same iteration: none would see another iteration's operand in
+  // the slot once the copy runs ahead.
+  bool readsAfter = llvm::all_of(copy.getTarget().getUsers(), [&](Operation *user) {
+    Operation *inBody = loop.getBody()->findAncestorOpInBlock(*user);
+    return user == copy.getOperation() || (inBody && copy->isBeforeInBlock(inBody));
+  });
+  return readsAfter ? loop : scf::ForOp();
 }
 
 Value sourceInIteration(OpBuilder &b, memref::CopyOp copy, scf::ForOp loop, Value iv) {

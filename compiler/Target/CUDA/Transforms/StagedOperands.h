@@ -39,7 +39,8 @@ memref::CopyOp stagingCopy(Value buffer);
 
 /// The loop in which `copy` can be issued one iteration ahead: the `scf.for` whose body holds it directly,
 /// when its source is computed there from the induction variable and values defined outside the loop
-/// only, by ops without memory effects or regions. Null otherwise.
+/// only, by ops without memory effects or regions, and everything else that uses its target comes after
+/// it in the body. Null otherwise.
 scf::ForOp prefetchLoop(memref::CopyOp copy);
 
 /// Whether `value` is computed in `loop`'s body from the induction variable and values defined outside the
