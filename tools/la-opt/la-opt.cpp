@@ -1,6 +1,6 @@
 //===- la-opt.cpp - mlir-opt with the `la` dialect --------------------------===//
 //
-// Registration only: every upstream dialect, pass and extension, plus the `la` dialect and
+// Registration only: every upstream dialect, pass and extension, plus the `la` and `la_gpu` dialects and
 // its passes. Option parsing, diagnostics and exit codes come from MlirOptMain.
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +9,7 @@
 #include "LA/IR/LADialect.h"
 #include "Target/CPU/CPUTarget.h"
 #include "Target/CPU/Transforms/CPUPasses.h"
+#include "Target/CUDA/IR/LAGPUDialect.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/NVVM/NVVMLowering.h"
 #include "Transforms/Passes.h"
@@ -30,6 +31,6 @@ int main(int argc, char **argv) {
   mlir::la::registerLAConversionPasses();
   mlir::la::registerCPUPipelines();
   mlir::la::registerNVVMPipelines();
-  registry.insert<mlir::la::LADialect>();
+  registry.insert<mlir::la::LADialect, mlir::lagpu::LAGPUDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "la optimizer driver\n", registry));
 }

@@ -107,6 +107,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   outline.sharedMemoryBytes = config.sharedMemoryBytes;
   pm.addPass(createLAGPUOutlineSliceKernel(outline));
   pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUPrefetchStagedCopies());
+  pm.addNestedPass<gpu::GPUModuleOp>(createLAGPULowerMmaFragments());
   pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUDistributeToThreads());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -32,12 +32,11 @@
 // CHECK-NEXT: scf.yield %{{.*}} : f32
 // CHECK: %[[ACC0:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
 // CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %c2 step %{{.*}} iter_args(%[[IT:.*]] = %[[ACC0]])
-// CHECK:   memref.load %[[SA]]
-// CHECK:   %[[AF:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
-// B is f32 in memory: each element is rounded to the f16 operand type.
-// CHECK:   memref.load %[[SB]]
-// CHECK:   arith.truncf %{{.*}} : f32 to f16
-// CHECK:   %[[BF:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// The fragments at the warp's tile origin (row 16·(warp / 2), k 16·step), la-gpu-lower-mma-fragments'
+// to load: A's rows along dimension 1 and k along 2; B (f32 in memory, rounded to the f16 operand type) the
+// same with n for rows.
+// CHECK:   %[[AF:.*]] = la_gpu.mma_fragment %[[SA]][%c0, %{{.*}}, %{{.*}}] lane %{{.*}} {k_dim = 2 : i64, row_dim = 1 : i64} : memref<1x20x24xf16> -> vector<4x2xf16>
+// CHECK:   %[[BF:.*]] = la_gpu.mma_fragment %[[SB]][%c0, %{{.*}}, %{{.*}}] lane %{{.*}} {k_dim = 2 : i64, row_dim = 1 : i64} : memref<1x12x24xf32> -> vector<2x2xf16>
 // CHECK:   %[[D:.*]] = nvgpu.mma.sync(%[[AF]], %[[BF]], %[[IT]]) {mmaShape = [16, 8, 16]}
 // CHECK:   scf.yield %[[D]]
 // Stores past the ragged edge are skipped.
@@ -78,10 +77,10 @@ func.func @ragged_f16(%q: memref<1x20x24xf16>, %kt: memref<1x12x24xf32>, %out: m
 // TF32-NOT: arith.select
 // TF32: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c128) step
 // TF32: scf.for {{.*}} iter_args(%[[C0:.*]] = %{{.*}}, %[[C1:.*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>)
-// TF32: %[[A:.*]] = vector.from_elements {{.*}} : vector<4x1xf32>
-// TF32: %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32: %[[A:.*]] = la_gpu.mma_fragment %{{.*}}[{{.*}}] lane %{{.*}} {k_dim = 1 : i64, row_dim = 0 : i64} : memref<32x16xf32> -> vector<4x1xf32>
+// TF32: %[[B0:.*]] = la_gpu.mma_fragment %{{.*}}[{{.*}}] lane %{{.*}} {k_dim = 0 : i64, row_dim = 1 : i64} : memref<16x32xf32> -> vector<2x1xf32>
 // TF32: nvgpu.mma.sync(%[[A]], %[[B0]], %[[C0]]) {mmaShape = [16, 8, 8], tf32Enabled}
-// TF32: %[[B1:.*]] = vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32: %[[B1:.*]] = la_gpu.mma_fragment
 // TF32: nvgpu.mma.sync(%[[A]], %[[B1]], %[[C1]]) {mmaShape = [16, 8, 8], tf32Enabled}
 // TF32-NOT: scf.if
 // TF32: } {la.warp_lanes}
@@ -182,13 +181,13 @@ func.func @not_for_tensor_cores(%h: memref<4x16xf16>, %s: memref<16x16xf32>, %ou
 // CHECK: scf.parallel
 // CHECK-NOT: memref.load %[[O]]
 // CHECK: %[[QH:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO:cst[_0-9]*]], %{{.*}} = %[[ZERO]])
-// CHECK: memref.load %[[H]]
+// CHECK: la_gpu.mma_fragment %[[H]]
 // CHECK: scf.yield
 // S·V has one k step (k = 16), which canonicalisation leaves without its loop; it starts from Q·H's values.
 // Four warps gather each of S's A fragments: S is read from a copy (V's B fragments, one row of tiles, are
 // gathered once and read in place).
-// CHECK: memref.load %[[SS]]
-// CHECK: memref.load %[[V]]
+// CHECK: la_gpu.mma_fragment %[[SS]]
+// CHECK: la_gpu.mma_fragment %[[V]]
 // CHECK: %[[SV0:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[QH]]#0)
 // CHECK: %[[SV1:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[QH]]#1)
 // CHECK-NOT: memref.load %[[O]]
@@ -290,13 +289,11 @@ func.func @chain_broken_by_a_reader(%q: memref<16x64xf16>, %h: memref<64x64xf16>
 // CHECK: %[[KEPT:.*]] = memref.alloc() : memref<64x64xf32>
 // CHECK: linalg.generic {{.*}} ins(%arg2 : memref<64x64xf16>) outs(%[[KEPT]] : memref<64x64xf32>)
 // CHECK: scf.parallel
-// CHECK: memref.load %[[STAGED]]
-// CHECK-NOT: arith.truncf
+// CHECK: la_gpu.mma_fragment %[[STAGED]]{{.*}} : memref<64x64xf16> -> vector<2x2xf16>
 // CHECK: nvgpu.mma.sync
 // CHECK: } {la.warp_lanes}
 // CHECK: scf.parallel
-// CHECK: memref.load %[[KEPT]]
-// CHECK: arith.truncf
+// CHECK: la_gpu.mma_fragment %[[KEPT]]{{.*}} : memref<64x64xf32> -> vector<2x2xf16>
 // CHECK: } {la.warp_lanes}
 func.func @widened_input(%q: memref<16x64xf16>, %v: memref<64x64xf16>, %w: memref<64x64xf16>,
                          %o: memref<16x64xf32>, %p: memref<16x64xf32>, %e: memref<64x64xf32>) {

@@ -3,6 +3,8 @@
 #ifndef LA_TARGET_CUDA_TRANSFORMS_PASSES_H
 #define LA_TARGET_CUDA_TRANSFORMS_PASSES_H
 
+#include "Target/CUDA/IR/LAGPUDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

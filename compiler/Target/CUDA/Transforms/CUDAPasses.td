@@ -145,7 +145,8 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
            "Warps of each thread block: a warp takes several tiles only while every warp still has one">
   ];
   let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
-                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+                           "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+                           "mlir::lagpu::LAGPUDialect"];
 }
 
 def LANVGPUBF16MmaToNVVM : Pass<"la-nvgpu-bf16-mma-to-nvvm"> {
@@ -203,6 +204,27 @@ def LAGPUPrefetchStagedCopies : Pass<"la-gpu-prefetch-staged-copies", "mlir::gpu
   let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect", "mlir::gpu::GPUDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
+def LAGPULowerMmaFragments : Pass<"la-gpu-lower-mma-fragments", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Loads each tensor-core operand fragment (la_gpu.mma_fragment) by ldmatrix where its buffer "
+                "allows, else element by element";
+  let description = [{
+    Runs on the kernels of la-gpu-outline-slice-kernel, once temporaries have their places, before
+    la-gpu-distribute-to-threads. A `la_gpu.mma_fragment` (made by la-gpu-contract-to-mma) becomes one
+    `nvgpu.ldmatrix` (x4 for A, x2 for B) when its buffer
+      - is in shared memory and of the fragment's 16-bit element type,
+      - is contiguous along k (plain ldmatrix) or along the fragment's rows (`.trans`), with every other
+        stride a multiple of 16 bytes,
+      - starts 16 bytes aligned: subviews with static offsets of a `memref.view` whose byte shift is
+        provably a multiple of 16 (constants, and sums and products of them),
+      - and holds whole tiles along both dimensions (no ragged edge).
+    Lane l gives the address of row l % 8 of the l / 8-th 8×8 matrix of the fragment. Otherwise each lane
+    loads its 8 (A) or 4 (B) elements one by one and converts them to the operand type, reading past a
+    ragged edge from a clamped address and selecting zero.
+  }];
+  let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::GPUModuleOp"> {

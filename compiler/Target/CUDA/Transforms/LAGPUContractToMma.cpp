@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Target/CUDA/IR/LAGPUDialect.h"
 #include "Target/CUDA/Transforms/BufferRoots.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/CUDA/Transforms/StagedOperands.h"
@@ -221,8 +222,8 @@ SmallVector<ContractionChain> formChains(ArrayRef<Contraction> contractions) {
   return chains;
 }
 
-/// Emits one lane's part of a chain's tiles: fragment gathers, a k loop of mma.sync per contraction, and
-/// the stores.
+/// Emits one lane's part of a chain's tiles: its accumulators, a k loop per contraction of operand fragments
+/// (la_gpu.mma_fragment) and mma.sync, and the stores.
 class TileEmitter {
 public:
   TileEmitter(OpBuilder &b, Location loc, const ContractionChain &chain, const MmaForm &form)
@@ -235,7 +236,7 @@ public:
     Value rowBase = mul(div(warp, groupsN), kTileM), groupBase = mul(rem(warp, groupsN), kTileN * c.tilesPerWarp);
     Value group = div(lane, 4), inGroup = rem(lane, 4);
     Value row = add(rowBase, group);
-    // Tile j of the warp covers columns groupBase + 8j ..: the lane's B column and its C columns.
+    // Tile j of the warp covers columns groupBase + 8j ..: its B fragment's and the lane's C columns.
     auto colBase = [&](int64_t j) { return add(groupBase, kTileN * j); };
 
     // C: rows g and g+8, columns 2t and 2t+1 of each tile.
@@ -250,7 +251,7 @@ public:
       accumulators.push_back(acc);
     }
     for (const Contraction &link : chain.links)
-      accumulators = emitKLoop(link, accumulators, row, colBase, group, inGroup);
+      accumulators = emitKLoop(link, accumulators, lane, rowBase, colBase);
     for (int64_t j = 0; j < c.tilesPerWarp; ++j) {
       Value acc = accumulators[j], cCol = add(colBase(j), mul(inGroup, 2));
       forEachC([&](int64_t r, int64_t e) {
@@ -262,37 +263,47 @@ public:
 private:
   /// The k loop of one contraction of the chain, from `accumulators` (one per tile of the warp).
   template <typename ColBase>
-  SmallVector<Value> emitKLoop(const Contraction &link, ValueRange accumulators, Value row, ColBase colBase,
-                               Value group, Value inGroup) {
+  SmallVector<Value> emitKLoop(const Contraction &link, ValueRange accumulators, Value lane, Value rowBase,
+                               ColBase colBase) {
     int64_t steps = llvm::divideCeil(link.k, form.k);
     auto loop = scf::ForOp::create(b, loc, zero(), index(steps), index(1), accumulators);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kBase = mul(loop.getInductionVar(), form.k);
-    Value kLane = add(kBase, mul(inGroup, form.perRegister));
     auto aType = VectorType::get({4, form.perRegister}, form.operandType);
     auto bType = VectorType::get({2, form.perRegister}, form.operandType);
-    Value a = zeroOf(aType);
-    OpOperand &lhs = *link.op.getDpsInputOperand(0), &rhs = *link.op.getDpsInputOperand(1);
-    for (int64_t r = 0; r < 4; ++r)
-      for (int64_t e = 0; e < form.perRegister; ++e) {
-        Value kk = add(kLane, (r / 2) * (form.k / 2) + e);
-        a = insert(loadElement(link, lhs, add(row, 8 * (r % 2)), nullptr, kk, form.operandType), a, r, e);
-      }
+    Value a = fragment(link, *link.op.getDpsInputOperand(0), link.mLoop, rowBase, kBase, lane, aType);
     SmallVector<Value> products;
     for (int64_t j = 0; j < link.tilesPerWarp; ++j) {
-      Value col = add(colBase(j), group);
-      Value bFrag = zeroOf(bType);
-      for (int64_t r = 0; r < 2; ++r)
-        for (int64_t e = 0; e < form.perRegister; ++e) {
-          Value kk = add(kLane, r * (form.k / 2) + e);
-          bFrag = insert(loadElement(link, rhs, nullptr, col, kk, form.operandType), bFrag, r, e);
-        }
+      Value bFrag = fragment(link, *link.op.getDpsInputOperand(1), link.nLoop, colBase(j), kBase, lane, bType);
       products.push_back(nvgpu::MmaSyncOp::create(b, loc, a, bFrag, loop.getRegionIterArgs()[j],
                                                   ArrayRef<int64_t>{kTileM, kTileN, form.k}, form.tf32));
     }
     scf::YieldOp::create(b, loc, products);
     return SmallVector<Value>(loop.getResults());
+  }
+
+  /// The lane's fragment of `operand` for the tile at (rowOrigin, kOrigin), `rowLoop` being m for A and n
+  /// for B. la-gpu-lower-mma-fragments chooses ldmatrix or per-element loads once placement is known.
+  Value fragment(const Contraction &link, OpOperand &operand, unsigned rowLoop, Value rowOrigin, Value kOrigin,
+                 Value lane, VectorType type) {
+    AffineMap map = link.op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> origin;
+    int64_t rowDim = -1, kDim = -1;
+    for (unsigned result = 0; result < map.getNumResults(); ++result) {
+      unsigned loop = map.getDimPosition(result);
+      if (loop == rowLoop) {
+        rowDim = result;
+        origin.push_back(rowOrigin);
+      } else if (loop == link.kLoop) {
+        kDim = result;
+        origin.push_back(kOrigin);
+      } else { // a batch loop of size 1
+        origin.push_back(zero());
+      }
+    }
+    return lagpu::MmaFragmentOp::create(b, loc, type, chain.readFrom.lookup_or(&operand, operand.get()), origin, lane,
+                                      rowDim, kDim);
   }
 
   OpBuilder &b;
@@ -319,26 +330,20 @@ private:
         f(r, e);
   }
 
-  /// The loop coordinates of (m, n, k) (null where the operand does not use that loop): its indices in
-  /// `operand`, each clamped into range where the loop is ragged, and whether all of them were in range.
-  std::pair<SmallVector<Value>, Value> indicesOf(const Contraction &c, OpOperand &operand, Value m, Value n, Value k) {
-    AffineMap map = c.op.getMatchingIndexingMap(&operand);
+  /// The indices of output[m, n], each clamped into range where its loop is ragged, and whether both were in
+  /// range (null when neither loop is ragged).
+  std::pair<SmallVector<Value>, Value> outputIndices(Value m, Value n) {
+    AffineMap map = c.op.getMatchingIndexingMap(c.op.getDpsInitOperand(0));
     SmallVector<Value> indices;
     Value inBounds;
     for (unsigned result = 0; result < map.getNumResults(); ++result) {
       unsigned loop = map.getDimPosition(result);
-      Value position;
-      int64_t extent = 1, tile = 1;
-      if (loop == c.mLoop)
-        position = m, extent = c.m, tile = kTileM;
-      else if (loop == c.nLoop)
-        position = n, extent = c.n, tile = kTileN;
-      else if (loop == c.kLoop)
-        position = k, extent = c.k, tile = form.k;
-      if (!position) { // a batch loop of size 1
+      if (loop != c.mLoop && loop != c.nLoop) { // a batch loop of size 1
         indices.push_back(zero());
         continue;
       }
+      Value position = loop == c.mLoop ? m : n;
+      int64_t extent = loop == c.mLoop ? c.m : c.n, tile = loop == c.mLoop ? kTileM : kTileN;
       if (extent % tile != 0) {
         Value last = index(extent - 1);
         Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, position, last);
@@ -350,23 +355,12 @@ private:
     return {indices, inBounds};
   }
 
-  /// operand[m, n, k] converted to `type`, or zero past a ragged edge (read from a clamped address, so
-  /// every lane loads and no branch splits the warp).
-  Value loadElement(const Contraction &c, OpOperand &operand, Value m, Value n, Value k, Type type) {
-    auto [indices, inBounds] = indicesOf(c, operand, m, n, k);
-    Value value = memref::LoadOp::create(b, loc, chain.readFrom.lookup_or(&operand, operand.get()), indices);
-    value = convert(value, type);
-    if (inBounds)
-      value = arith::SelectOp::create(b, loc, inBounds, value, zeroOf(type));
-    return value;
-  }
-
   /// output[m, n] as the accumulator starts, or zero past a ragged edge. Unlike an operand, it is not read
   /// from a clamped address: that address is another lane's output, which it stores after the mma, a race
   /// (the emulator's race check finds it once the output is in shared memory).
   Value loadAccumulator(Value m, Value n) {
     OpOperand &output = *c.op.getDpsInitOperand(0);
-    auto [indices, inBounds] = indicesOf(c, output, m, n, nullptr);
+    auto [indices, inBounds] = outputIndices(m, n);
     if (!inBounds)
       return memref::LoadOp::create(b, loc, output.get(), indices);
     Value none = zeroOf(b.getF32Type());
@@ -381,7 +375,7 @@ private:
 
   void storeElement(Value value, Value m, Value n) {
     OpOperand &output = *c.op.getDpsInitOperand(0);
-    auto [indices, inBounds] = indicesOf(c, output, m, n, nullptr);
+    auto [indices, inBounds] = outputIndices(m, n);
     if (!inBounds) {
       memref::StoreOp::create(b, loc, value, output.get(), indices);
       return;
@@ -390,19 +384,6 @@ private:
     OpBuilder::InsertionGuard insertion(b);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
     memref::StoreOp::create(b, loc, value, output.get(), indices);
-  }
-
-  Value convert(Value value, Type type) {
-    Type from = value.getType();
-    if (from == type)
-      return value;
-    auto fromFloat = cast<FloatType>(from), toFloat = cast<FloatType>(type);
-    if (fromFloat.getWidth() < toFloat.getWidth())
-      return arith::ExtFOp::create(b, loc, type, value);
-    if (fromFloat.getWidth() > toFloat.getWidth())
-      return arith::TruncFOp::create(b, loc, type, value);
-    // f16 <-> bf16: through f32.
-    return arith::TruncFOp::create(b, loc, type, arith::ExtFOp::create(b, loc, b.getF32Type(), value));
   }
 };
 

@@ -28,13 +28,13 @@ std::optional<int64_t> staticByteSize(MemRefType type) {
   return type.getNumElements() * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
 }
 
-/// Whether every use of `value`, and of every view of it, is a load, a store, a copy (which
+/// Whether every use of `value`, and of every view of it, is a load, a store, a tensor-core fragment, a copy (which
 /// la-gpu-distribute-to-threads turns into loads and stores) or a view: the uses that stay valid when its
 /// memory space changes and the views' result types follow (retypeToSpace).
 bool onlyLoadedStoredOrViewed(Value value) {
   for (Operation *user : value.getUsers()) {
     if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp, vector::LoadOp, vector::StoreOp, vector::TransferReadOp,
-            vector::TransferWriteOp>(user))
+            vector::TransferWriteOp, lagpu::MmaFragmentOp>(user))
       continue;
     auto view = dyn_cast<ViewLikeOpInterface>(user);
     if (!view || user->getNumResults() != 1 || view.getViewSource() != value ||

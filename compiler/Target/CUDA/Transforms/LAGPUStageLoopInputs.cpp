@@ -25,7 +25,8 @@ namespace mlir::la {
 namespace {
 
 /// Whether `subview` is a slice of a function argument that its `scf.for`, a loop of the function body
-/// itself (a chunk loop), computes from the induction variable alone and only loads from: a copy of it can
+/// itself (a chunk loop), computes from the induction variable alone and only loads from (elements or
+/// tensor-core fragments, layoutFreeRead): a copy of it can
 /// be made for any iteration, ahead of time. (A loop nested in another, such as a scan over a chunk's rows,
 /// would copy a row at a time and wait at a barrier for each.)
 bool isStageableLoopInput(memref::SubViewOp subview) {
@@ -34,7 +35,7 @@ bool isStageableLoopInput(memref::SubViewOp subview) {
   if (!loop || !isa<FunctionOpInterface>(loop->getParentOp()) || !type.hasStaticShape() || type.getRank() == 0 ||
       subview->use_empty() || !isFunctionArgument(rootBuffer(subview.getResult())))
     return false;
-  if (!llvm::all_of(subview->getUsers(), [](Operation *user) { return isa<memref::LoadOp>(user); }))
+  if (!llvm::all_of(subview->getUsers(), [](Operation *user) { return layoutFreeRead(user); }))
     return false;
   return computedPerIteration(subview.getResult(), loop);
 }
@@ -52,8 +53,8 @@ struct LAGPUStageLoopInputsPass : impl::LAGPUStageLoopInputsBase<LAGPUStageLoopI
       Value staged = stageInTemporary(b, subview.getLoc(), subview.getResult());
       staged.getDefiningOp()->setAttr(kStagedForLatencyAttr, b.getUnitAttr());
       for (Operation *user : llvm::make_early_inc_range(subview->getUsers()))
-        if (auto load = dyn_cast<memref::LoadOp>(user))
-          load.getMemrefMutable().assign(staged);
+        if (OpOperand *read = layoutFreeRead(user))
+          read->assign(staged);
     }
     LLVM_DEBUG(llvm::dbgs() << "la-gpu-stage-loop-inputs: " << inputs.size() << " input slice(s) staged\n");
   }

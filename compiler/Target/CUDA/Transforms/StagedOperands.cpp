@@ -1,11 +1,20 @@
 //===- StagedOperands.cpp - operand copies that only pay in shared memory ===//
 
 #include "Target/CUDA/Transforms/StagedOperands.h"
+#include "Target/CUDA/IR/LAGPUDialect.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::la {
+
+OpOperand *layoutFreeRead(Operation *user) {
+  if (auto load = dyn_cast<memref::LoadOp>(user))
+    return &load.getMemrefMutable();
+  if (auto fragment = dyn_cast<lagpu::MmaFragmentOp>(user))
+    return &fragment.getSourceMutable();
+  return nullptr;
+}
 
 Value stageInTemporary(OpBuilder &b, Location loc, Value operand) {
   auto type = cast<MemRefType>(operand.getType());
@@ -30,14 +39,14 @@ bool dissolveStagedCopy(memref::AllocOp alloc) {
   if (!alloc->hasAttr(kStagedCopyAttr))
     return false;
   memref::CopyOp copy = stagingCopy(alloc.getResult());
-  // Its readers are loads (the passes that stage read nothing else), which take any layout of the operand.
+  // Its readers are loads and fragments (the passes that stage read nothing else), which take any layout.
   if (!copy || !llvm::all_of(alloc->getUsers(),
-                             [&](Operation *user) { return user == copy.getOperation() || isa<memref::LoadOp>(user); }))
+                             [&](Operation *user) { return user == copy.getOperation() || layoutFreeRead(user); }))
     return false;
   Value source = copy.getSource();
   copy.erase();
   for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-    cast<memref::LoadOp>(user).getMemrefMutable().assign(source);
+    layoutFreeRead(user)->assign(source);
   alloc.erase();
   return true;
 }

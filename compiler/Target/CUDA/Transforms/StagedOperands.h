@@ -27,6 +27,11 @@ inline constexpr llvm::StringLiteral kStagedForLatencyAttr = "la.staged_for_late
 /// the same size, which la-gpu-prefetch-staged-copies fills one loop iteration ahead.
 inline constexpr llvm::StringLiteral kPrefetchSlotStrideAttr = "la.prefetch_slot_stride";
 
+/// The buffer operand of `user` when it only reads that buffer and takes any layout of it (a `memref.load`
+/// or an `la_gpu.mma_fragment`), so that it can read a staged copy instead of the operand or the other way
+/// round; null for any other op.
+OpOperand *layoutFreeRead(Operation *user);
+
 /// A temporary holding a copy of `operand`, made at `b`'s insertion point, marked as a staged copy.
 Value stageInTemporary(OpBuilder &b, Location loc, Value operand);
 

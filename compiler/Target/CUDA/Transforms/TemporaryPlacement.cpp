@@ -1,6 +1,7 @@
 //===- TemporaryPlacement.cpp - where a GPU kernel's temporaries live ===//
 
 #include "Target/CUDA/Transforms/TemporaryPlacement.h"
+#include "Target/CUDA/IR/LAGPUDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -55,6 +56,8 @@ int64_t accessedBytes(Value buffer) {
         elements = read.getVectorType().getNumElements();
       else if (auto write = dyn_cast<vector::TransferWriteOp>(user))
         elements = write.getVectorType().getNumElements();
+      else if (auto fragment = dyn_cast<lagpu::MmaFragmentOp>(user))
+        elements = fragment.getFragment().getType().getNumElements();
       else if (isa<memref::CopyOp>(user))
         elements = cast<MemRefType>(value.getType()).getNumElements();
       else if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value)

@@ -1,0 +1,43 @@
+//===- LAGPUDialect.cpp - the `la_gpu` dialect ----------------------------===//
+
+#include "Target/CUDA/IR/LAGPUDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::lagpu;
+
+#include "Target/CUDA/IR/LAGPUDialect.cpp.inc"
+
+void LAGPUDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "Target/CUDA/IR/LAGPUOps.cpp.inc"
+      >();
+}
+
+LogicalResult MmaFragmentOp::verify() {
+  MemRefType source = getSource().getType();
+  VectorType fragment = getFragment().getType();
+  int64_t rank = source.getRank();
+  if (static_cast<int64_t>(getOrigin().size()) != rank)
+    return emitOpError() << "has " << getOrigin().size() << " origin indices for a source of rank " << rank;
+  if (getRowDim() < 0 || getRowDim() >= rank || getKDim() < 0 || getKDim() >= rank || getRowDim() == getKDim())
+    return emitOpError() << "row_dim " << getRowDim() << " and k_dim " << getKDim()
+                         << " must be two different dimensions of the rank-" << rank << " source";
+  int64_t registers = fragment.getDimSize(0), perRegister = fragment.getDimSize(1);
+  if (registers != 4 && registers != 2)
+    return emitOpError() << "result " << fragment << " has " << registers
+                         << " registers: an A operand has 4, a B operand 2";
+  unsigned width = fragment.getElementTypeBitWidth();
+  if (perRegister * width != 32)
+    return emitOpError() << "result " << fragment << " does not pack " << perRegister << " elements of " << width
+                         << " bits into each 32-bit register";
+  if (!isa<FloatType>(source.getElementType()))
+    return emitOpError() << "source element type " << source.getElementType() << " is not floating-point";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "Target/CUDA/IR/LAGPUOps.cpp.inc"

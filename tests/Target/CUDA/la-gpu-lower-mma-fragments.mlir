@@ -1,0 +1,92 @@
+// RUN: la-opt %s -split-input-file -allow-unregistered-dialect -la-gpu-lower-mma-fragments -canonicalize -cse | FileCheck %s
+
+// Fragments of f16 tiles in shared memory (views of the block's shared buffer at 16-byte multiples) are
+// one ldmatrix each: x4 for A, x2 for B, `.trans` where the tile is contiguous along its rows (m or n)
+// instead of k. Lane l addresses row l % 8 of matrix l / 8.
+// CHECK-LABEL: gpu.func @in_shared
+// CHECK-SAME: (%[[SHARED:.*]]: memref<16384xi8, #gpu.address_space<workgroup>>, %[[LANE:.*]]: index, %[[ROW:.*]]: index, %[[K:.*]]: index)
+// CHECK-NOT: memref.load
+// A stored [m][k]: matrices (rows +0, k +0), (rows +8, k +0), (rows +0, k +8), (rows +8, k +8).
+// CHECK: %[[INM:.*]] = arith.remui %[[LANE]], %c8
+// CHECK: %[[MAT:.*]] = arith.divui %[[LANE]], %c8
+// CHECK: %[[ROWHALF:.*]] = arith.remui %[[MAT]], %c2
+// CHECK: %[[ROWOFF8:.*]] = arith.muli %[[ROWHALF]], %c8
+// CHECK: %[[KHALF:.*]] = arith.divui %[[MAT]], %c2
+// CHECK: %[[KOFF:.*]] = arith.muli %[[KHALF]], %c8
+// CHECK: %[[ROWOFF:.*]] = arith.addi %[[ROWOFF8]], %[[INM]]
+// CHECK: %[[R:.*]] = arith.addi %[[ROW]], %[[ROWOFF]]
+// CHECK: %[[KK:.*]] = arith.addi %[[K]], %[[KOFF]]
+// CHECK: nvgpu.ldmatrix %{{.*}}[%c0, %[[R]], %[[KK]]] {numTiles = 4 : i32, transpose = false} : memref<1x16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// A stored [k][m] (φ(K)^T of φ(K)^T·V): .trans, lane rows along k.
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// B stored [n][k] (K in Q·K^T), then [k][n] (V in S·V).
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false} : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true} : memref<64x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// A double-buffered slot, at 2048·parity + 4096 bytes.
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+gpu.module @kernels {
+  gpu.func @in_shared(%shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %row: index,
+                      %k: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c2048 = arith.constant 2048 : index
+    %c4096 = arith.constant 4096 : index
+    %c8192 = arith.constant 8192 : index
+    %c2 = arith.constant 2 : index
+    %phiq = memref.view %shared[%c0][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<1x16x64xf16, #gpu.address_space<workgroup>>
+    %a = la_gpu.mma_fragment %phiq[%c0, %row, %k] lane %lane {row_dim = 1, k_dim = 2}
+        : memref<1x16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    %phik = memref.view %shared[%c2048][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<64x16xf16, #gpu.address_space<workgroup>>
+    %at = la_gpu.mma_fragment %phik[%k, %row] lane %lane {row_dim = 1, k_dim = 0}
+        : memref<64x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    %keys = memref.view %shared[%c4096][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<16x64xf16, #gpu.address_space<workgroup>>
+    %b = la_gpu.mma_fragment %keys[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %values = memref.view %shared[%c8192][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<64x16xf16, #gpu.address_space<workgroup>>
+    %bt = la_gpu.mma_fragment %values[%k, %row] lane %lane {row_dim = 1, k_dim = 0}
+        : memref<64x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %parity = arith.remui %k, %c2 : index
+    %slot = arith.muli %parity, %c2048 : index
+    %shift = arith.addi %slot, %c4096 : index
+    %next = memref.view %shared[%shift][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<16x64xf16, #gpu.address_space<workgroup>>
+    %a2 = la_gpu.mma_fragment %next[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    "test.use"(%a, %at, %b, %bt, %a2) : (vector<4x2xf16>, vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf16>, vector<4x2xf16>) -> ()
+    gpu.return
+  }
+}
+
+// -----
+
+// Where ldmatrix cannot load the tile, each lane loads its elements: from global memory; from f32 (rounded
+// to f16); from a view not provably 16-byte aligned (8 bytes in); from a ragged tile (20 rows: the rows past
+// the end are read clamped to row 19 and replaced by zero).
+// CHECK-LABEL: gpu.func @by_loads
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-COUNT-8: memref.load %arg0
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<16x64xf16, #gpu.address_space<workgroup>>
+// CHECK: arith.minui %{{.*}}, %c19
+// CHECK: memref.load %arg1
+// CHECK: arith.select
+// CHECK-NOT: nvgpu.ldmatrix
+gpu.module @kernels {
+  gpu.func @by_loads(%global: memref<16x64xf16>, %ragged: memref<20x64xf16>,
+                     %shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %row: index,
+                     %k: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %a = la_gpu.mma_fragment %global[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf16> -> vector<4x2xf16>
+    %wide = memref.view %shared[%c0][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<16x64xf32, #gpu.address_space<workgroup>>
+    %b = la_gpu.mma_fragment %wide[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf32, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %off = memref.view %shared[%c8][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<16x64xf16, #gpu.address_space<workgroup>>
+    %c = la_gpu.mma_fragment %off[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    %d = la_gpu.mma_fragment %ragged[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<20x64xf16> -> vector<4x2xf16>
+    "test.use"(%a, %b, %c, %d) : (vector<4x2xf16>, vector<2x2xf16>, vector<4x2xf16>, vector<4x2xf16>) -> ()
+    gpu.return
+  }
+}
