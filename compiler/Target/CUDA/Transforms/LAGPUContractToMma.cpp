@@ -303,7 +303,7 @@ private:
       }
     }
     return lagpu::MmaFragmentOp::create(b, loc, type, chain.readFrom.lookup_or(&operand, operand.get()), origin, lane,
-                                      rowDim, kDim);
+                                        rowDim, kDim);
   }
 
   OpBuilder &b;
