@@ -92,6 +92,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   mma.mode = config.tensorCores;
   mma.warpsPerBlock = config.warpsPerBlock;
   pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
+  pm.addNestedPass<func::FuncOp>(createLAGPUNarrowFragmentTemporaries());
   LAGPURegisterTileOptions registerTile;
   registerTile.warpsPerBlock = config.warpsPerBlock;
   pm.addNestedPass<func::FuncOp>(createLAGPURegisterTile(registerTile));

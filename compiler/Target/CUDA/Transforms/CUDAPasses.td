@@ -149,6 +149,21 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
                            "mlir::lagpu::LAGPUDialect"];
 }
 
+def LAGPUNarrowFragmentTemporaries : Pass<"la-gpu-narrow-fragment-temporaries", "mlir::func::FuncOp"> {
+  let summary = "Stores an f32 temporary that only tensor-core fragments read in their 16-bit operand type, "
+                "rounded where it is written";
+  let description = [{
+    Runs right after la-gpu-contract-to-mma. An f32 `memref.alloc` whose readers are all `la_gpu.mma_fragment`
+    of one 16-bit type (f16 or bf16) and whose writers only write it (a `linalg.fill`, or a `linalg.generic`
+    that takes it as an output whose old value its body does not read) becomes an allocation of that type:
+    the fill's value and each generic's yielded value are rounded to it (`arith.truncf`). The fragments
+    rounded every element they read to that type already, so the operands are the same, bit for bit. The
+    temporary takes half the bytes, so more of a kernel's temporaries fit in shared memory, and
+    la-gpu-lower-mma-fragments can load it by ldmatrix (a causal chunk's φ(Q) and φ(K)).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def LANVGPUBF16MmaToNVVM : Pass<"la-nvgpu-bf16-mma-to-nvvm"> {
   let summary = "Lowers bf16 nvgpu.mma.sync, which MLIR 22's convert-nvgpu-to-nvvm rejects ('failed to deduce "
                 "operand PTX types'), to nvvm.mma.sync with bf16 multiplicands packed two to an i32";
