@@ -90,3 +90,41 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A warp's B fragments of two tiles side by side (columns n and n + 8) are one ldmatrix x4, its first two
+// registers the first tile's; a third tile without a partner is an x2. Here the tile is [k][n] (.trans).
+// CHECK-LABEL: gpu.func @tile_pairs
+// CHECK: %[[BOTH:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<64x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[R0:.*]] = vector.extract %[[BOTH]][0] : vector<2xf16> from vector<4x2xf16>
+// CHECK: %[[R1:.*]] = vector.extract %[[BOTH]][1]
+// CHECK: %[[E0:.*]]:2 = vector.to_elements %[[R0]]
+// CHECK: %[[E1:.*]]:2 = vector.to_elements %[[R1]]
+// CHECK: %[[FIRST:.*]] = vector.from_elements %[[E0]]#0, %[[E0]]#1, %[[E1]]#0, %[[E1]]#1 : vector<2x2xf16>
+// CHECK: %[[R2:.*]] = vector.extract %[[BOTH]][2]
+// CHECK: %[[R3:.*]] = vector.extract %[[BOTH]][3]
+// CHECK: %[[E2:.*]]:2 = vector.to_elements %[[R2]]
+// CHECK: %[[E3:.*]]:2 = vector.to_elements %[[R3]]
+// CHECK: %[[SECOND:.*]] = vector.from_elements %[[E2]]#0, %[[E2]]#1, %[[E3]]#0, %[[E3]]#1 : vector<2x2xf16>
+// CHECK: %[[THIRD:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK: "test.use"(%[[FIRST]], %[[SECOND]], %[[THIRD]])
+gpu.module @kernels {
+  gpu.func @tile_pairs(%shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %col: index,
+                       %k: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %values = memref.view %shared[%c0][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
+    %b0 = la_gpu.mma_fragment %values[%k, %col] lane %lane {row_dim = 1, k_dim = 0}
+        : memref<64x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %col1 = arith.addi %col, %c8 : index
+    %b1 = la_gpu.mma_fragment %values[%k, %col1] lane %lane {row_dim = 1, k_dim = 0}
+        : memref<64x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %col2 = arith.addi %col, %c16 : index
+    %b2 = la_gpu.mma_fragment %values[%k, %col2] lane %lane {row_dim = 1, k_dim = 0}
+        : memref<64x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    "test.use"(%b0, %b1, %b2) : (vector<2x2xf16>, vector<2x2xf16>, vector<2x2xf16>) -> ()
+    gpu.return
+  }
+}

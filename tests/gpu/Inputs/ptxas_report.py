@@ -3,12 +3,13 @@
 and cuobjdump -sass. Prints one line per kernel,
 
     <entry> <dtype> <arch> mma=<n> spill=<bytes> stack=<bytes> registers=<n> shared=<bytes> hmma=<n> ffma=<n>
-        ldgsts=<n>
+        ldgsts=<n> ldsm=<n> lds=<n>
 
 which tests/gpu/cuda-ptx-*.test check and docs/BENCHMARKS.md tabulates (mma: the contractions la-gpu-contract-to-mma put
 on tensor cores, counted in the `--emit=gpu` stage by count_contractions; spill: ptxas's spill
 stores; hmma and ffma: tensor-core and FP32 fused multiply-add instructions in the SASS; ldgsts: cp.async copies
-from global to shared memory in the SASS, la-gpu-prefetch-staged-copies). The PTX's .target must be exactly the
+from global to shared memory in the SASS, la-gpu-prefetch-staged-copies; ldsm: ldmatrix loads of tensor-core
+fragments, la-gpu-lower-mma-fragments; lds: every other load from shared memory). The PTX's .target must be exactly the
 architecture asked for; a kernel whose PTX ptxas rejects stops the report with ptxas's message.
 
 usage: ptxas_report.py --lac LAC --ptxas PTXAS --cuobjdump CUOBJDUMP --kernels DIR --work DIR
@@ -105,6 +106,8 @@ def main():
                     "hmma": len(re.findall(r"\bHMMA\.", sass)),
                     "ffma": len(re.findall(r"\bFFMA\b", sass)),
                     "ldgsts": len(re.findall(r"\bLDGSTS\.", sass)),
+                    "ldsm": len(re.findall(r"\bLDSM\.", sass)),
+                    "lds": len(re.findall(r"\bLDS\b", sass)),
                 }
                 print(f"{entry} {dtype} {arch} " + " ".join(f"{k}={v}" for k, v in figures.items()), flush=True)
 

@@ -110,10 +110,11 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     consecutive iterations to the 32 lanes of one warp, so each warp owns whole tiles. A warp owns w tiles
     side by side along n (w the largest divisor of ceil(n/8), at most 8, that leaves ceil(m/16)·ceil(n/8)/w ≥
     `warps-per-block` warps): it gathers its A fragment once per k step for the w mma.sync, where a warp per
-    tile would gather it w times. A lane
-    gathers its fragments of A, B and C with the layouts of the PTX ISA ("Matrix fragments for mma.m16n8k16"),
-    converting each element to the operand type; the tile's accumulator stays in registers across k; the
-    lane stores its part of C at the end. Ragged edges (m, n or k not a multiple of the tile) read zeros
+    tile would gather it w times. Each k
+    step reads the lane's A and B fragments as `la_gpu.mma_fragment` ops (the PTX ISA's layouts, "Matrix
+    fragments for mma.m16n8k16"; converted to the operand type), which la-gpu-lower-mma-fragments loads by
+    ldmatrix or element by element once la-gpu-outline-slice-kernel has placed their buffers; the lane
+    gathers its part of C, which stays in registers across k, and stores it at the end. Ragged edges (m, n or k not a multiple of the tile) read zeros
     from clamped, in-bounds addresses and skip their stores, so every lane of a warp reaches every mma.
 
     Contractions that accumulate one after the other into the same output buffer with the same tiles (a
@@ -184,10 +185,11 @@ def LAGPUStageLoopInputs : Pass<"la-gpu-stage-loop-inputs", "mlir::func::FuncOp"
     Runs on bufferised bodies, before la-gpu-outline-slice-kernel. A `memref.subview` of a function argument
     (an input) with a static shape that an `scf.for` of the body itself (a chunk loop; not a loop nested in
     another, such as a scan over a chunk's rows, which would copy and wait row by row) computes from its
-    induction variable and values defined outside it, and that only `memref.load`s read (a chunk's rows of q, k or v, read by the
-    per-chunk maps and the tensor-core gathers), is copied into a staged temporary (`la.staged_copy`, as
-    la-gpu-contract-to-mma stages operands) and its loads read the copy. The copy saves no global traffic:
-    the loop reads each byte once either way. It lets la-gpu-prefetch-staged-copies copy the next chunk's
+    induction variable and values defined outside it, and that only `memref.load`s and `la_gpu.mma_fragment`s
+    read (a chunk's rows of q, k or v, read by the per-chunk maps and the tensor cores), is copied into a
+    staged temporary (`la.staged_copy`, as la-gpu-contract-to-mma stages operands) and those reads read the
+    copy. The copy usually saves no global traffic: the loop reads each byte once either way (fragments that
+    several warps read are the exception). It lets la-gpu-prefetch-staged-copies copy the next chunk's
     slice by cp.async while the loop computes on this one, so the temporary is marked
     `la.staged_for_latency`: la-gpu-outline-slice-kernel gives it shared memory only where the temporaries
     that save traffic leave room, and dissolves it otherwise (the loads read the input again).
@@ -227,7 +229,8 @@ def LAGPULowerMmaFragments : Pass<"la-gpu-lower-mma-fragments", "mlir::gpu::GPUM
   let description = [{
     Runs on the kernels of la-gpu-outline-slice-kernel, once temporaries have their places, before
     la-gpu-distribute-to-threads. A `la_gpu.mma_fragment` (made by la-gpu-contract-to-mma) becomes one
-    `nvgpu.ldmatrix` (x4 for A, x2 for B) when its buffer
+    `nvgpu.ldmatrix` (x4 for A, x2 for B; x4 for the B fragments of two tiles side by side, 8 columns
+    apart, read from the same buffer in the same block) when its buffer
       - is in shared memory and of the fragment's 16-bit element type,
       - is contiguous along k (plain ldmatrix) or along the fragment's rows (`.trans`), with every other
         stride a multiple of 16 bytes,

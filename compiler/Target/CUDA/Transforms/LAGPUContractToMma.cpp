@@ -1,12 +1,10 @@
 //===- LAGPUContractToMma.cpp - contractions on tensor cores (mma.sync) ---===//
 //
 // One warp per row of 16×8 output tiles (tilesPerWarp of them side by side), k stepped by the mma shape;
-// CUDAPasses.td has the contract. The
-// fragment coordinates are the PTX ISA's for mma.m16n8k16 (f16/bf16) and mma.m16n8k8 (tf32): with
-// g = lane / 4 and t = lane % 4, and E operand elements per 32-bit register (2 for f16/bf16, 1 for tf32),
-//   A register r, element e:  row g + 8·(r % 2),   k (r / 2)·K/2 + t·E + e      (4 registers)
-//   B register r, element e:  k   r·K/2 + t·E + e, column g                     (2 registers)
-//   C register r, element e:  row g + 8·r,         column 2·t + e               (2 registers of 2 f32)
+// CUDAPasses.td has the contract. The A and B fragments are la_gpu.mma_fragment ops (LAGPUOps.td has their
+// layouts), lowered once placement is known. The accumulator's coordinates are the PTX ISA's for
+// mma.m16n8k16 and mma.m16n8k8: with g = lane / 4 and t = lane % 4,
+//   C register r, element e:  row g + 8·r,  column 2·t + e  (2 registers of 2 f32)
 //
 //===----------------------------------------------------------------------===//
 

@@ -94,6 +94,44 @@ std::optional<bool> ldmatrixTranspose(lagpu::MmaFragmentOp op) {
   return transpose;
 }
 
+/// `value` as base + constant: a constant has no base, an `arith.addi` with a constant operand the other
+/// one, anything else itself with offset 0.
+std::pair<Value, int64_t> splitOffset(Value value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return {Value(), *constant};
+  if (auto add = value.getDefiningOp<arith::AddIOp>()) {
+    if (std::optional<int64_t> constant = getConstantIntValue(add.getRhs()))
+      return {add.getLhs(), *constant};
+    if (std::optional<int64_t> constant = getConstantIntValue(add.getLhs()))
+      return {add.getRhs(), *constant};
+  }
+  return {value, 0};
+}
+
+/// Whether `second` is the B fragment of the tile 8 columns past `first`'s (a warp's tiles side by side:
+/// la-gpu-contract-to-mma's origins groupBase + 8·j), read the same way from the same buffer, later in the
+/// same block: one ldmatrix x4 at `first`, from `first`'s origin, can load both.
+bool isNextTile(lagpu::MmaFragmentOp first, lagpu::MmaFragmentOp second) {
+  if (first->getBlock() != second->getBlock() || first.isA() || second.isA() ||
+      first.getSource() != second.getSource() || first.getLane() != second.getLane() ||
+      first.getRowDim() != second.getRowDim() || first.getKDim() != second.getKDim() ||
+      first.getFragment().getType() != second.getFragment().getType())
+    return false;
+  for (auto [dim, pair] : llvm::enumerate(llvm::zip(first.getOrigin(), second.getOrigin()))) {
+    auto [a, b] = pair;
+    if (static_cast<int64_t>(dim) != first.getRowDim()) {
+      if (a != b)
+        return false;
+      continue;
+    }
+    auto [baseA, offsetA] = splitOffset(a);
+    auto [baseB, offsetB] = splitOffset(b);
+    if (baseA != baseB || offsetB != offsetA + 8)
+      return false;
+  }
+  return true;
+}
+
 /// Emits the ops of one fragment lowering at `op`.
 class FragmentLowering {
 public:
@@ -121,6 +159,30 @@ public:
     indices[op.getKDim()] = add(indices[op.getKDim()], kOffset);
     return nvgpu::LdMatrixOp::create(b, loc, op.getFragment().getType(), op.getSource(), indices, transpose,
                                      op.isA() ? 4 : 2);
+  }
+
+  /// One ldmatrix x4 for this B fragment and `next`'s, 8 columns on (isNextTile): matrices 0 and 1 are this
+  /// tile's registers, 2 and 3 the next one's. Returns both fragments.
+  std::pair<Value, Value> ldmatrixPair(bool transpose) {
+    Value lane = op.getLane();
+    Value inMatrix = rem(lane, kRowElements), matrix = div(lane, kRowElements);
+    Value kHalf = mul(rem(matrix, 2), 8), tile = mul(div(matrix, 2), 8);
+    Value rowOffset = transpose ? tile : add(tile, inMatrix);
+    Value kOffset = transpose ? add(kHalf, inMatrix) : kHalf;
+    SmallVector<Value> indices(op.getOrigin());
+    indices[op.getRowDim()] = add(indices[op.getRowDim()], rowOffset);
+    indices[op.getKDim()] = add(indices[op.getKDim()], kOffset);
+    VectorType half = op.getFragment().getType();
+    auto type = VectorType::get({4, half.getDimSize(1)}, half.getElementType());
+    Value both = nvgpu::LdMatrixOp::create(b, loc, type, op.getSource(), indices, transpose, 4);
+    // Row by row: the NVVM tail lowers whole-row extracts and inserts (LLVM array elements), not n-D slices.
+    auto rows = [&](int64_t first) {
+      Value fragment = arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(half)));
+      for (int64_t r = 0; r < 2; ++r)
+        fragment = vector::InsertOp::create(b, loc, vector::ExtractOp::create(b, loc, both, first + r), fragment, r);
+      return fragment;
+    };
+    return {rows(0), rows(2)};
   }
 
   /// One load per element, converted to the operand type; zero past a ragged edge, read from a clamped
@@ -193,22 +255,44 @@ private:
 
 struct LAGPULowerMmaFragmentsPass : impl::LAGPULowerMmaFragmentsBase<LAGPULowerMmaFragmentsPass> {
   void runOnOperation() override {
+    SmallVector<lagpu::MmaFragmentOp> fragments;
+    getOperation()->walk([&](lagpu::MmaFragmentOp op) { fragments.push_back(op); });
+    // B fragments of neighbouring tiles in one ldmatrix x4, in pairs in program order.
+    DenseMap<Operation *, lagpu::MmaFragmentOp> pairedWith;
+    DenseSet<Operation *> paired;
+    DenseMap<Operation *, bool> transposeOf;
+    for (lagpu::MmaFragmentOp op : fragments)
+      if (std::optional<bool> transpose = ldmatrixTranspose(op))
+        transposeOf[op] = *transpose;
+    for (auto [i, first] : llvm::enumerate(fragments)) {
+      if (!transposeOf.count(first) || paired.contains(first))
+        continue;
+      for (lagpu::MmaFragmentOp second : ArrayRef(fragments).drop_front(i + 1))
+        if (transposeOf.count(second) && !paired.contains(second) && isNextTile(first, second)) {
+          pairedWith[first] = second;
+          paired.insert(first);
+          paired.insert(second);
+          break;
+        }
+    }
     int64_t byLdmatrix = 0, byLoads = 0;
-    getOperation()->walk([&](lagpu::MmaFragmentOp op) {
+    for (lagpu::MmaFragmentOp op : fragments) {
+      if (paired.contains(op) && !pairedWith.count(op))
+        continue; // the second of a pair: lowered with its first
       FragmentLowering lowering(op);
-      Value fragment;
-      if (std::optional<bool> transpose = ldmatrixTranspose(op)) {
-        fragment = lowering.ldmatrix(*transpose);
-        ++byLdmatrix;
+      ++(transposeOf.count(op) ? byLdmatrix : byLoads);
+      if (lagpu::MmaFragmentOp second = pairedWith.lookup(op)) {
+        auto [mine, next] = lowering.ldmatrixPair(transposeOf[op]);
+        second.replaceAllUsesWith(next);
+        second.erase();
+        op.replaceAllUsesWith(mine);
       } else {
-        fragment = lowering.loads();
-        ++byLoads;
+        op.replaceAllUsesWith(transposeOf.count(op) ? lowering.ldmatrix(transposeOf[op]) : lowering.loads());
       }
-      op.replaceAllUsesWith(fragment);
       op.erase();
-    });
-    LLVM_DEBUG(llvm::dbgs() << "la-gpu-lower-mma-fragments: " << byLdmatrix << " by ldmatrix, " << byLoads
-                            << " by loads\n");
+    }
+    LLVM_DEBUG(llvm::dbgs() << "la-gpu-lower-mma-fragments: " << byLdmatrix << " ldmatrix (" << pairedWith.size()
+                            << " for two B tiles), " << byLoads << " by loads\n");
   }
 };
 
