@@ -62,3 +62,57 @@ func.func @kept(%q: memref<16x64xf32>, %lane: index, %i: index) -> (vector<4x2xf
   %c = la_gpu.mma_fragment %tf[%i, %i] lane %lane {row_dim = 0, k_dim = 1} : memref<16x64xf32> -> vector<4x1xf32>
   return %a, %e, %c : vector<4x2xf16>, f32, vector<4x1xf32>
 }
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+
+// A causal chunk's scores: written by the tensor cores (stores), masked in place, then read by fragments.
+// The mask writes a second temporary instead, which the fragments read and which is stored in f16; the
+// first stays f32 for the stores and the mask's reads.
+// CHECK-LABEL: func.func @masked_in_place
+// CHECK: %[[S:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: %[[MASKED:.*]] = memref.alloc() : memref<16x16xf16>
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : memref<16x16xf32>) outs(%[[MASKED]] : memref<16x16xf16>)
+// CHECK: arith.truncf
+// CHECK: la_gpu.mma_fragment %[[MASKED]]{{.*}} : memref<16x16xf16> -> vector<4x2xf16>
+func.func @masked_in_place(%v: f32, %lane: index, %i: index) -> vector<4x2xf16> {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<16x16xf32>
+  memref.store %v, %s[%i, %i] : memref<16x16xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<16x16xf32>) outs(%s : memref<16x16xf32>) {
+  ^bb0(%x: f32, %old: f32):
+    %row = linalg.index 0 : index
+    %col = linalg.index 1 : index
+    %keep = arith.cmpi uge, %row, %col : index
+    %masked = arith.select %keep, %x, %zero : f32
+    linalg.yield %masked : f32
+  }
+  %a = la_gpu.mma_fragment %s[%i, %i] lane %lane {row_dim = 0, k_dim = 1} : memref<16x16xf32> -> vector<4x2xf16>
+  return %a : vector<4x2xf16>
+}
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+
+// Read by a load after the in-place write too: nothing changes.
+// CHECK-LABEL: func.func @read_after_mask
+// CHECK: memref.alloc() : memref<16x16xf32>
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: arith.truncf
+func.func @read_after_mask(%lane: index, %i: index) -> (vector<4x2xf16>, f32) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<16x16xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<16x16xf32>) outs(%s : memref<16x16xf32>) {
+  ^bb0(%x: f32, %old: f32):
+    %m = arith.maximumf %x, %zero : f32
+    linalg.yield %m : f32
+  }
+  %a = la_gpu.mma_fragment %s[%i, %i] lane %lane {row_dim = 0, k_dim = 1} : memref<16x16xf32> -> vector<4x2xf16>
+  %e = memref.load %s[%i, %i] : memref<16x16xf32>
+  return %a, %e : vector<4x2xf16>, f32
+}

@@ -161,6 +161,12 @@ def LAGPUNarrowFragmentTemporaries : Pass<"la-gpu-narrow-fragment-temporaries", 
     rounded every element they read to that type already, so the operands are the same, bit for bit. The
     temporary takes half the bytes, so more of a kernel's temporaries fit in shared memory, and
     la-gpu-lower-mma-fragments can load it by ldmatrix (a causal chunk's φ(Q) and φ(K)).
+
+    An f32 temporary that an elementwise `linalg.generic` rewrites in place (reads as an input and writes,
+    with identity maps), after every other use of it in that block and before the fragments that read it
+    (a causal chunk's score tile, written by the tensor cores and then masked), first gets a new temporary
+    for that last write, which the fragments read: that one is stored narrow as above (512 bytes more for a
+    16×16 tile).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }

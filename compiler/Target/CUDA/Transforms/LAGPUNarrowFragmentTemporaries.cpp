@@ -3,7 +3,9 @@
 // A temporary that only tensor-core fragments read (a chunk's φ(Q) or φ(K), computed in f32) is rounded to
 // the fragments' f16 or bf16 by every one of them. Rounding once where it is written instead gives the same
 // operands, halves the temporary (so more of them fit in shared memory) and lets ldmatrix load it
-// (la-gpu-lower-mma-fragments). CUDAPasses.td has the contract.
+// (la-gpu-lower-mma-fragments). A temporary that other ops also read, before an elementwise op rewrites it
+// in place for the fragments (a causal chunk's scores, masked), gets a second, narrow temporary for that
+// last write. CUDAPasses.td has the contract.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +64,71 @@ Type narrowType(memref::AllocOp alloc) {
   return read ? narrow : Type();
 }
 
+/// The elementwise generic that rewrites `alloc` in place (reads it as an input and writes it, both with
+/// identity maps, ignoring the output's old value), when only fragments of one 16-bit type read `alloc`
+/// after it and everything else that uses `alloc` comes before it, in its block: the last writer before the
+/// fragments (a causal chunk's mask over its score tile). Null otherwise.
+linalg::GenericOp inPlaceLastWriter(memref::AllocOp alloc) {
+  if (!alloc.getType().getElementType().isF32())
+    return {};
+  linalg::GenericOp writer;
+  for (Operation *user : alloc->getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic == writer || !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInitOperand(0)->get() != alloc.getResult())
+      continue; // (a user appears once per operand: the in-place writer twice)
+    if (writer)
+      return {}; // two in-place writers or an in-place one and another
+    writer = generic;
+  }
+  if (!writer || writer.payloadUsesValueFromOperand(writer.getDpsInitOperand(0)))
+    return {};
+  bool readsInPlace = false;
+  for (OpOperand *input : writer.getDpsInputOperands())
+    if (input->get() == alloc.getResult()) {
+      if (!writer.getMatchingIndexingMap(input).isIdentity())
+        return {};
+      readsInPlace = true;
+    }
+  if (!readsInPlace || !writer.getMatchingIndexingMap(writer.getDpsInitOperand(0)).isIdentity())
+    return {};
+  Block *block = writer->getBlock();
+  Type narrow;
+  bool read = false;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == writer)
+      continue;
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!inBlock)
+      return {};
+    auto fragment = dyn_cast<lagpu::MmaFragmentOp>(user);
+    if (!fragment) {
+      if (!inBlock->isBeforeInBlock(writer))
+        return {};
+      continue;
+    }
+    Type type = fragment.getFragment().getType().getElementType();
+    if (!writer->isBeforeInBlock(inBlock) || type.getIntOrFloatBitWidth() != 16 || (narrow && narrow != type))
+      return {};
+    narrow = type;
+    read = true;
+  }
+  return read ? writer : linalg::GenericOp();
+}
+
+/// Makes `writer` (inPlaceLastWriter of `alloc`) write a new temporary, which the fragments after it read:
+/// a temporary that narrowType accepts. `alloc` keeps what comes before.
+memref::AllocOp separateLastWriter(memref::AllocOp alloc, linalg::GenericOp writer) {
+  OpBuilder b(alloc);
+  b.setInsertionPointAfter(alloc);
+  auto separate = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType());
+  writer.getDpsInitOperand(0)->set(separate);
+  for (OpOperand &use : llvm::make_early_inc_range(alloc->getUses()))
+    if (isa<lagpu::MmaFragmentOp>(use.getOwner()))
+      use.set(separate);
+  return separate;
+}
+
 /// Stores `alloc` in `type`: each writer rounds what it writes.
 void narrow(memref::AllocOp alloc, Type type) {
   MemRefType wide = alloc.getType();
@@ -94,11 +161,15 @@ struct LAGPUNarrowFragmentTemporariesPass
     : impl::LAGPUNarrowFragmentTemporariesBase<LAGPUNarrowFragmentTemporariesPass> {
   void runOnOperation() override {
     // Collected first: narrowing replaces fills, which a walk may be about to visit.
+    SmallVector<memref::AllocOp> allocs;
+    getOperation().walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
     SmallVector<std::pair<memref::AllocOp, Type>> narrowable;
-    getOperation().walk([&](memref::AllocOp alloc) {
+    for (memref::AllocOp alloc : allocs) {
+      if (linalg::GenericOp writer = inPlaceLastWriter(alloc))
+        alloc = separateLastWriter(alloc, writer);
       if (Type type = narrowType(alloc))
         narrowable.emplace_back(alloc, type);
-    });
+    }
     for (auto [alloc, type] : narrowable) {
       LLVM_DEBUG(llvm::dbgs() << "la-gpu-narrow-fragment-temporaries: " << alloc.getType() << " at " << alloc.getLoc()
                               << " stored as " << type << "\n");
