@@ -4,8 +4,10 @@
 // one ldmatrix each: x4 for A, x2 for B, `.trans` where the tile is contiguous along its rows (m or n)
 // instead of k. Lane l addresses row l % 8 of matrix l / 8.
 // CHECK-LABEL: gpu.func @in_shared
-// CHECK-SAME: (%[[SHARED:.*]]: memref<16384xi8, #gpu.address_space<workgroup>>, %[[LANE:.*]]: index, %[[ROW:.*]]: index, %[[K:.*]]: index)
+// CHECK-SAME: (%[[SHARED:.*]]: memref<16384xi8, #gpu.address_space<workgroup>>, %[[LANE:.*]]: index, %[[TILE:.*]]: index, %[[STEP:.*]]: index)
 // CHECK-NOT: memref.load
+// CHECK-DAG: %[[ROW:.*]] = arith.muli %[[TILE]], %c16
+// CHECK-DAG: %[[K:.*]] = arith.muli %[[STEP]], %c16
 // A stored [m][k]: matrices (rows +0, k +0), (rows +8, k +0), (rows +0, k +8), (rows +8, k +8).
 // CHECK: %[[INM:.*]] = arith.remui %[[LANE]], %c8
 // CHECK: %[[MAT:.*]] = arith.divui %[[LANE]], %c8
@@ -25,9 +27,12 @@
 // A double-buffered slot, at 2048·parity + 4096 bytes.
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 gpu.module @kernels {
-  gpu.func @in_shared(%shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %row: index,
-                      %k: index) kernel {
+  gpu.func @in_shared(%shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %tile: index,
+                      %step: index) kernel {
     %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %row = arith.muli %tile, %c16 : index
+    %k = arith.muli %step, %c16 : index
     %c2048 = arith.constant 2048 : index
     %c4096 = arith.constant 4096 : index
     %c8192 = arith.constant 8192 : index
@@ -59,7 +64,7 @@ gpu.module @kernels {
 
 // Where ldmatrix cannot load the tile, each lane loads its elements: from global memory; from f32 (rounded
 // to f16); from a view not provably 16-byte aligned (8 bytes in); from a ragged tile (20 rows: the rows past
-// the end are read clamped to row 19 and replaced by zero).
+// the end are read clamped to row 19 and replaced by zero); at a k origin not provably a multiple of 8.
 // CHECK-LABEL: gpu.func @by_loads
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-COUNT-8: memref.load %arg0
@@ -69,6 +74,7 @@ gpu.module @kernels {
 // CHECK: arith.minui %{{.*}}, %c19
 // CHECK: memref.load %arg1
 // CHECK: arith.select
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<16x64xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvgpu.ldmatrix
 gpu.module @kernels {
   gpu.func @by_loads(%global: memref<16x64xf16>, %ragged: memref<20x64xf16>,
@@ -86,7 +92,10 @@ gpu.module @kernels {
         : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     %d = la_gpu.mma_fragment %ragged[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
         : memref<20x64xf16> -> vector<4x2xf16>
-    "test.use"(%a, %b, %c, %d) : (vector<4x2xf16>, vector<2x2xf16>, vector<4x2xf16>, vector<4x2xf16>) -> ()
+    %aligned = memref.view %shared[%c0][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<16x64xf16, #gpu.address_space<workgroup>>
+    %e = la_gpu.mma_fragment %aligned[%row, %k] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    "test.use"(%a, %b, %c, %d, %e) : (vector<4x2xf16>, vector<2x2xf16>, vector<4x2xf16>, vector<4x2xf16>, vector<4x2xf16>) -> ()
     gpu.return
   }
 }
@@ -110,11 +119,13 @@ gpu.module @kernels {
 // CHECK: %[[THIRD:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
 // CHECK: "test.use"(%[[FIRST]], %[[SECOND]], %[[THIRD]])
 gpu.module @kernels {
-  gpu.func @tile_pairs(%shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %col: index,
-                       %k: index) kernel {
+  gpu.func @tile_pairs(%shared: memref<16384xi8, #gpu.address_space<workgroup>>, %lane: index, %group: index,
+                       %step: index) kernel {
     %c0 = arith.constant 0 : index
     %c8 = arith.constant 8 : index
     %c16 = arith.constant 16 : index
+    %col = arith.muli %group, %c16 : index
+    %k = arith.muli %step, %c16 : index
     %values = memref.view %shared[%c0][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
     %b0 = la_gpu.mma_fragment %values[%k, %col] lane %lane {row_dim = 1, k_dim = 0}
         : memref<64x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>

@@ -1,4 +1,4 @@
-// RUN: la-opt %s -split-input-file -la-gpu-narrow-fragment-temporaries | FileCheck %s
+// RUN: la-opt %s -split-input-file -allow-unregistered-dialect -la-gpu-narrow-fragment-temporaries | FileCheck %s
 
 #id = affine_map<(m, k) -> (m, k)>
 
@@ -115,4 +115,42 @@ func.func @read_after_mask(%lane: index, %i: index) -> (vector<4x2xf16>, f32) {
   %a = la_gpu.mma_fragment %s[%i, %i] lane %lane {row_dim = 0, k_dim = 1} : memref<16x16xf32> -> vector<4x2xf16>
   %e = memref.load %s[%i, %i] : memref<16x16xf32>
   return %a, %e : vector<4x2xf16>, f32
+}
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+
+// The same in a chunk loop, the scores allocated outside it: the next iteration's ops before the mask could
+// read what the mask wrote, so the mask keeps writing the f32 tile and writes the f16 copy beside it.
+// CHECK-LABEL: func.func @masked_in_loop
+// CHECK: %[[S:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: %[[MASKED:.*]] = memref.alloc() : memref<16x16xf16>
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : memref<16x16xf32>) outs(%[[S]], %[[MASKED]] : memref<16x16xf32>, memref<16x16xf16>)
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f16):
+// CHECK: %[[V:.*]] = arith.select
+// CHECK: %[[N:.*]] = arith.truncf %[[V]] : f32 to f16
+// CHECK: linalg.yield %[[V]], %[[N]] : f32, f16
+// CHECK: la_gpu.mma_fragment %[[MASKED]]{{.*}} : memref<16x16xf16> -> vector<4x2xf16>
+func.func @masked_in_loop(%v: f32, %lane: index, %i: index, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = memref.alloc() : memref<16x16xf32>
+  scf.for %chunk = %c0 to %n step %c1 {
+    memref.store %v, %s[%i, %i] : memref<16x16xf32>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%s : memref<16x16xf32>) outs(%s : memref<16x16xf32>) {
+    ^bb0(%x: f32, %old: f32):
+      %row = linalg.index 0 : index
+      %col = linalg.index 1 : index
+      %keep = arith.cmpi uge, %row, %col : index
+      %masked = arith.select %keep, %x, %zero : f32
+      linalg.yield %masked : f32
+    }
+    %a = la_gpu.mma_fragment %s[%i, %i] lane %lane {row_dim = 0, k_dim = 1} : memref<16x16xf32> -> vector<4x2xf16>
+    "test.use"(%a) : (vector<4x2xf16>) -> ()
+  }
+  return
 }

@@ -162,11 +162,13 @@ def LAGPUNarrowFragmentTemporaries : Pass<"la-gpu-narrow-fragment-temporaries", 
     temporary takes half the bytes, so more of a kernel's temporaries fit in shared memory, and
     la-gpu-lower-mma-fragments can load it by ldmatrix (a causal chunk's φ(Q) and φ(K)).
 
-    An f32 temporary that an elementwise `linalg.generic` rewrites in place (reads as an input and writes,
-    with identity maps), after every other use of it in that block and before the fragments that read it
-    (a causal chunk's score tile, written by the tensor cores and then masked), first gets a new temporary
-    for that last write, which the fragments read: that one is stored narrow as above (512 bytes more for a
-    16×16 tile).
+    An f32 temporary that one elementwise `linalg.generic` rewrites in place (reads as an input and writes,
+    with identity maps, its only output), where every other use of it comes before that generic in its block
+    except fragments of one 16-bit type after it (a causal chunk's score tile, written by the tensor cores
+    and then masked), first gets a new temporary that those fragments read and that generic writes: instead
+    of the old one where the old one is allocated in the generic's block, beside it (a second output) where
+    the old one outlives a loop around the generic, whose next iteration might read it. The new temporary
+    is then stored narrow as above (512 bytes more for a 16×16 tile).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
@@ -194,8 +196,8 @@ def LAGPUStageLoopInputs : Pass<"la-gpu-stage-loop-inputs", "mlir::func::FuncOp"
     induction variable and values defined outside it, and that only `memref.load`s and `la_gpu.mma_fragment`s
     read (a chunk's rows of q, k or v, read by the per-chunk maps and the tensor cores), is copied into a
     staged temporary (`la.staged_copy`, as la-gpu-contract-to-mma stages operands) and those reads read the
-    copy. The copy usually saves no global traffic: the loop reads each byte once either way (fragments that
-    several warps read are the exception). It lets la-gpu-prefetch-staged-copies copy the next chunk's
+    copy. The copy saves no global traffic: the loop reads each byte once either way (la-gpu-contract-to-mma
+    has already staged the inputs that several warps read as fragments). It lets la-gpu-prefetch-staged-copies copy the next chunk's
     slice by cp.async while the loop computes on this one, so the temporary is marked
     `la.staged_for_latency`: la-gpu-outline-slice-kernel gives it shared memory only where the temporaries
     that save traffic leave room, and dissolves it otherwise (the loads read the input again).
@@ -241,7 +243,8 @@ def LAGPULowerMmaFragments : Pass<"la-gpu-lower-mma-fragments", "mlir::gpu::GPUM
       - is contiguous along k (plain ldmatrix) or along the fragment's rows (`.trans`), with every other
         stride a multiple of 16 bytes,
       - starts 16 bytes aligned: subviews with static offsets of a `memref.view` whose byte shift is
-        provably a multiple of 16 (constants, and sums and products of them),
+        provably a multiple of 16 (constants, and sums and products of them), with the fragment's origin
+        along the contiguous dimension provably a multiple of 8 elements,
       - and holds whole tiles along both dimensions (no ragged edge).
     Lane l gives the address of row l % 8 of the l / 8-th 8×8 matrix of the fragment. Otherwise each lane
     loads its 8 (A) or 4 (B) elements one by one and converts them to the operand type, reading past a

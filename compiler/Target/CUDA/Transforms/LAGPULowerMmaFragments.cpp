@@ -17,6 +17,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -61,7 +62,7 @@ bool startsOnRowBoundary(Value buffer) {
          isMultipleOf(view.getByteShift(), kRowBytes);
 }
 
-/// Whether ldmatrix loads `op`'s fragment, and with `.trans` when `*transpose` is set.
+/// Whether ldmatrix can load `op`'s fragment: null if not, else whether with `.trans`.
 std::optional<bool> ldmatrixTranspose(lagpu::MmaFragmentOp op) {
   MemRefType source = op.getSource().getType();
   auto reject = [&](const char *why) -> std::optional<bool> {
@@ -89,7 +90,8 @@ std::optional<bool> ldmatrixTranspose(lagpu::MmaFragmentOp op) {
   for (auto [dim, stride] : llvm::enumerate(strides))
     if (stride != 1 && (ShapedType::isDynamic(stride) || stride % kRowElements != 0))
       return reject("a stride that is not a multiple of 16 bytes");
-  if (!startsOnRowBoundary(op.getSource()))
+  // Each lane's row starts at the origin plus a multiple of 8 along the contiguous dimension.
+  if (!startsOnRowBoundary(op.getSource()) || !isMultipleOf(op.getOrigin()[transpose ? rowDim : kDim], kRowElements))
     return reject("not provably 16-byte aligned");
   return transpose;
 }
@@ -110,7 +112,8 @@ std::pair<Value, int64_t> splitOffset(Value value) {
 
 /// Whether `second` is the B fragment of the tile 8 columns past `first`'s (a warp's tiles side by side:
 /// la-gpu-contract-to-mma's origins groupBase + 8·j), read the same way from the same buffer, later in the
-/// same block: one ldmatrix x4 at `first`, from `first`'s origin, can load both.
+/// same block with no write to memory in between: one ldmatrix x4 at `first`, from `first`'s origin, can
+/// load both.
 bool isNextTile(lagpu::MmaFragmentOp first, lagpu::MmaFragmentOp second) {
   if (first->getBlock() != second->getBlock() || first.isA() || second.isA() ||
       first.getSource() != second.getSource() || first.getLane() != second.getLane() ||
@@ -129,6 +132,11 @@ bool isNextTile(lagpu::MmaFragmentOp first, lagpu::MmaFragmentOp second) {
     if (baseA != baseB || offsetB != offsetA + 8)
       return false;
   }
+  // `second` is read early, at `first`: nothing in between may write memory (mma.sync and index
+  // arithmetic are pure; another fragment only reads).
+  for (Operation *op = first->getNextNode(); op != second.getOperation(); op = op->getNextNode())
+    if (!isMemoryEffectFree(op) && !isa<lagpu::MmaFragmentOp>(op))
+      return false;
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -27,8 +28,9 @@ namespace {
 /// Whether `user` writes `buffer` without reading it: a fill, or a linalg.generic that takes it as an output
 /// only and whose body ignores the output's old value.
 bool onlyWrites(Operation *user, Value buffer) {
-  if (auto fill = dyn_cast<linalg::FillOp>(user))
-    return fill.hasPureBufferSemantics() && fill.getDpsInitOperand(0)->get() == buffer;
+  if (auto fill = dyn_cast<linalg::FillOp>(user)) // of an f32 value: rounded once, as the fragments did
+    return fill.hasPureBufferSemantics() && fill.getDpsInitOperand(0)->get() == buffer &&
+           fill.getDpsInputOperand(0)->get().getType().isF32();
   auto generic = dyn_cast<linalg::GenericOp>(user);
   if (!generic || !generic.hasPureBufferSemantics())
     return false;
@@ -99,7 +101,8 @@ linalg::GenericOp inPlaceLastWriter(memref::AllocOp alloc) {
     if (user == writer)
       continue;
     Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (!inBlock)
+    // A view would hide its own users, which may read after the writer.
+    if (!inBlock || isa<ViewLikeOpInterface>(user))
       return {};
     auto fragment = dyn_cast<lagpu::MmaFragmentOp>(user);
     if (!fragment) {
@@ -116,16 +119,34 @@ linalg::GenericOp inPlaceLastWriter(memref::AllocOp alloc) {
   return read ? writer : linalg::GenericOp();
 }
 
-/// Makes `writer` (inPlaceLastWriter of `alloc`) write a new temporary, which the fragments after it read:
-/// a temporary that narrowType accepts. `alloc` keeps what comes before.
+/// Gives the fragments after `writer` (inPlaceLastWriter of `alloc`) a temporary of their own, which only
+/// `writer` writes: one that narrowType accepts. Where `alloc` is defined in `writer`'s block, `writer` writes
+/// the new temporary instead of `alloc`, which nothing reads after it. Otherwise (`alloc` outlives a loop
+/// whose body holds `writer`) the next iteration's ops before `writer` may read what it wrote into `alloc`,
+/// so it keeps writing `alloc` and writes the new temporary as a second output.
 memref::AllocOp separateLastWriter(memref::AllocOp alloc, linalg::GenericOp writer) {
   OpBuilder b(alloc);
   b.setInsertionPointAfter(alloc);
   auto separate = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType());
-  writer.getDpsInitOperand(0)->set(separate);
   for (OpOperand &use : llvm::make_early_inc_range(alloc->getUses()))
     if (isa<lagpu::MmaFragmentOp>(use.getOwner()))
       use.set(separate);
+  if (alloc->getBlock() == writer->getBlock()) {
+    writer.getDpsInitOperand(0)->set(separate);
+    return separate;
+  }
+  b.setInsertionPoint(writer);
+  SmallVector<AffineMap> maps = writer.getIndexingMapsArray();
+  maps.push_back(maps.back());
+  auto both = linalg::GenericOp::create(b, writer.getLoc(), TypeRange{}, writer.getInputs(),
+                                        ValueRange{alloc.getResult(), separate.getResult()}, maps,
+                                        writer.getIteratorTypesArray());
+  both.getRegion().takeBody(writer.getRegion());
+  Block &body = both.getRegion().front();
+  body.addArgument(alloc.getType().getElementType(), writer.getLoc());
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  yield->insertOperands(1, yield.getOperand(0));
+  writer.erase();
   return separate;
 }
 

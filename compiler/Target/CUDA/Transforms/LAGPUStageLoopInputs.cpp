@@ -3,10 +3,11 @@
 // A chunk loop reads slices of its inputs (the chunk's rows of q, k, v) straight from global memory, at
 // the point of use: every iteration waits for them. Copied into a staged temporary instead, they can be
 // copied one iteration ahead by cp.async (la-gpu-prefetch-staged-copies) while the loop computes on the
-// previous chunk. The copy usually saves no global traffic (each byte is read once either way; inputs that
-// several warps gather as tensor-core fragments are the exception), so the temporaries get only the shared
-// memory left over (kStagedForLatencyAttr), and are dissolved otherwise: letting them compete for shared
-// memory with the traffic-saving temporaries measured worse (docs/BENCHMARKS.md, session 38).
+// previous chunk. The copy saves no global traffic: each byte is read once either way (an input several
+// warps read as tensor-core fragments, which would be read more than once, la-gpu-contract-to-mma has
+// staged already). So the temporaries get only the shared memory left over (kStagedForLatencyAttr), and
+// are dissolved otherwise: letting them compete with the traffic-saving temporaries measured worse
+// (docs/BENCHMARKS.md, session 38).
 //
 //===----------------------------------------------------------------------===//
 
