@@ -29,3 +29,11 @@ func.func @packing(%m: memref<16x64xf16>, %i: index) -> vector<4x1xf16> {
   %f = la_gpu.mma_fragment %m[%i, %i] lane %i {row_dim = 0, k_dim = 1} : memref<16x64xf16> -> vector<4x1xf16>
   return %f : vector<4x1xf16>
 }
+
+// -----
+
+func.func @negative_dim(%m: memref<16x64xf16>, %i: index) -> vector<4x2xf16> {
+  // expected-error @+1 {{row_dim -1 and k_dim 1 must be two different dimensions of the rank-2 source}}
+  %f = la_gpu.mma_fragment %m[%i, %i] lane %i {row_dim = -1, k_dim = 1} : memref<16x64xf16> -> vector<4x2xf16>
+  return %f : vector<4x2xf16>
+}

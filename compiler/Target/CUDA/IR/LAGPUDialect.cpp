@@ -23,8 +23,10 @@ LogicalResult MmaFragmentOp::verify() {
   int64_t rank = source.getRank();
   if (static_cast<int64_t>(getOrigin().size()) != rank)
     return emitOpError() << "has " << getOrigin().size() << " origin indices for a source of rank " << rank;
-  if (getRowDim() < 0 || getRowDim() >= rank || getKDim() < 0 || getKDim() >= rank || getRowDim() == getKDim())
-    return emitOpError() << "row_dim " << getRowDim() << " and k_dim " << getKDim()
+  // I64Attr getters are unsigned: a negative dimension reads as a huge one.
+  auto rowDim = static_cast<int64_t>(getRowDim()), kDim = static_cast<int64_t>(getKDim());
+  if (rowDim < 0 || rowDim >= rank || kDim < 0 || kDim >= rank || rowDim == kDim)
+    return emitOpError() << "row_dim " << rowDim << " and k_dim " << kDim
                          << " must be two different dimensions of the rank-" << rank << " source";
   int64_t registers = fragment.getDimSize(0), perRegister = fragment.getDimSize(1);
   if (registers != 4 && registers != 2)

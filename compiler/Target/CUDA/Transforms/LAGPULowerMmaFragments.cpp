@@ -122,7 +122,7 @@ bool isNextTile(lagpu::MmaFragmentOp first, lagpu::MmaFragmentOp second) {
     return false;
   for (auto [dim, pair] : llvm::enumerate(llvm::zip(first.getOrigin(), second.getOrigin()))) {
     auto [a, b] = pair;
-    if (static_cast<int64_t>(dim) != first.getRowDim()) {
+    if (dim != first.getRowDim()) {
       if (a != b)
         return false;
       continue;

@@ -59,18 +59,23 @@ Value sliceCoordinate(OpBuilder &b, Location loc, int64_t dim, int64_t dims) {
   return gpu::BlockIdOp::create(b, loc, axis);
 }
 
+/// Whether the temporaries `shared` chooses, of `bytes` each, pack into a shared buffer of at most `budget`.
+bool fitsInShared(const KernelTemporaries &temporaries, ArrayRef<int64_t> bytes, ArrayRef<bool> shared,
+                  int64_t budget) {
+  SmallVector<int64_t> offsets(bytes.size());
+  return temporaries.pack(bytes, shared, offsets) <= budget;
+}
+
 /// Gives shared memory to the staged copies that only hide latency (kStagedForLatencyAttr), in program
 /// order, each while the buffer still fits `budget` with it: what the temporaries that save global traffic
 /// left.
 void grantLeftoverShared(const KernelTemporaries &temporaries, ArrayRef<memref::AllocOp> allocs,
                          ArrayRef<int64_t> bytes, MutableArrayRef<bool> shared, int64_t budget) {
-  SmallVector<int64_t> offsets(allocs.size());
   for (unsigned i = 0; i < allocs.size(); ++i) {
     if (!allocs[i]->hasAttr(kStagedForLatencyAttr))
       continue;
     shared[i] = true;
-    if (temporaries.pack(bytes, shared, offsets) > budget)
-      shared[i] = false;
+    shared[i] = fitsInShared(temporaries, bytes, shared, budget);
   }
 }
 
@@ -79,8 +84,7 @@ void grantLeftoverShared(const KernelTemporaries &temporaries, ArrayRef<memref::
 /// program order: la-gpu-prefetch-staged-copies fills one slot while the loop reads the other. The
 /// allocation's bytes grow by the stride to the second slot, which `kPrefetchSlotStrideAttr` records.
 void reservePrefetchSlots(const KernelTemporaries &temporaries, ArrayRef<memref::AllocOp> allocs,
-                          MutableArrayRef<int64_t> bytes, ArrayRef<bool> shared, MutableArrayRef<int64_t> offsets,
-                          int64_t budget) {
+                          MutableArrayRef<int64_t> bytes, ArrayRef<bool> shared, int64_t budget) {
   for (unsigned i = 0; i < allocs.size(); ++i) {
     memref::AllocOp alloc = allocs[i]; // an op handle: ArrayRef gives it const
     if (!alloc || !shared[i] || !alloc->hasAttr(kStagedCopyAttr))
@@ -90,7 +94,7 @@ void reservePrefetchSlots(const KernelTemporaries &temporaries, ArrayRef<memref:
       continue;
     int64_t single = bytes[i], stride = llvm::alignTo(single, kScratchAlignment);
     bytes[i] = stride + single;
-    if (temporaries.pack(bytes, shared, offsets) > budget) {
+    if (!fitsInShared(temporaries, bytes, shared, budget)) {
       bytes[i] = single;
       continue;
     }
@@ -186,8 +190,8 @@ struct LAGPUOutlineSliceKernelPass : impl::LAGPUOutlineSliceKernelBase<LAGPUOutl
         allocBytes[i] = 0, alloc = nullptr;
     SmallVector<bool> global = llvm::map_to_vector(llvm::zip(shared, allocs),
                                                    [](auto pair) { return !std::get<0>(pair) && std::get<1>(pair); });
+    reservePrefetchSlots(temporaries, allocs, allocBytes, shared, sharedMemoryBytes);
     SmallVector<int64_t> offsets(allocs.size());
-    reservePrefetchSlots(temporaries, allocs, allocBytes, shared, offsets, sharedMemoryBytes);
     int64_t sharedBytes = temporaries.pack(allocBytes, shared, offsets);
     int64_t scratchBytes = temporaries.pack(allocBytes, global, offsets);
 
