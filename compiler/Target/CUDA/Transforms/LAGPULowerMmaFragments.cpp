@@ -149,8 +149,7 @@ public:
   /// (lanes 16-31 repeat those of 0-15 for B, whose x2 reads only the first 16). Matrix i holds register
   /// i's elements: for A, rows +8·(i % 2) and k +8·(i / 2); for B, k +8·i.
   Value ldmatrix(bool transpose) {
-    Value lane = op.getLane();
-    Value inMatrix = rem(lane, kRowElements), matrix = div(lane, kRowElements);
+    auto [inMatrix, matrix] = laneRow();
     Value rowOffset, kOffset;
     if (op.isA()) {
       Value rowHalf = mul(rem(matrix, 2), 8), kHalf = mul(div(matrix, 2), 8);
@@ -162,27 +161,18 @@ public:
       rowOffset = transpose ? index(0) : inMatrix;
       kOffset = transpose ? add(kHalf, inMatrix) : kHalf;
     }
-    SmallVector<Value> indices(op.getOrigin());
-    indices[op.getRowDim()] = add(indices[op.getRowDim()], rowOffset);
-    indices[op.getKDim()] = add(indices[op.getKDim()], kOffset);
-    return nvgpu::LdMatrixOp::create(b, loc, op.getFragment().getType(), op.getSource(), indices, transpose,
-                                     op.isA() ? 4 : 2);
+    return load(rowOffset, kOffset, op.getFragment().getType(), transpose);
   }
 
   /// One ldmatrix x4 for this B fragment and `next`'s, 8 columns on (isNextTile): matrices 0 and 1 are this
   /// tile's registers, 2 and 3 the next one's. Returns both fragments.
   std::pair<Value, Value> ldmatrixPair(bool transpose) {
-    Value lane = op.getLane();
-    Value inMatrix = rem(lane, kRowElements), matrix = div(lane, kRowElements);
+    auto [inMatrix, matrix] = laneRow();
     Value kHalf = mul(rem(matrix, 2), 8), tile = mul(div(matrix, 2), 8);
     Value rowOffset = transpose ? tile : add(tile, inMatrix);
     Value kOffset = transpose ? add(kHalf, inMatrix) : kHalf;
-    SmallVector<Value> indices(op.getOrigin());
-    indices[op.getRowDim()] = add(indices[op.getRowDim()], rowOffset);
-    indices[op.getKDim()] = add(indices[op.getKDim()], kOffset);
     VectorType half = op.getFragment().getType();
-    auto type = VectorType::get({4, half.getDimSize(1)}, half.getElementType());
-    Value both = nvgpu::LdMatrixOp::create(b, loc, type, op.getSource(), indices, transpose, 4);
+    Value both = load(rowOffset, kOffset, VectorType::get({4, half.getDimSize(1)}, half.getElementType()), transpose);
     // Row by row: the NVVM tail lowers whole-row extracts and inserts (LLVM array elements), not n-D slices.
     auto rows = [&](int64_t first) {
       Value fragment = arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(half)));
@@ -216,6 +206,18 @@ private:
   OpBuilder b;
   Location loc;
   lagpu::MmaFragmentOp op;
+
+  /// The lane's row within its 8×8 matrix, and that matrix.
+  std::pair<Value, Value> laneRow() { return {rem(op.getLane(), kRowElements), div(op.getLane(), kRowElements)}; }
+
+  /// ldmatrix of `type` (one 8×8 matrix per register) from the origin moved by the lane's offsets.
+  Value load(Value rowOffset, Value kOffset, VectorType type, bool transpose) {
+    SmallVector<Value> indices(op.getOrigin());
+    indices[op.getRowDim()] = add(indices[op.getRowDim()], rowOffset);
+    indices[op.getKDim()] = add(indices[op.getKDim()], kOffset);
+    return nvgpu::LdMatrixOp::create(b, loc, type, op.getSource(), indices, transpose,
+                                     static_cast<int32_t>(type.getDimSize(0)));
+  }
 
   Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
   Value add(Value x, int64_t y) { return add(x, index(y)); }
@@ -267,26 +269,25 @@ struct LAGPULowerMmaFragmentsPass : impl::LAGPULowerMmaFragmentsBase<LAGPULowerM
     getOperation()->walk([&](lagpu::MmaFragmentOp op) { fragments.push_back(op); });
     // B fragments of neighbouring tiles in one ldmatrix x4, in pairs in program order.
     DenseMap<Operation *, lagpu::MmaFragmentOp> pairedWith;
-    DenseSet<Operation *> paired;
+    DenseSet<Operation *> seconds;
     DenseMap<Operation *, bool> transposeOf;
     for (lagpu::MmaFragmentOp op : fragments)
       if (std::optional<bool> transpose = ldmatrixTranspose(op))
         transposeOf[op] = *transpose;
     for (auto [i, first] : llvm::enumerate(fragments)) {
-      if (!transposeOf.count(first) || paired.contains(first))
+      if (!transposeOf.count(first) || seconds.contains(first))
         continue;
       for (lagpu::MmaFragmentOp second : ArrayRef(fragments).drop_front(i + 1))
-        if (transposeOf.count(second) && !paired.contains(second) && isNextTile(first, second)) {
+        if (transposeOf.count(second) && !seconds.contains(second) && isNextTile(first, second)) {
           pairedWith[first] = second;
-          paired.insert(first);
-          paired.insert(second);
+          seconds.insert(second);
           break;
         }
     }
     int64_t byLdmatrix = 0, byLoads = 0;
     for (lagpu::MmaFragmentOp op : fragments) {
-      if (paired.contains(op) && !pairedWith.count(op))
-        continue; // the second of a pair: lowered with its first
+      if (seconds.contains(op))
+        continue; // lowered with the first of its pair
       FragmentLowering lowering(op);
       ++(transposeOf.count(op) ? byLdmatrix : byLoads);
       if (lagpu::MmaFragmentOp second = pairedWith.lookup(op)) {

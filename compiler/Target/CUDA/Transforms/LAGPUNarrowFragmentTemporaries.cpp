@@ -45,25 +45,28 @@ bool onlyWrites(Operation *user, Value buffer) {
   return asOutput == 1;
 }
 
+/// Whether `fragment` reads a 16-bit type, the same as every fragment before it (`narrow`, null before the
+/// first); records its type in `narrow`.
+bool joinsFragmentType(lagpu::MmaFragmentOp fragment, Type &narrow) {
+  Type type = fragment.getFragment().getType().getElementType();
+  if (type.getIntOrFloatBitWidth() != 16 || (narrow && narrow != type))
+    return false;
+  narrow = type;
+  return true;
+}
+
 /// The element type every reader of `alloc` rounds it to, when its readers are all tensor-core fragments
 /// of one 16-bit type and its writers only write it; null otherwise.
 Type narrowType(memref::AllocOp alloc) {
   if (!alloc.getType().getElementType().isF32())
     return {};
   Type narrow;
-  bool read = false;
   for (Operation *user : alloc->getUsers()) {
-    if (auto fragment = dyn_cast<lagpu::MmaFragmentOp>(user)) {
-      Type type = fragment.getFragment().getType().getElementType();
-      if (type.getIntOrFloatBitWidth() != 16 || (narrow && narrow != type))
-        return {};
-      narrow = type;
-      read = true;
-    } else if (!onlyWrites(user, alloc.getResult())) {
+    auto fragment = dyn_cast<lagpu::MmaFragmentOp>(user);
+    if (fragment ? !joinsFragmentType(fragment, narrow) : !onlyWrites(user, alloc.getResult()))
       return {};
-    }
   }
-  return read ? narrow : Type();
+  return narrow; // null when no fragment reads it
 }
 
 /// The elementwise generic that rewrites `alloc` in place (reads it as an input and writes it, both with
@@ -96,7 +99,6 @@ linalg::GenericOp inPlaceLastWriter(memref::AllocOp alloc) {
     return {};
   Block *block = writer->getBlock();
   Type narrow;
-  bool read = false;
   for (Operation *user : alloc->getUsers()) {
     if (user == writer)
       continue;
@@ -110,13 +112,10 @@ linalg::GenericOp inPlaceLastWriter(memref::AllocOp alloc) {
         return {};
       continue;
     }
-    Type type = fragment.getFragment().getType().getElementType();
-    if (!writer->isBeforeInBlock(inBlock) || type.getIntOrFloatBitWidth() != 16 || (narrow && narrow != type))
+    if (!writer->isBeforeInBlock(inBlock) || !joinsFragmentType(fragment, narrow))
       return {};
-    narrow = type;
-    read = true;
   }
-  return read ? writer : linalg::GenericOp();
+  return narrow ? writer : linalg::GenericOp();
 }
 
 /// Gives the fragments after `writer` (inPlaceLastWriter of `alloc`) a temporary of their own, which only
