@@ -12,7 +12,7 @@
 #include "CpuJit.h"
 #include "DiskCache.h"
 #include "ForkJoinTeam.h"
-#include "GpuSequencePieces.h"
+#include "GpuPiecesPlan.h"
 #include "RedisClient.h"
 #include "ReferenceRunner.h"
 #include "RuntimeOnTeam.h"
@@ -811,234 +811,80 @@ private:
         launch;
   };
 
-  /// Runs a call of a causal entry whose states combine piece by piece as three launches over pieces of its
-  /// sequence (GpuSequencePieces.h), every tensor where `place` keeps it. A state-passing variant of such an
-  /// entry (a `*_with_state` entry, a Decoder's prefill or resume) runs as the entry does, from the states it
-  /// is given, and the prefix launch also writes the states after the last position. Returns the pieces per
-  /// slice, or 0 where the call does not qualify and nothing ran: a piece length that does not cut the
-  /// sequence, states that do not combine piece by piece, an argument every slice shares or one without the
-  /// sequence.
+  /// Runs a call of a causal entry whose states combine piece by piece as launches over pieces of its
+  /// sequence (GpuPiecesPlan.h), every tensor where `place` keeps it: every kernel compiled, then every
+  /// buffer allocated, before the first launch. Returns the pieces per slice, or 0 where the call does not
+  /// qualify and nothing ran.
   llvm::Expected<int64_t> executePiecesOnGpu(const ProgramImpl &program, llvm::StringRef entry,
                                              const LoadedKernel &whole, llvm::ArrayRef<TensorRef> inputs,
                                              llvm::ArrayRef<TensorRef> outputs, const GpuPlace &place,
                                              CallStats *stats) {
-    const CompiledKernel &info = whole.info();
-    int64_t sliced = info.slicing.dims;
-    if (sliced == 0 || outputs.empty() || llvm::is_contained(info.slicing.sharedArguments, true))
+    const EntryInfo *declared = program.lookup(entry);
+    if (!declared)
       return 0;
-    int64_t length = static_cast<int64_t>(outputs[0].spec.shape.size()) > sliced ? outputs[0].spec.shape[sliced] : 0;
-    std::optional<GpuPieces> pieces = planGpuPieces(length, runtimeOptions.compile.sequencePieceLength);
-    if (!pieces)
+    auto plan = planPiecesCall(program, *declared, whole.info().slicing, specsOf(inputs), specsOf(outputs));
+    if (!plan)
+      return plan.takeError();
+    if (!*plan)
       return 0;
-    llvm::StringRef base = entry;
-    PrefixCall call;
-    if (const EntryInfo *declared = program.lookup(entry);
-        declared && (declared->variantKind == "resume" || declared->variantKind == "prefill")) {
-      base = declared->variantOf;
-      call.fromInitial = declared->variantKind == "resume";
-      call.final = true;
-    }
-    std::shared_ptr<const SequenceVariants> variants = getSequenceVariants(program, base);
-    if (!variants || !variants->combinableStates || variants->sequenceDim != sliced)
-      return 0;
-    size_t numStates = variants->numStates();
-    if (inputs.size() != variants->numArguments + (call.fromInitial ? numStates : 0) ||
-        outputs.size() != variants->numResults + (call.final ? numStates : 0))
-      return 0;
-    // The entry's own tensors, then the states before the first position and after the last.
-    llvm::ArrayRef<TensorRef> ownInputs = inputs.take_front(variants->numArguments);
-    llvm::ArrayRef<TensorRef> ownOutputs = outputs.take_front(variants->numResults);
-    llvm::ArrayRef<TensorRef> initialStates = inputs.drop_front(variants->numArguments);
-    llvm::ArrayRef<TensorRef> finalStates = outputs.drop_front(variants->numResults);
-    auto alongSequence = [&](const TensorRef &ref) {
-      return static_cast<int64_t>(ref.spec.shape.size()) > sliced && ref.spec.shape[sliced] == length;
-    };
-    if (!llvm::all_of(ownInputs, alongSequence) || !llvm::all_of(ownOutputs, alongSequence))
-      return 0;
-
-    // The call's own tensors, as a slice per piece.
-    llvm::SmallVector<TensorRef, 8> pieceInputs, pieceOutputs;
-    llvm::SmallVector<TensorSpec, 8> pieceSpecs;
-    for (const TensorRef &input : ownInputs) {
-      pieceInputs.push_back({input.data, viewAsPieces(input.spec, sliced, *pieces)});
-      pieceSpecs.push_back(pieceInputs.back().spec);
-    }
-    for (const TensorRef &output : ownOutputs)
-      pieceOutputs.push_back({output.data, viewAsPieces(output.spec, sliced, *pieces)});
-    auto &variantProgram = static_cast<const ProgramImpl &>(*variants->program);
-    // The piece kernels read a slice's position along H as their coordinate / pieces (SliceLayout::pieces).
-    auto kernelFor = [&](const ProgramImpl &of, llvm::StringRef name, llvm::ArrayRef<TensorSpec> specs,
-                         int64_t slicePieces) {
+    llvm::SmallVector<LoadedKernel *, 8> kernels;
+    for (const PlanKernel &kernel : (*plan)->kernels) {
       CallStats own;
-      auto kernel = getKernel(of, name, specs, &own, /*sliceBlocks=*/true, slicePieces);
+      // The piece kernels read a slice's position along H as their coordinate / pieces (SliceLayout::pieces).
+      auto loaded = getKernel(static_cast<const ProgramImpl &>(*kernel.program), kernel.entry, kernel.arguments, &own,
+                              /*sliceBlocks=*/true, kernel.slicePieces);
+      if (!loaded)
+        return loaded.takeError();
       if (stats)
         stats->compileMs += own.compileMs;
-      return kernel;
-    };
-    // The states' shapes are prefill's last results: its body specialised to the pieces' shapes tells them
-    // without a compile.
-    auto prefillResults =
-        inferResultSpecs(variantProgram.source(), variantProgram.name(), variants->prefill, pieceSpecs);
-    if (!prefillResults)
-      return prefillResults.takeError();
-    llvm::SmallVector<TensorSpec> stateSpecs(llvm::drop_begin(*prefillResults, variants->numResults));
-    llvm::SmallVector<TensorSpec, 8> withStates(pieceSpecs);
-    withStates.append(stateSpecs.begin(), stateSpecs.end());
-    // The state kernels: each level's state variant where the program has them (it computes that level's
-    // states alone, and its decays' totals), else the state variant of every state, for every level.
-    bool perLevel = !variants->levelStates.empty();
-    llvm::SmallVector<LoadedKernel *, 4> stateKernels;
-    for (const std::string &name : perLevel ? variants->levelStates : std::vector<std::string>{variants->state}) {
-      auto kernel = kernelFor(variantProgram, name, withStates, pieces->count);
-      if (!kernel)
-        return kernel.takeError();
-      stateKernels.push_back(*kernel);
+      kernels.push_back(*loaded);
     }
-    // The states each state kernel computes.
-    auto coveredBy = [&](size_t kernel) {
-      return selectStates(variants->combines, [&](size_t state) {
-        return !perLevel || variants->levels[state] == static_cast<int>(kernel) + 1;
-      });
-    };
-    auto resume = kernelFor(variantProgram, variants->resume, withStates, pieces->count);
-    if (!resume)
-      return resume.takeError();
-    // A state kernel returns each piece's states it covers, then each of their decays' total log-gate over
-    // the piece.
-    size_t numDecays = static_cast<size_t>(llvm::count(variants->combines, StateCombine::Decay));
-    llvm::SmallVector<TensorSpec> totalSpecs(numDecays);
-    for (auto [k, kernel] : llvm::enumerate(stateKernels)) {
-      llvm::SmallVector<TensorSpec> specs = fullResultSpecs(kernel->info(), withStates);
-      StateSelection covered = coveredBy(k);
-      if (specs.size() != covered.states.size() + covered.decays.size())
-        return makeError(program.name() + ": entry '" + entry + "': a state variant returns " +
-                         llvm::Twine(specs.size()) + " results for " + llvm::Twine(covered.states.size()) +
-                         " states and " + llvm::Twine(covered.decays.size()) + " gate totals");
-      for (auto [j, decay] : llvm::enumerate(covered.decays))
-        totalSpecs[decay] = specs[covered.states.size() + j];
-    }
-    // The empty prefix: zero, but a softmax's running max, −inf (SPEC §8). Every piece's state starts from
-    // it, and so does a call without states of its own where the prefix needs one (a softmax's).
-    auto emptyFill = [](StateCombine combine) {
-      return combine == StateCombine::SoftmaxMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-    };
-    // Per state: the empty prefix (the state variant starts from it; resume then writes the states after
-    // each piece there, which nothing reads), each piece's own state and the state before each piece, and
-    // these along the pieces; per decay, each piece's gate total.
-    llvm::SmallVector<TensorRef, 4> empty, own, before, ownAlong, beforeAlong, totals, totalsAlong;
-    for (auto [spec, combine] : llvm::zip(stateSpecs, variants->combines)) {
-      for (llvm::SmallVector<TensorRef, 4> *set : {&empty, &own, &before}) {
-        auto memory = place.allocate(spec.numBytes(), set == &empty ? emptyFill(combine) : 0.0f);
-        if (!memory)
-          return memory.takeError();
-        set->push_back({*memory, spec});
-      }
-      TensorSpec along = viewStatesAlongPieces(spec, sliced, *pieces);
-      ownAlong.push_back({own.back().data, along});
-      beforeAlong.push_back({before.back().data, along});
-    }
-    for (const TensorSpec &spec : totalSpecs) {
-      auto memory = place.allocate(spec.numBytes(), 0.0f);
+    llvm::SmallVector<void *, 16> buffers;
+    for (const PlanBuffer &buffer : (*plan)->buffers) {
+      auto memory = place.allocate(buffer.spec.numBytes(), buffer.fill);
       if (!memory)
         return memory.takeError();
-      totals.push_back({*memory, spec});
-      totalsAlong.push_back({*memory, viewStatesAlongPieces(spec, sliced, *pieces)});
+      buffers.push_back(*memory);
     }
-    // Per state, the state before the first piece where the prefix takes one (prefixNeedsInitial):
-    // the call's own, or the empty prefix.
-    llvm::SmallVector<std::optional<TensorRef>, 4> initials(numStates);
-    for (size_t i = 0; i < numStates; ++i) {
-      if (!prefixNeedsInitial(variants->combines[i], call))
-        continue;
-      if (call.fromInitial) {
-        initials[i] = initialStates[i];
-        continue;
+    auto resolve = [&](llvm::ArrayRef<PlanTensor> tensors) {
+      llvm::SmallVector<TensorRef, 8> refs;
+      for (const PlanTensor &tensor : tensors) {
+        void *data = tensor.place == PlanTensor::Place::Input    ? inputs[tensor.index].data
+                     : tensor.place == PlanTensor::Place::Output ? outputs[tensor.index].data
+                                                                 : buffers[tensor.index];
+        refs.push_back({data, tensor.spec});
       }
-      TensorSpec emptySpec = ownAlong[i].spec;
-      emptySpec.shape.erase(emptySpec.shape.begin() + sliced);
-      auto memory = place.allocate(emptySpec.numBytes(), emptyFill(variants->combines[i]));
-      if (!memory)
-        return memory.takeError();
-      initials[i] = TensorRef{*memory, emptySpec};
-    }
-
-    // Level by level (SequenceStates::levels): every piece's own states from the exact states before it at
-    // the lower levels, then the states before each piece at this level. One level for all but Flow's.
-    // Each level's prefix takes its states along the pieces, then each decay's totals, then each initial;
-    // it returns the states before each piece, then the final ones. All compiled before any launch.
-    int levels = *llvm::max_element(variants->levels);
-    struct LevelPrefix {
-      LoadedKernel *kernel = nullptr;
-      llvm::SmallVector<TensorRef, 8> inputs, outputs;
+      return refs;
     };
-    llvm::SmallVector<LevelPrefix, 4> prefixes(levels);
-    for (int level = 1; level <= levels; ++level) {
-      LevelPrefix &prefix = prefixes[level - 1];
-      StateSelection atLevel =
-          selectStates(variants->combines, [&](size_t state) { return variants->levels[state] == level; });
-      llvm::SmallVector<PrefixState, 4> prefixStates;
-      size_t decaysSoFar = 0;
-      for (size_t i : atLevel.states) {
-        prefixStates.push_back({ownAlong[i].spec.shape.size(), variants->combines[i], std::nullopt});
-        if (variants->combines[i] == StateCombine::Decay)
-          prefixStates.back().gateRank = totalsAlong[atLevel.decays[decaysSoFar++]].spec.shape.size();
-        prefix.inputs.push_back(ownAlong[i]);
-        prefix.outputs.push_back(beforeAlong[i]);
-      }
-      for (size_t decay : atLevel.decays)
-        prefix.inputs.push_back(totalsAlong[decay]);
-      for (size_t i : atLevel.states)
-        if (initials[i])
-          prefix.inputs.push_back(*initials[i]);
-      for (size_t i : atLevel.states)
-        if (call.final)
-          prefix.outputs.push_back(finalStates[i]);
-      auto prefixProgram = getPiecePrefixProgram(prefixStates, sliced, call);
-      if (!prefixProgram)
-        return prefixProgram.takeError();
-      auto kernel = kernelFor(**prefixProgram, kPiecePrefixEntry, specsOf(prefix.inputs), /*slicePieces=*/1);
-      if (!kernel)
-        return kernel.takeError();
-      prefix.kernel = *kernel;
-    }
-    llvm::SmallVector<TensorRef, 8> arguments, results;
-    for (int level = 1; level <= levels; ++level) {
-      arguments.assign(pieceInputs.begin(), pieceInputs.end());
-      for (size_t i = 0; i < numStates; ++i)
-        arguments.push_back(variants->levels[i] < level ? before[i] : empty[i]);
-      size_t k = perLevel ? level - 1 : 0;
-      StateSelection covered = coveredBy(k);
-      results.clear();
-      for (size_t i : covered.states)
-        results.push_back(own[i]);
-      for (size_t decay : covered.decays)
-        results.push_back(totals[decay]);
-      if (llvm::Error err = place.launch(*stateKernels[k], arguments, results))
+    for (const PlanLaunch &launch : (*plan)->launches)
+      if (llvm::Error err = place.launch(*kernels[launch.kernel], resolve(launch.inputs), resolve(launch.outputs)))
         return std::move(err);
-      const LevelPrefix &prefix = prefixes[level - 1];
-      if (llvm::Error err = place.launch(*prefix.kernel, prefix.inputs, prefix.outputs))
-        return std::move(err);
-    }
-    arguments.assign(pieceInputs.begin(), pieceInputs.end());
-    arguments.append(before.begin(), before.end());
-    results.assign(pieceOutputs.begin(), pieceOutputs.end());
-    results.append(empty.begin(), empty.end());
-    if (llvm::Error err = place.launch(**resume, arguments, results))
-      return std::move(err);
-    return pieces->count;
+    return (*plan)->pieces.count;
   }
 
-  /// The `piece_prefix` program for `states` (along the pieces) and `call`, parsed once per runtime.
-  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::ArrayRef<PrefixState> states, int64_t pieceDim,
-                                                            const PrefixCall &call) {
-    std::string source = piecePrefixSource(states, pieceDim, call);
+  /// The plan of a GPU call of `declared` in pieces (planGpuPiecesCall), from the runtime's cached variants
+  /// and `piece_prefix` programs; none where the call runs whole.
+  llvm::Expected<std::optional<GpuPiecesPlan>> planPiecesCall(const ProgramImpl &program, const EntryInfo &declared,
+                                                              const SliceLayout &slicing,
+                                                              llvm::ArrayRef<TensorSpec> inputs,
+                                                              llvm::ArrayRef<TensorSpec> outputs) {
+    auto variantsOf = [&](llvm::StringRef base) { return getSequenceVariants(program, base); };
+    auto prefixProgram = [&](llvm::StringRef source) -> llvm::Expected<const Program *> {
+      return getPiecePrefixProgram(source);
+    };
+    return planGpuPiecesCall(declared, slicing, inputs, outputs, runtimeOptions.compile.sequencePieceLength,
+                             PiecesPlanSources{variantsOf, prefixProgram});
+  }
+
+  /// The `piece_prefix` program of `source` (piecePrefixSource), parsed once per runtime.
+  llvm::Expected<const ProgramImpl *> getPiecePrefixProgram(llvm::StringRef source) {
     std::lock_guard lock(sequenceMutex);
-    auto it = piecePrefixPrograms.find(source);
+    auto it = piecePrefixPrograms.find(source.str());
     if (it == piecePrefixPrograms.end()) {
       auto loaded = loadSource(source, "piece_prefix.mlir");
       if (!loaded)
         return loaded.takeError();
-      it = piecePrefixPrograms.try_emplace(source, std::move(*loaded)).first;
+      it = piecePrefixPrograms.try_emplace(source.str(), std::move(*loaded)).first;
     }
     return static_cast<const ProgramImpl *>(it->second.get());
   }
@@ -1308,27 +1154,6 @@ private:
         !team->tryRun(parts, [&](unsigned p) { runRange(numCalls * p / parts, numCalls * (p + 1) / parts); }))
       runRange(0, numCalls);
   }
-
-  /// A causal entry's derived variants, as a sequence-parallel call runs them.
-  struct SequenceVariants {
-    /// The program with prefill, resume and state declared (withStateVariants).
-    std::shared_ptr<Program> program;
-    /// The entry, and its variants in `program`.
-    std::string entry, prefill, resume, state;
-    /// With states on several levels, the state variant of each level (level 1 first), where `program`
-    /// declares them; empty otherwise (`state` then serves every level).
-    std::vector<std::string> levelStates;
-    /// The dimension the entry's scans run along.
-    int64_t sequenceDim = 0;
-    /// How a stretch's state combines with the state before it (SequenceStates).
-    bool additiveStates = false, combinableStates = false;
-    /// Per state, in signature order (SequenceStates::combines, ::levels).
-    std::vector<StateCombine> combines;
-    std::vector<int> levels;
-    /// The entry's own arguments and results.
-    size_t numArguments = 0, numResults = 0;
-    size_t numStates() const { return combines.size(); }
-  };
 
   /// The variants of `entry`, derived on first use; null where it has none (it is not causal).
   std::shared_ptr<const SequenceVariants> getSequenceVariants(const ProgramImpl &program, llvm::StringRef entry) {
