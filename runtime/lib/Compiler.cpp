@@ -58,8 +58,6 @@ constexpr StageName kStages[] = {
     {Stage::NVVM, "nvvm", mlir::la::PipelineTarget::CUDA, "nvvm"},
     {Stage::PTX, "ptx", mlir::la::PipelineTarget::CUDA, "ptx"},
     {Stage::Cubin, "cubin", mlir::la::PipelineTarget::CUDA, "cubin"},
-    {Stage::CHeader, "h", mlir::la::PipelineTarget::CUDA, "h"},
-    {Stage::CSource, "c", mlir::la::PipelineTarget::CUDA, "c"},
 };
 
 const StageName &describe(Stage stage) {

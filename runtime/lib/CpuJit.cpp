@@ -1,11 +1,10 @@
 //===- CpuJit.cpp - load a compiled kernel object and call it -------------===//
 
 #include "CpuJit.h"
+#include "CudaLauncher.h"
 #include "ParsedProgram.h"
 
 #include "Target/CPU/CPUTarget.h"
-#include "Target/CUDA/CUDAAot.h"
-#include "Target/CUDA/CUDATarget.h"
 #include "Target/CUDA/KernelNames.h"
 
 #include "la/runtime/KernelMemory.h"
@@ -90,27 +89,17 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnDevice(Compile
         llvm::formatv("the kernels are compiled for {0}, which cannot run on {1}: {2}", arch, driver.describe(), remedy)
             .str());
   }
-  auto parsed = parseProgram(llvm::StringRef(kernel.object.data(), kernel.object.size()), kernel.entry + ".gpu.mlir");
-  if (!parsed)
-    return parsed.takeError();
-  mlir::ModuleOp module = *(*parsed)->module;
-  auto launch = mlir::la::describeAotKernel(module);
-  if (!launch)
-    return launch.takeError();
-  if (cubin.empty()) {
-    auto target = mlir::la::CUDATarget::create(options);
-    if (!target)
-      return target.takeError();
-    auto assembled = (*target)->emitArtifact(module, "cubin");
-    if (!assembled)
-      return assembled.takeError();
-    cubin.assign(assembled->begin(), assembled->end());
-  }
-  auto loadedModule = driver.loadKernel(llvm::StringRef(cubin.data(), cubin.size()), launch->name);
+  auto image = buildDeviceImage(kernel, options, /*assemble=*/cubin.empty());
+  if (!image)
+    return image.takeError();
+  if (cubin.empty())
+    cubin.assign(image->cubin.begin(), image->cubin.end());
+  const mlir::la::AotKernel &launch = image->launch;
+  auto loadedModule = driver.loadKernel(llvm::StringRef(cubin.data(), cubin.size()), launch.name);
   if (!loadedModule)
     return loadedModule.takeError();
   auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());
-  loaded->device = {std::move(*loadedModule), static_cast<unsigned>(launch->blockSize), launch->scratchBytesPerSlice};
+  loaded->device = {std::move(*loadedModule), static_cast<unsigned>(launch.blockSize), launch.scratchBytesPerSlice};
   kernel.object.clear();
   kernel.object.shrink_to_fit();
   loaded->kernel = std::move(kernel);

@@ -23,9 +23,10 @@ PlanTensor buffer(size_t index, const TensorSpec &spec) { return {PlanTensor::Pl
 
 } // namespace
 
-llvm::Expected<std::optional<GpuPiecesPlan>>
-planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::ArrayRef<TensorSpec> inputs,
-                  llvm::ArrayRef<TensorSpec> outputs, int64_t pieceLength, const PiecesPlanSources &sources) {
+llvm::Expected<std::optional<GpuPiecesPlan>> planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing,
+                                                               llvm::ArrayRef<TensorSpec> inputs,
+                                                               llvm::ArrayRef<TensorSpec> outputs, int64_t pieceLength,
+                                                               const PiecesPlanSources &sources) {
   int64_t sliced = slicing.dims;
   if (sliced == 0 || outputs.empty() || llvm::is_contained(slicing.sharedArguments, true))
     return std::nullopt;
@@ -68,8 +69,7 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
   const Program &variantProgram = *variants->program;
   // The states' shapes are prefill's last results: its body specialised to the pieces' shapes tells them
   // without a compile.
-  auto prefillResults =
-      inferResultSpecs(variantProgram.source(), variantProgram.name(), variants->prefill, pieceSpecs);
+  auto prefillResults = inferResultSpecs(variantProgram.source(), variantProgram.name(), variants->prefill, pieceSpecs);
   if (!prefillResults)
     return prefillResults.takeError();
   std::vector<TensorSpec> stateSpecs(prefillResults->begin() + variants->numResults, prefillResults->end());
@@ -110,21 +110,21 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
   // each piece there, which nothing reads), each piece's own state and the state before each piece, and
   // these along the pieces; per decay, each piece's gate total.
   llvm::SmallVector<PlanTensor, 4> empty, own, before, ownAlong, beforeAlong, totalsAlong;
-  auto allocate = [&](const TensorSpec &spec, float fill) {
-    plan.buffers.push_back({spec, fill});
+  auto allocate = [&](const TensorSpec &spec, float fill, const llvm::Twine &what) {
+    plan.buffers.push_back({spec, fill, what.str()});
     return buffer(plan.buffers.size() - 1, spec);
   };
-  for (auto [spec, combine] : llvm::zip(stateSpecs, variants->combines)) {
-    empty.push_back(allocate(spec, emptyFill(combine)));
-    own.push_back(allocate(spec, 0.0f));
-    before.push_back(allocate(spec, 0.0f));
+  for (auto [i, spec, combine] : llvm::enumerate(stateSpecs, variants->combines)) {
+    empty.push_back(allocate(spec, emptyFill(combine), "state " + llvm::Twine(i) + ": the empty prefix, per piece"));
+    own.push_back(allocate(spec, 0.0f, "state " + llvm::Twine(i) + ": what each piece hands on by itself"));
+    before.push_back(allocate(spec, 0.0f, "state " + llvm::Twine(i) + ": the state before each piece"));
     TensorSpec along = viewStatesAlongPieces(spec, sliced, *pieces);
     ownAlong.push_back(buffer(own.back().index, along));
     beforeAlong.push_back(buffer(before.back().index, along));
   }
   llvm::SmallVector<PlanTensor, 4> totals;
-  for (const TensorSpec &spec : totalSpecs) {
-    totals.push_back(allocate(spec, 0.0f));
+  for (auto [d, spec] : llvm::enumerate(totalSpecs)) {
+    totals.push_back(allocate(spec, 0.0f, "decay " + llvm::Twine(d) + ": each piece's log-gate total"));
     totalsAlong.push_back(buffer(totals.back().index, viewStatesAlongPieces(spec, sliced, *pieces)));
   }
   // Per state, the state before the first piece where the prefix takes one (prefixNeedsInitial): the call's
@@ -134,12 +134,14 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
     if (!prefixNeedsInitial(variants->combines[i], call))
       continue;
     if (call.fromInitial) {
-      initials[i] = PlanTensor{PlanTensor::Place::Input, variants->numArguments + i, inputs[variants->numArguments + i]};
+      initials[i] =
+          PlanTensor{PlanTensor::Place::Input, variants->numArguments + i, inputs[variants->numArguments + i]};
       continue;
     }
     TensorSpec emptySpec = ownAlong[i].spec;
     emptySpec.shape.erase(emptySpec.shape.begin() + sliced);
-    initials[i] = allocate(emptySpec, emptyFill(variants->combines[i]));
+    initials[i] = allocate(emptySpec, emptyFill(variants->combines[i]),
+                           "state " + llvm::Twine(i) + ": the empty prefix, before the first piece");
   }
 
   // Level by level (SequenceStates::levels): every piece's own states from the exact states before it at the
@@ -158,6 +160,9 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
       states.outputs.push_back(own[i]);
     for (size_t decay : covered.decays)
       states.outputs.push_back(totals[decay]);
+    states.what = "the states each piece hands on by itself" +
+                  (levels > 1 ? " at level " + std::to_string(level) : std::string()) +
+                  (level > 1 ? ", from the states before it at the levels below" : "");
     plan.launches.push_back(std::move(states));
 
     PlanLaunch prefix;
@@ -179,8 +184,8 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
         prefix.inputs.push_back(*initials[i]);
     for (size_t i : atLevel.states)
       if (call.final)
-        prefix.outputs.push_back({PlanTensor::Place::Output, variants->numResults + i,
-                                  outputs[variants->numResults + i]});
+        prefix.outputs.push_back(
+            {PlanTensor::Place::Output, variants->numResults + i, outputs[variants->numResults + i]});
     auto prefixProgram = sources.prefixProgram(piecePrefixSource(prefixStates, sliced, call));
     if (!prefixProgram)
       return prefixProgram.takeError();
@@ -189,6 +194,8 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
       prefixSpecs.push_back(input.spec);
     prefix.kernel = plan.kernels.size();
     plan.kernels.push_back({*prefixProgram, kPiecePrefixEntry, std::move(prefixSpecs), /*slicePieces=*/1});
+    prefix.what = "the states before each piece: a scan along the pieces" +
+                  (call.final ? std::string(", and the states after the last") : std::string());
     plan.launches.push_back(std::move(prefix));
   }
 
@@ -198,7 +205,22 @@ planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::A
   outputsLaunch.inputs.append(before.begin(), before.end());
   outputsLaunch.outputs = pieceOutputs;
   outputsLaunch.outputs.append(empty.begin(), empty.end());
+  outputsLaunch.what = "each piece's outputs from the state before it";
   plan.launches.push_back(std::move(outputsLaunch));
+  return plan;
+}
+
+GpuPiecesPlan planWholeCall(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
+                            llvm::ArrayRef<TensorSpec> outputs) {
+  GpuPiecesPlan plan;
+  plan.kernels.push_back({&program, entry.str(), std::vector<TensorSpec>(inputs.begin(), inputs.end()), 1});
+  PlanLaunch launch;
+  for (auto [i, spec] : llvm::enumerate(inputs))
+    launch.inputs.push_back({PlanTensor::Place::Input, i, spec});
+  for (auto [i, spec] : llvm::enumerate(outputs))
+    launch.outputs.push_back({PlanTensor::Place::Output, i, spec});
+  launch.what = "the whole call, one block per slice";
+  plan.launches.push_back(std::move(launch));
   return plan;
 }
 

@@ -52,6 +52,8 @@ struct PlanTensor {
 struct PlanBuffer {
   TensorSpec spec;
   float fill = 0.0f;
+  /// What it holds, for the AOT launcher's comments.
+  std::string what;
 };
 
 /// A kernel of the plan: `entry` of `program` for whole-call `arguments`, compiled for one slice of
@@ -67,6 +69,8 @@ struct PlanKernel {
 struct PlanLaunch {
   size_t kernel = 0;
   llvm::SmallVector<PlanTensor, 8> inputs, outputs;
+  /// What it computes, for the AOT launcher's comments.
+  std::string what;
 };
 
 struct GpuPiecesPlan {
@@ -88,9 +92,15 @@ struct PiecesPlanSources {
 /// `pieceLength` positions. None where the call does not qualify and should run whole: a piece length that
 /// does not cut the sequence, states that do not combine piece by piece, an argument every slice shares or
 /// one without the sequence.
-llvm::Expected<std::optional<GpuPiecesPlan>>
-planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing, llvm::ArrayRef<TensorSpec> inputs,
-                  llvm::ArrayRef<TensorSpec> outputs, int64_t pieceLength, const PiecesPlanSources &sources);
+llvm::Expected<std::optional<GpuPiecesPlan>> planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing,
+                                                               llvm::ArrayRef<TensorSpec> inputs,
+                                                               llvm::ArrayRef<TensorSpec> outputs, int64_t pieceLength,
+                                                               const PiecesPlanSources &sources);
+
+/// The plan of a call that runs whole: `entry` of `program` in one launch, one block per slice, reading
+/// `inputs` and writing `outputs` as they are.
+GpuPiecesPlan planWholeCall(const Program &program, llvm::StringRef entry, llvm::ArrayRef<TensorSpec> inputs,
+                            llvm::ArrayRef<TensorSpec> outputs);
 
 } // namespace la
 

@@ -10,6 +10,7 @@
 #include "la/runtime/Runtime.h"
 
 #include "CpuJit.h"
+#include "CudaLauncher.h"
 #include "DiskCache.h"
 #include "ForkJoinTeam.h"
 #include "GpuPiecesPlan.h"
@@ -386,6 +387,55 @@ public:
     if (!passed)
       return makeError(program.name() + ": entry '" + entry + "': numerics check failed:\n" + text);
     return llvm::Error::success();
+  }
+
+  llvm::Expected<std::string> emitCudaLauncher(const Program &program, llvm::StringRef entry,
+                                               llvm::ArrayRef<TensorSpec> arguments, LauncherPart part) override {
+    const auto &impl = static_cast<const ProgramImpl &>(program);
+    const EntryInfo *info = impl.lookup(entry);
+    if (!info)
+      return impl.unknownEntry(entry);
+    const CompileOptions &options = runtimeOptions.compile;
+    if (options.target != mlir::la::PipelineTarget::CUDA)
+      return makeError("an AOT C launcher is the CUDA target's; this runtime compiles for the " +
+                       mlir::la::getTargetName(options.target) + " target");
+    for (auto [i, spec] : llvm::enumerate(arguments))
+      if (!spec.hasStaticShape())
+        return makeError(program.name() + ": entry '" + entry + "': an AOT launcher needs static shapes, argument #" +
+                         llvm::Twine(i) + " is " + spec.str());
+    SliceLayout slicing = options.sliceBatchHeads ? info->slicing : SliceLayout();
+    if (llvm::Error err = checkInputs(impl, *info, arguments, slicing))
+      return std::move(err);
+    auto results = inferResultSpecs(impl.source(), impl.name(), entry, arguments);
+    if (!results)
+      return results.takeError();
+    auto pieces = planPiecesCall(impl, *info, slicing, arguments, *results);
+    if (!pieces)
+      return pieces.takeError();
+    GpuPiecesPlan plan = *pieces ? std::move(**pieces) : planWholeCall(impl, entry, arguments, *results);
+    std::vector<LauncherKernel> kernels;
+    for (const PlanKernel &kernel : plan.kernels) {
+      const auto &of = static_cast<const ProgramImpl &>(*kernel.program);
+      const EntryInfo *kernelInfo = of.lookup(kernel.entry);
+      if (!kernelInfo)
+        return of.unknownEntry(kernel.entry);
+      SliceLayout kernelSlicing = options.sliceBatchHeads ? kernelInfo->slicing : SliceLayout();
+      if (kernelSlicing.dims > 0)
+        kernelSlicing.pieces = kernel.slicePieces;
+      auto compiled = compileKernel(of.source(), of.name(), kernel.entry,
+                                    sliceArguments(kernel.arguments, kernelSlicing), options, kernelSlicing);
+      if (!compiled)
+        return compiled.takeError();
+      auto image = buildDeviceImage(*compiled, options, /*assemble=*/part == LauncherPart::Source);
+      if (!image)
+        return image.takeError();
+      kernels.push_back({std::move(*image), kernelSlicing});
+    }
+    auto launcher = describeLauncher(entry, slicing, arguments, *results, plan, kernels);
+    if (!launcher)
+      return launcher.takeError();
+    return part == LauncherPart::Header ? mlir::la::emitAotHeader(*launcher, options.arch)
+                                        : mlir::la::emitAotSource(*launcher, options.arch);
   }
 
   llvm::Expected<NumericsReport> checkNumerics(const Program &program, llvm::StringRef entry,

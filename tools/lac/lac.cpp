@@ -391,6 +391,42 @@ llvm::Expected<ShapedEntry> shapeSelectedEntry() {
   return ShapedEntry{std::move(*source), *info, std::move(*specs)};
 }
 
+/// `compile --emit=h|c`: the ahead-of-time C launcher of the call, from a runtime that launches nothing (the
+/// emulator's target needs no driver; its kernels are the CUDA target's).
+int writeCudaLauncher(const la::CompileOptions &compile) {
+  if (compile.target != mlir::la::PipelineTarget::CUDA)
+    return fail("--emit=" + emit + ": an ahead-of-time C launcher is the CUDA target's; add --target cuda");
+  auto shaped = shapeSelectedEntry();
+  if (!shaped)
+    return fail(shaped.takeError());
+  for (auto [i, spec] : llvm::enumerate(shaped->arguments))
+    if (!spec.hasStaticShape())
+      return fail("--emit=" + emit + " needs static shapes: argument #" + llvm::Twine(i) + " of '" + shaped->info.name +
+                  "' is " + la::toMLIRTypeString(spec) + "; pass --shape");
+  la::RuntimeOptions options;
+  options.target = la::RuntimeTarget::CUDAEmulator;
+  options.cacheDir = "none";
+  options.compile = compile;
+  auto runtime = la::Runtime::create(options);
+  if (!runtime)
+    return fail(runtime.takeError());
+  auto program = (*runtime)->loadSource(shaped->source, inputFile);
+  if (!program)
+    return fail(program.takeError());
+  auto text =
+      (*runtime)->emitCudaLauncher(**program, shaped->info.name, shaped->arguments,
+                                   emit == "h" ? la::Runtime::LauncherPart::Header : la::Runtime::LauncherPart::Source);
+  if (!text)
+    return fail(text.takeError());
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return fail(outputFile + ": " + ec.message());
+  out.os() << *text;
+  out.keep();
+  return 0;
+}
+
 int runCompile() {
   auto options = pipelineFlags().get();
   if (!options)
@@ -399,9 +435,12 @@ int runCompile() {
     options->target = mlir::la::PipelineTarget::CUDA;
   else if (targetName != "cpu")
     return fail("--target=" + targetName + ": unknown target (choose cpu, cuda)");
+  if (emit == "h" || emit == "c")
+    return writeCudaLauncher(*options);
   bool printPipeline = emit == "pipeline";
   std::optional<la::Stage> stage = printPipeline ? la::Stage::Linalg : la::parseStage(emit);
-  std::string choices = "(choose " + llvm::join(la::getStageNames(options->target), ", ") + ", pipeline)";
+  std::string choices = "(choose " + llvm::join(la::getStageNames(options->target), ", ") +
+                        (options->target == mlir::la::PipelineTarget::CUDA ? ", h, c" : "") + ", pipeline)";
   if (!stage)
     return fail("--emit=" + emit + ": unknown stage " + choices);
   mlir::la::PipelineTarget owner = la::getStageTarget(*stage);

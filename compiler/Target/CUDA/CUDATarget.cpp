@@ -2,7 +2,6 @@
 
 #include "Target/CUDA/CUDATarget.h"
 
-#include "Target/CUDA/CUDAAot.h"
 #include "Target/CUDA/Transforms/CUDAPasses.h"
 #include "Target/NVVM/NVVMLowering.h"
 
@@ -115,7 +114,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
 }
 
 llvm::ArrayRef<llvm::StringRef> CUDATarget::getArtifactKinds() const {
-  static const llvm::StringRef kinds[] = {"nvvm", "ptx", "cubin", "h", "c"};
+  static const llvm::StringRef kinds[] = {"nvvm", "ptx", "cubin"};
   return kinds;
 }
 
@@ -124,16 +123,6 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
     return llvm::createStringError(
         llvm::formatv("the CUDA target has no artefact '{0}' (choose {1})", kind, llvm::join(getArtifactKinds(), ", "))
             .str());
-  // The AOT launcher reads the kernel's launch facts from the gpu stage, before lowering drops them.
-  std::optional<AotKernel> aot;
-  if (kind == "h" || kind == "c") {
-    auto described = describeAotKernel(module);
-    if (!described)
-      return described.takeError();
-    if (kind == "h")
-      return emitAotHeader(*described, config.arch);
-    aot = std::move(*described);
-  }
   if (llvm::Error err = runPasses(module, "lowering to NVVM (la-gpu-to-nvvm)", buildNVVMLoweringTail))
     return std::move(err);
   if (kind == "nvvm") {
@@ -175,8 +164,6 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
   auto assembled = assemblePTX(ptx, config.arch);
   if (!assembled)
     return assembled.takeError();
-  if (aot)
-    return emitAotSource(*aot, config.arch, assembled->cubin);
   return std::move(assembled->cubin);
 }
 

@@ -33,8 +33,8 @@ public:
   void buildTensorPipeline(OpPassManager &pm) const override;
   /// Bufferises, turns linalg into parallel loops and maps each entry onto a thread block (the `gpu` stage).
   void buildLoweringPipeline(OpPassManager &pm) const override;
-  /// "nvvm" (the LLVM dialect with NVVM ops, as text), "ptx", "cubin", and the AOT launcher's "h" and "c"
-  /// (CUDAAot.h).
+  /// "nvvm" (the LLVM dialect with NVVM ops, as text), "ptx" and "cubin". The AOT launcher, which may run
+  /// several kernels, is the runtime's (Runtime::emitCudaLauncher).
   llvm::ArrayRef<llvm::StringRef> getArtifactKinds() const override;
   llvm::Expected<std::string> emitArtifact(ModuleOp module, llvm::StringRef kind) const override;
 

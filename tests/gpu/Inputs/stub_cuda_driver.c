@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int module_token, function_token;
-static unsigned loads;
+static int module_token;
+/* A function handle points at its kernel's name, so a launch can say which kernel it runs. */
+static char function_names[16][128];
+static unsigned loads, functions;
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   const unsigned char *bytes = image;
@@ -24,9 +26,10 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
 
 CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
   printf("stub: cuModuleGetFunction: %s\n", name);
-  if (module != (CUmodule)&module_token)
+  if (module != (CUmodule)&module_token || functions == 16)
     return CUDA_ERROR_INVALID_HANDLE;
-  *function = (CUfunction)&function_token;
+  snprintf(function_names[functions], sizeof(function_names[functions]), "%s", name);
+  *function = (CUfunction)function_names[functions++];
   return CUDA_SUCCESS;
 }
 
@@ -35,17 +38,28 @@ CUresult cuModuleUnload(CUmodule module) {
   return module == (CUmodule)&module_token ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-/* The parameter count is not in the call: the caller passes how many it expects to be read. */
-int stub_parameter_count = 0;
+CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned int value, size_t count, CUstream stream) {
+  printf("stub: cuMemsetD32Async: 0x%llx = 0x%08x x %zu stream %p\n", (unsigned long long)destination, value, count,
+         (void *)stream);
+  return CUDA_SUCCESS;
+}
+
+/* The parameter count is not in the call: the caller says how many each launch passes, in launch order
+   (repeating). */
+const int *stub_parameter_counts = NULL;
+int stub_parameter_kinds = 0;
+static unsigned launches;
 
 CUresult cuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ, unsigned blockX,
                         unsigned blockY, unsigned blockZ, unsigned sharedBytes, CUstream stream, void **params,
                         void **extra) {
-  if (function != (CUfunction)&function_token)
+  const char *name = (const char *)function;
+  if (name < function_names[0] || name >= function_names[16])
     return CUDA_ERROR_INVALID_HANDLE;
-  printf("stub: cuLaunchKernel: grid %u,%u,%u block %u,%u,%u shared %u stream %p extra %p\n", gridX, gridY, gridZ,
-         blockX, blockY, blockZ, sharedBytes, (void *)stream, (void *)extra);
-  for (int i = 0; i < stub_parameter_count; ++i)
+  printf("stub: cuLaunchKernel: %s grid %u,%u,%u block %u,%u,%u shared %u stream %p extra %p\n", name, gridX, gridY,
+         gridZ, blockX, blockY, blockZ, sharedBytes, (void *)stream, (void *)extra);
+  int count = stub_parameter_kinds ? stub_parameter_counts[launches++ % stub_parameter_kinds] : 0;
+  for (int i = 0; i < count; ++i)
     printf("stub:   param %d = 0x%llx\n", i, (unsigned long long)*(CUdeviceptr *)params[i]);
   return CUDA_SUCCESS;
 }

@@ -18,7 +18,8 @@
 namespace la {
 
 /// What `emitStage` prints, in pipeline order: the target-neutral stages, then the CPU target's
-/// (LLVMDialect..Object), then the CUDA target's (GPU..CSource).
+/// (LLVMDialect..Object), then the CUDA target's (GPU..Cubin). The ahead-of-time C launcher of
+/// a call, which may launch several kernels, is Runtime::emitCudaLauncher's.
 enum class Stage {
   LA,          ///< specialised `la` (shapes from the arguments)
   Fused,       ///< `la` after inlining, canonicalisation and chunking of causal scans
@@ -30,12 +31,9 @@ enum class Stage {
   GPU,         ///< CUDA: each batch×head slice a kernel on one thread block: the end of the pass pipeline
   NVVM,        ///< CUDA: the LLVM dialect with NVVM ops, what the NVPTX backend translates
   PTX,         ///< CUDA: PTX text for the `arch` option
-  Cubin,       ///< CUDA: the ELF cubin ptxas makes of it (binary)
-  CHeader,     ///< CUDA: the header of the ahead-of-time C launcher, `la_<entry>.h` (CUDAAot.h)
-  CSource      ///< CUDA: its source, which embeds the cubin and includes that header
+  Cubin        ///< CUDA: the ELF cubin ptxas makes of it (binary)
 };
-/// Parses "la", "fused", "linalg", "llvm-dialect", "llvm", "asm", "obj", "gpu", "nvvm", "ptx", "cubin", "h",
-/// "c".
+/// Parses "la", "fused", "linalg", "llvm-dialect", "llvm", "asm", "obj", "gpu", "nvvm", "ptx", "cubin".
 std::optional<Stage> parseStage(llvm::StringRef name);
 /// The target a stage belongs to (Common for la, fused, linalg).
 mlir::la::PipelineTarget getStageTarget(Stage stage);

@@ -242,6 +242,16 @@ public:
                                                        llvm::ArrayRef<TensorRef> inputs,
                                                        llvm::ArrayRef<TensorRef> outputs) = 0;
 
+  /// The half of an ahead-of-time C launcher (`lac compile --target cuda --emit=h|c`) to write.
+  enum class LauncherPart { Header, Source };
+  /// The ahead-of-time C launcher of `entry` for `arguments` (static shapes; B and H become the launcher's
+  /// own) on the CUDA target of `options().compile`: the header `la_<entry>.h`, or the source that embeds the
+  /// cubins and includes it (compiler/Target/CUDA/CUDAAot.h). It launches what `call` launches for these
+  /// arguments: a causal entry in pieces of its sequence where the call qualifies (GpuPiecesPlan.h), any
+  /// other one block per batch×head slice. Nothing is loaded or run; the kernels are compiled afresh.
+  virtual llvm::Expected<std::string> emitCudaLauncher(const Program &program, llvm::StringRef entry,
+                                                       llvm::ArrayRef<TensorSpec> arguments, LauncherPart part) = 0;
+
   /// Allocates the outputs, runs, and returns them.
   llvm::Expected<llvm::SmallVector<HostTensor>> run(const Program &program, llvm::StringRef entry,
                                                     llvm::ArrayRef<TensorRef> inputs, CallStats *stats = nullptr);
