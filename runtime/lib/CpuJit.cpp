@@ -95,7 +95,8 @@ llvm::Expected<std::unique_ptr<LoadedKernel>> LoadedKernel::loadOnDevice(Compile
   if (cubin.empty())
     cubin.assign(image->cubin.begin(), image->cubin.end());
   const mlir::la::AotKernel &launch = image->launch;
-  auto loadedModule = driver.loadKernel(llvm::StringRef(cubin.data(), cubin.size()), launch.name);
+  auto loadedModule = driver.loadKernel(llvm::StringRef(cubin.data(), cubin.size()), launch.name,
+                                        static_cast<unsigned>(launch.dynamicSharedBytes));
   if (!loadedModule)
     return loadedModule.takeError();
   auto loaded = std::unique_ptr<LoadedKernel>(new LoadedKernel());

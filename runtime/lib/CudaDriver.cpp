@@ -33,6 +33,7 @@ struct Driver::EntryPoints {
   Result (*cuModuleLoadData)(void **, const void *);
   Result (*cuModuleUnload)(void *);
   Result (*cuModuleGetFunction)(void **, void *, const char *);
+  Result (*cuFuncSetAttribute)(void *, int, int);
   Result (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
                            void **, void **);
   Result (*cuMemAllocAsync)(DevicePointer *, size_t, void *);
@@ -92,6 +93,7 @@ llvm::Error Driver::open(int ordinal) {
   LA_RESOLVE(cuModuleLoadData);
   LA_RESOLVE(cuModuleUnload);
   LA_RESOLVE(cuModuleGetFunction);
+  LA_RESOLVE(cuFuncSetAttribute);
   LA_RESOLVE(cuLaunchKernel);
   LA_RESOLVE(cuMemAllocAsync);
   LA_RESOLVE(cuMemFreeAsync);
@@ -163,8 +165,8 @@ llvm::Expected<Driver &> Driver::get(int ordinal) {
 
 llvm::Error Driver::enter() const { return check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent"); }
 
-llvm::Expected<std::unique_ptr<KernelModule>> Driver::loadKernel(llvm::StringRef cubin,
-                                                                 llvm::StringRef kernelName) const {
+llvm::Expected<std::unique_ptr<KernelModule>> Driver::loadKernel(llvm::StringRef cubin, llvm::StringRef kernelName,
+                                                                 unsigned dynamicSharedBytes) const {
   if (llvm::Error err = enter())
     return std::move(err);
   void *module = nullptr, *function = nullptr;
@@ -176,7 +178,17 @@ llvm::Expected<std::unique_ptr<KernelModule>> Driver::loadKernel(llvm::StringRef
     api->cuModuleUnload(module);
     return std::move(err);
   }
-  return std::unique_ptr<KernelModule>(new KernelModule(*this, module, function, std::move(name)));
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: without it a launch may ask for 48 KiB at most.
+  constexpr int kMaxDynamicSharedSizeBytes = 8;
+  if (dynamicSharedBytes > 0)
+    if (llvm::Error err = check(
+            api->cuFuncSetAttribute(function, kMaxDynamicSharedSizeBytes, static_cast<int>(dynamicSharedBytes)),
+            ("cuFuncSetAttribute('" + name + "', max dynamic shared bytes " + std::to_string(dynamicSharedBytes) + ")")
+                .c_str())) {
+      api->cuModuleUnload(module);
+      return std::move(err);
+    }
+  return std::unique_ptr<KernelModule>(new KernelModule(*this, module, function, std::move(name), dynamicSharedBytes));
 }
 
 KernelModule::~KernelModule() {
@@ -192,7 +204,7 @@ llvm::Error KernelModule::launch(Dim3 grid, Dim3 block, Stream stream, llvm::Arr
   if (llvm::Error err = driver.enter())
     return err;
   return driver.check(driver.api->cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                                 /*sharedMemBytes=*/0, stream, const_cast<void **>(parameters.data()),
+                                                 dynamicSharedBytes, stream, const_cast<void **>(parameters.data()),
                                                  nullptr),
                       ("cuLaunchKernel('" + name + "')").c_str());
 }

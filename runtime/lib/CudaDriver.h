@@ -46,12 +46,15 @@ public:
 
 private:
   friend class Driver;
-  KernelModule(const Driver &driver, void *module, void *function, std::string name)
-      : driver(driver), module(module), function(function), name(std::move(name)) {}
+  KernelModule(const Driver &driver, void *module, void *function, std::string name, unsigned dynamicSharedBytes)
+      : driver(driver), module(module), function(function), name(std::move(name)),
+        dynamicSharedBytes(dynamicSharedBytes) {}
   const Driver &driver;
   void *module;
   void *function;
   std::string name;
+  /// Bytes of dynamic shared memory every launch asks for.
+  unsigned dynamicSharedBytes;
 };
 
 /// The process's CUDA driver with one device's primary context. Thread-safe: every call makes that context
@@ -68,7 +71,10 @@ public:
   /// "device 0 (NVIDIA H100 80GB HBM3, sm_90)".
   const std::string &describe() const { return description; }
 
-  llvm::Expected<std::unique_ptr<KernelModule>> loadKernel(llvm::StringRef cubin, llvm::StringRef kernelName) const;
+  /// Loads `cubin` and finds `kernelName` in it; a kernel with dynamic shared memory may then ask for
+  /// `dynamicSharedBytes` of it at every launch (beyond 48 KiB only with the function's attribute set here).
+  llvm::Expected<std::unique_ptr<KernelModule>> loadKernel(llvm::StringRef cubin, llvm::StringRef kernelName,
+                                                           unsigned dynamicSharedBytes = 0) const;
 
   /// Stream-ordered device memory (cuMemAllocAsync / cuMemFreeAsync): usable by work later on `stream`.
   llvm::Expected<DevicePointer> allocate(size_t bytes, Stream stream) const;

@@ -30,6 +30,13 @@ llvm::Expected<AotKernel> describeAotKernel(ModuleOp module) {
   if (!sliceBytes || static_cast<size_t>(sliceBytes.size()) != func.getNumArguments())
     return llvm::createStringError("kernel '" + kernel.name + "' has no " + kSliceBytesAttr.str() +
                                    " for each argument");
+  // The shared buffer la-gpu-dynamic-shared-memory makes dynamic: a workgroup attribution beyond 48 KiB.
+  for (BlockArgument buffer : func.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    if (type.hasStaticShape() && bytes > kMaxStaticSharedBytes)
+      kernel.dynamicSharedBytes += bytes;
+  }
   // The scratch buffer is the trailing byte array la-gpu-outline-slice-kernel adds.
   if (func.getNumArguments() > 0) {
     auto last = cast<MemRefType>(func.getArgumentTypes().back());
@@ -111,7 +118,10 @@ std::string emitAotHeader(const AotLauncher &launcher, llvm::StringRef arch) {
     const AotKernel &kernel = launcher.kernels[launch.kernel].launch;
     auto [x, y] = grid(launcher, launch.blocksPerSlice, /*forComment=*/true);
     os << "     " << i + 1 << ". " << kernel.name << ": " << launch.what << "; a grid of (" << x << ", " << y
-       << ") blocks of " << kernel.blockSize << " threads.\n";
+       << ") blocks of " << kernel.blockSize << " threads";
+    if (kernel.dynamicSharedBytes > 0)
+      os << ", " << kernel.dynamicSharedBytes << " bytes of dynamic shared memory each";
+    os << ".\n";
   }
   os << "   Each argN is a whole row-major tensor on the device; one slice of each is:\n";
   for (auto [i, description] : llvm::enumerate(launcher.parameters))
@@ -151,6 +161,15 @@ std::string emitAotSource(const AotLauncher &launcher, llvm::StringRef arch) {
     images.push_back(llvm::formatv("{0}_cubin{1}", name, k).str());
     names.push_back("\"" + kernel.launch.name + "\"");
   }
+  bool usesDynamicShared = llvm::any_of(
+      launcher.kernels, [](const AotLauncher::Kernel &kernel) { return kernel.launch.dynamicSharedBytes > 0; });
+  if (usesDynamicShared) {
+    llvm::SmallVector<std::string> bytes;
+    for (const AotLauncher::Kernel &kernel : launcher.kernels)
+      bytes.push_back(std::to_string(kernel.launch.dynamicSharedBytes));
+    os << "/* Bytes of dynamic shared memory each kernel's launch asks for. */\n"
+       << "static const int " << name << "_shared_bytes[" << numKernels << "] = {" << llvm::join(bytes, ", ") << "};\n";
+  }
   os << "static const void *const " << name << "_images[" << numKernels << "] = {" << llvm::join(images, ", ") << "};\n"
      << "static const char *const " << name << "_names[" << numKernels << "] = {" << llvm::join(names, ", ") << "};\n"
      << "static CUmodule " << name << "_modules[" << numKernels << "];\n"
@@ -169,8 +188,13 @@ std::string emitAotSource(const AotLauncher &launcher, llvm::StringRef arch) {
      << "    CUresult status = cuModuleLoadData(&" << name << "_modules[i], " << name << "_images[i]);\n"
      << "    if (status == CUDA_SUCCESS)\n"
      << "      status = cuModuleGetFunction(&" << name << "_functions[i], " << name << "_modules[i], " << name
-     << "_names[i]);\n"
-     << "    if (status != CUDA_SUCCESS) {\n      " << name << "_unload();\n      return status;\n    }\n  }\n"
+     << "_names[i]);\n";
+  // A kernel whose shared buffer is dynamic may use more than the default 48 KiB once its function says so.
+  if (usesDynamicShared)
+    os << "    if (status == CUDA_SUCCESS && " << name << "_shared_bytes[i] > 0)\n"
+       << "      status = cuFuncSetAttribute(" << name
+       << "_functions[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, " << name << "_shared_bytes[i]);\n";
+  os << "    if (status != CUDA_SUCCESS) {\n      " << name << "_unload();\n      return status;\n    }\n  }\n"
      << "  return CUDA_SUCCESS;\n}\n\n";
 
   // The scratch: each region 256-byte aligned (what cuMemAlloc gives), then the temporaries.
@@ -223,7 +247,7 @@ std::string emitAotSource(const AotLauncher &launcher, llvm::StringRef arch) {
     os << "  {\n    /* " << i + 1 << ". " << launch.what << " */\n"
        << "    void *params[] = {" << llvm::join(pointers, ", ") << "};\n"
        << "    status = cuLaunchKernel(" << name << "_functions[" << launch.kernel << "], " << x << ", " << y << ", 1, "
-       << kernel.blockSize << ", 1, 1, 0, stream, params, NULL);\n"
+       << kernel.blockSize << ", 1, 1, " << kernel.dynamicSharedBytes << ", stream, params, NULL);\n"
        << "    if (status != CUDA_SUCCESS)\n      return status;\n  }\n";
   }
   os << "  return CUDA_SUCCESS;\n}\n";

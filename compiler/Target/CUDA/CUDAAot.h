@@ -35,6 +35,8 @@ struct AotKernel {
   bool takesScratch = false;
   int64_t scratchBytesPerSlice = 0;
   int64_t blockSize = 0;
+  /// Bytes of dynamic shared memory each launch asks for (la-gpu-dynamic-shared-memory); 0: all static.
+  int64_t dynamicSharedBytes = 0;
 };
 
 /// Reads the kernel of `module` (after la-gpu-outline-slice-kernel); an error when there is not exactly one.

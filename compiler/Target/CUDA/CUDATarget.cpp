@@ -71,6 +71,14 @@ llvm::Expected<std::unique_ptr<CUDATarget>> CUDATarget::create(const PipelineCon
         llvm::formatv("min-blocks-per-sm {0} is outside 1..{1} (an SM holds at most 2048 threads, {2} per block)",
                       config.minBlocksPerSM, 2048 / (config.warpsPerBlock * 32), config.warpsPerBlock * 32)
             .str());
+  // A block's dynamic shared memory (la-gpu-dynamic-shared-memory): at most 163 KiB on sm_80, 227 KiB on
+  // sm_90 (the CUDA C Programming Guide's table of technical specifications per compute capability).
+  int64_t sharedLimit = config.arch == "sm_80" ? 163 * 1024 : 227 * 1024;
+  if (config.sharedMemoryBytes < 0 || config.sharedMemoryBytes > sharedLimit)
+    return llvm::createStringError(
+        llvm::formatv("shared-memory-bytes {0} is outside 0..{1}, the most shared memory a block may have on {2}",
+                      config.sharedMemoryBytes, sharedLimit, config.arch)
+            .str());
   if (config.tensorCores != "auto" && config.tensorCores != "tf32" && config.tensorCores != "off")
     return llvm::createStringError(
         llvm::formatv("tensor-cores '{0}' is not auto, tf32 or off", config.tensorCores).str());
@@ -123,7 +131,10 @@ llvm::Expected<std::string> CUDATarget::emitArtifact(ModuleOp module, llvm::Stri
     return llvm::createStringError(
         llvm::formatv("the CUDA target has no artefact '{0}' (choose {1})", kind, llvm::join(getArtifactKinds(), ", "))
             .str());
-  if (llvm::Error err = runPasses(module, "lowering to NVVM (la-gpu-to-nvvm)", buildNVVMLoweringTail))
+  if (llvm::Error err = runPasses(module, "lowering to NVVM (la-gpu-to-nvvm)", [](OpPassManager &pm) {
+        buildNVVMLoweringTail(pm);
+        pm.addNestedPass<gpu::GPUModuleOp>(createLAGPUDynamicSharedMemory());
+      }))
     return std::move(err);
   if (kind == "nvvm") {
     std::string text;

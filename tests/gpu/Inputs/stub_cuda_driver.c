@@ -38,6 +38,12 @@ CUresult cuModuleUnload(CUmodule module) {
   return module == (CUmodule)&module_token ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  const char *name = (const char *)function;
+  printf("stub: cuFuncSetAttribute: %s attribute %d = %d\n", name, (int)attribute, value);
+  return name >= function_names[0] && name < function_names[16] ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUresult cuMemsetD32Async(CUdeviceptr destination, unsigned int value, size_t count, CUstream stream) {
   printf("stub: cuMemsetD32Async: 0x%llx = 0x%08x x %zu stream %p\n", (unsigned long long)destination, value, count,
          (void *)stream);

@@ -113,6 +113,11 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   return SUCCESS;
 }
 
+CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
+  printf("stub: cuFuncSetAttribute: attribute %d = %d\n", attribute, value);
+  return function == &function_token ? SUCCESS : INVALID_VALUE;
+}
+
 static int find_allocation(CUdeviceptr pointer) {
   for (unsigned i = 0; i < allocation_count; ++i)
     if (allocations[i] && (CUdeviceptr)allocations[i] == pointer)

@@ -26,6 +26,9 @@ inline constexpr llvm::StringLiteral kSliceBytesAttr = "la.slice_bytes";
 inline constexpr llvm::StringLiteral kWarpLanesAttr = "la.warp_lanes";
 /// The gpu.module that holds the generated kernels.
 inline constexpr llvm::StringLiteral kKernelModuleName = "la_kernels";
+/// The most shared memory a kernel may declare statically on sm_80 and sm_90; beyond it, the block's shared
+/// buffer is dynamic (la-gpu-dynamic-shared-memory) and each launch asks for its bytes.
+inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 #define GEN_PASS_DECL
 #include "Target/CUDA/Transforms/CUDAPasses.h.inc"

@@ -254,6 +254,25 @@ def LAGPULowerMmaFragments : Pass<"la-gpu-lower-mma-fragments", "mlir::gpu::GPUM
                            "mlir::vector::VectorDialect"];
 }
 
+def LAGPUDynamicSharedMemory : Pass<"la-gpu-dynamic-shared-memory", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Makes a kernel's shared buffer beyond 48 KiB dynamic shared memory: an external zero-length "
+                "array in address space 3, PTX's `.extern .shared`";
+  let description = [{
+    Runs on the LLVM dialect of the kernels (after la-gpu-to-nvvm), for PTX. A block may declare at most
+    48 KiB of shared memory statically; sm_80 lets a launch ask for up to 163 KiB and sm_90 for 227 KiB of
+    dynamic shared memory once the kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES allows it. So a
+    workgroup global (the buffer la-gpu-outline-slice-kernel gives a block's shared temporaries) larger than
+    48 KiB becomes `external` and zero-length: PTX then declares it `.extern .shared`, the dynamic shared
+    memory, and whoever launches the kernel passes its bytes (AotKernel::dynamicSharedBytes, read off the
+    `gpu` stage's workgroup attribution). A kernel has one such buffer at most: every `.extern .shared`
+    array starts at the same address.
+
+    Not `gpu.dynamic_shared_memory`: MLIR 22 lowers it to a one-byte internal global, whose accesses past
+    the first byte LLVM's optimiser then deletes (DESIGN.md). The emulator runs the static form, which
+    behaves the same.
+  }];
+}
+
 def LAGPUDistributeToThreads : Pass<"la-gpu-distribute-to-threads", "mlir::gpu::GPUModuleOp"> {
   let summary = "Spreads a kernel's parallel loops over the threads of its block and makes its other writes "
                 "single-threaded: scf.parallel (i, j) => for t = tid; t < I·J; t += ntid { i, j = delin(t) }";
