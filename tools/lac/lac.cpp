@@ -391,6 +391,17 @@ llvm::Expected<ShapedEntry> shapeSelectedEntry() {
   return ShapedEntry{std::move(*source), *info, std::move(*specs)};
 }
 
+/// Writes what `compile` made to `-o` (standard output by default), kept only once written whole.
+int writeOutput(llvm::StringRef text, bool binary) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputFile, ec, binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+  if (ec)
+    return fail(outputFile + ": " + ec.message());
+  out.os() << text;
+  out.keep();
+  return 0;
+}
+
 /// `compile --emit=h|c`: the ahead-of-time C launcher of the call, from a runtime that launches nothing (the
 /// emulator's target needs no driver; its kernels are the CUDA target's).
 int writeCudaLauncher(const la::CompileOptions &compile) {
@@ -418,13 +429,7 @@ int writeCudaLauncher(const la::CompileOptions &compile) {
                                    emit == "h" ? la::Runtime::LauncherPart::Header : la::Runtime::LauncherPart::Source);
   if (!text)
     return fail(text.takeError());
-  std::error_code ec;
-  llvm::ToolOutputFile out(outputFile, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return fail(outputFile + ": " + ec.message());
-  out.os() << *text;
-  out.keep();
-  return 0;
+  return writeOutput(*text, /*binary=*/false);
 }
 
 int runCompile() {
@@ -466,13 +471,7 @@ int runCompile() {
                             : la::emitStage(source, inputFile, info.name, arguments, *options, *stage);
   if (!text)
     return fail(text.takeError());
-  std::error_code ec;
-  llvm::ToolOutputFile out(outputFile, ec, la::isBinaryStage(*stage) ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
-  if (ec)
-    return fail(outputFile + ": " + ec.message());
-  out.os() << *text;
-  out.keep();
-  return 0;
+  return writeOutput(*text, la::isBinaryStage(*stage));
 }
 
 /// The inputs of `run` and `tune`: `--random` tensors (seeded, `--shape` and `--dtype` applied) or `--input`

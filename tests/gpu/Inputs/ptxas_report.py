@@ -7,7 +7,8 @@ and cuobjdump -sass. Prints one line per kernel,
 
 which tests/gpu/cuda-ptx-*.test check and docs/BENCHMARKS.md tabulates (mma: the contractions la-gpu-contract-to-mma put
 on tensor cores, counted in the `--emit=gpu` stage by count_contractions; spill: ptxas's spill
-stores; hmma and ffma: tensor-core and FP32 fused multiply-add instructions in the SASS; ldgsts: cp.async copies
+stores; shared: ptxas's smem plus the dynamic shared buffer (la-gpu-dynamic-shared-memory), which ptxas does
+not count; hmma and ffma: tensor-core and FP32 fused multiply-add instructions in the SASS; ldgsts: cp.async copies
 from global to shared memory in the SASS, la-gpu-prefetch-staged-copies; ldsm: ldmatrix loads of tensor-core
 fragments, la-gpu-lower-mma-fragments; lds: every other load from shared memory). The PTX's .target must be exactly the
 architecture asked for; a kernel whose PTX ptxas rejects stops the report with ptxas's message.
@@ -49,6 +50,13 @@ def run(command):
     if result.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
     return result.stdout + result.stderr
+
+
+def dynamic_shared_bytes(gpu):
+    """Bytes of the block's dynamic shared memory, which ptxas -v does not count: a `--emit=gpu` stage's
+    workgroup buffer beyond the 48 KiB a kernel may declare statically (la-gpu-dynamic-shared-memory)."""
+    sizes = [int(n) for n in re.findall(r"workgroup\(%\w+ : memref<(\d+)xi8", gpu)]
+    return sum(n for n in sizes if n > 48 * 1024)
 
 
 def count_contractions(gpu):
@@ -102,7 +110,7 @@ def main():
                     "spill": first_int(r"(\d+) bytes spill stores", report),
                     "stack": first_int(r"(\d+) bytes stack frame", report),
                     "registers": first_int(r"Used (\d+) registers", report),
-                    "shared": first_int(r"(\d+) bytes smem", report),
+                    "shared": first_int(r"(\d+) bytes smem", report) + dynamic_shared_bytes(gpu),
                     "hmma": len(re.findall(r"\bHMMA\.", sass)),
                     "ffma": len(re.findall(r"\bFFMA\b", sass)),
                     "ldgsts": len(re.findall(r"\bLDGSTS\.", sass)),

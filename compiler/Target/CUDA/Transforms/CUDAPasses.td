@@ -50,7 +50,7 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4", "Warps of each thread block">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"1",
            "Thread blocks each SM must hold at once (nvvm.minctasm)">,
-    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", /*default=*/"49152",
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", /*default=*/"98304",
            "Bytes of temporaries each block keeps in shared memory, smallest first">
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
