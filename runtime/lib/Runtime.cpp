@@ -412,7 +412,8 @@ public:
     auto pieces = planPiecesCall(impl, *info, slicing, arguments, *results);
     if (!pieces)
       return pieces.takeError();
-    GpuPiecesPlan plan = *pieces ? std::move(**pieces) : planWholeCall(impl, entry, arguments, *results);
+    const std::optional<GpuPiecesPlan> &inPieces = **pieces;
+    GpuPiecesPlan plan = inPieces ? *inPieces : planWholeCall(impl, entry, arguments, *results);
     std::vector<LauncherKernel> kernels;
     for (const PlanKernel &kernel : plan.kernels) {
       const auto &of = static_cast<const ProgramImpl &>(*kernel.program);
@@ -872,13 +873,14 @@ private:
     const EntryInfo *declared = program.lookup(entry);
     if (!declared)
       return 0;
-    auto plan = planPiecesCall(program, *declared, whole.info().slicing, specsOf(inputs), specsOf(outputs));
+    auto planned = planPiecesCall(program, *declared, whole.info().slicing, specsOf(inputs), specsOf(outputs));
+    if (!planned)
+      return planned.takeError();
+    const std::optional<GpuPiecesPlan> &plan = **planned;
     if (!plan)
-      return plan.takeError();
-    if (!*plan)
       return 0;
     llvm::SmallVector<LoadedKernel *, 8> kernels;
-    for (const PlanKernel &kernel : (*plan)->kernels) {
+    for (const PlanKernel &kernel : plan->kernels) {
       CallStats own;
       // The piece kernels read a slice's position along H as their coordinate / pieces (SliceLayout::pieces).
       auto loaded = getKernel(static_cast<const ProgramImpl &>(*kernel.program), kernel.entry, kernel.arguments, &own,
@@ -890,7 +892,7 @@ private:
       kernels.push_back(*loaded);
     }
     llvm::SmallVector<void *, 16> buffers;
-    for (const PlanBuffer &buffer : (*plan)->buffers) {
+    for (const PlanBuffer &buffer : plan->buffers) {
       auto memory = place.allocate(buffer.spec.numBytes(), buffer.fill);
       if (!memory)
         return memory.takeError();
@@ -906,24 +908,38 @@ private:
       }
       return refs;
     };
-    for (const PlanLaunch &launch : (*plan)->launches)
+    for (const PlanLaunch &launch : plan->launches)
       if (llvm::Error err = place.launch(*kernels[launch.kernel], resolve(launch.inputs), resolve(launch.outputs)))
         return std::move(err);
-    return (*plan)->pieces.count;
+    return plan->pieces.count;
   }
 
   /// The plan of a GPU call of `declared` in pieces (planGpuPiecesCall), from the runtime's cached variants
-  /// and `piece_prefix` programs; none where the call runs whole.
-  llvm::Expected<std::optional<GpuPiecesPlan>> planPiecesCall(const ProgramImpl &program, const EntryInfo &declared,
-                                                              const SliceLayout &slicing,
-                                                              llvm::ArrayRef<TensorSpec> inputs,
-                                                              llvm::ArrayRef<TensorSpec> outputs) {
+  /// and `piece_prefix` programs; none where the call runs whole. Planned once per program, entry and
+  /// shapes: planning specialises the variants to learn the states' shapes, milliseconds a GPU call should
+  /// not pay each time.
+  llvm::Expected<std::shared_ptr<const std::optional<GpuPiecesPlan>>>
+  planPiecesCall(const ProgramImpl &program, const EntryInfo &declared, const SliceLayout &slicing,
+                 llvm::ArrayRef<TensorSpec> inputs, llvm::ArrayRef<TensorSpec> outputs) {
+    std::string key = (program.contentHash() + "/" + declared.name + "/" + llvm::Twine(slicing.dims)).str();
+    for (const TensorSpec &spec : llvm::concat<const TensorSpec>(inputs, outputs))
+      key += "/" + spec.str();
+    {
+      std::lock_guard lock(sequenceMutex);
+      if (auto it = piecesPlans.find(key); it != piecesPlans.end())
+        return it->second;
+    }
     auto variantsOf = [&](llvm::StringRef base) { return getSequenceVariants(program, base); };
     auto prefixProgram = [&](llvm::StringRef source) -> llvm::Expected<const Program *> {
       return getPiecePrefixProgram(source);
     };
-    return planGpuPiecesCall(declared, slicing, inputs, outputs, runtimeOptions.compile.sequencePieceLength,
-                             PiecesPlanSources{variantsOf, prefixProgram});
+    auto plan = planGpuPiecesCall(declared, slicing, inputs, outputs, runtimeOptions.compile.sequencePieceLength,
+                                  PiecesPlanSources{variantsOf, prefixProgram});
+    if (!plan)
+      return plan.takeError();
+    auto shared = std::make_shared<const std::optional<GpuPiecesPlan>>(std::move(*plan));
+    std::lock_guard lock(sequenceMutex);
+    return piecesPlans.try_emplace(key, std::move(shared)).first->second;
   }
 
   /// The `piece_prefix` program of `source` (piecePrefixSource), parsed once per runtime.
@@ -1688,6 +1704,8 @@ private:
   std::once_flag piecesWarning;
   /// getPiecePrefixProgram's programs, by source (under sequenceMutex).
   std::map<std::string, std::shared_ptr<Program>> piecePrefixPrograms;
+  /// planPiecesCall's plans, by program, entry and shapes.
+  llvm::StringMap<std::shared_ptr<const std::optional<GpuPiecesPlan>>> piecesPlans;
   std::mutex sequenceMutex;
   llvm::StringMap<std::shared_ptr<const SequenceVariants>> sequenceVariants;
   /// Per call shape (memoryKey), whether the tuning database has a record for it (hasTuningRecord).
