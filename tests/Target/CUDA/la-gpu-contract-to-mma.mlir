@@ -334,3 +334,78 @@ func.func @widened_input(%q: memref<16x64xf16>, %v: memref<64x64xf16>, %w: memre
   }
   return
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// A state variant's S = S0 + Kᵀ·V: bufferisation copies the read-only S0 into the result, then the
+// contraction accumulates into it. The accumulators start from S0 itself and the copy goes: S is stored
+// once, never loaded.
+// CHECK-LABEL: func.func @from_a_copy
+// CHECK-SAME: (%[[KT:.*]]: memref<16x32xf16>, %[[V:.*]]: memref<32x16xf16>, %[[S0:.*]]: memref<16x16xf32>, %[[S:.*]]: memref<16x16xf32>)
+// CHECK-NOT: memref.copy %[[S0]]
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[S]]
+// CHECK: memref.load %[[S0]]
+// CHECK-NOT: memref.load %[[S]]
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: } {la.warp_lanes}
+func.func @from_a_copy(%kt: memref<16x32xf16>, %v: memref<32x16xf16>, %s0: memref<16x16xf32>,
+                       %s: memref<16x16xf32>) {
+  memref.copy %s0, %s : memref<16x16xf32> to memref<16x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%kt, %v : memref<16x32xf16>, memref<32x16xf16>) outs(%s : memref<16x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+
+// The copy's source is written before the chain runs (at its last link), so the accumulators cannot start
+// from it: the copy stays and the chain loads S.
+// CHECK-LABEL: func.func @copy_source_overwritten
+// CHECK-SAME: (%{{.*}}: memref<16x32xf16>, %{{.*}}: memref<32x16xf16>, %[[S0:.*]]: memref<16x16xf32>, %[[S:.*]]: memref<16x16xf32>)
+// CHECK: memref.copy %[[S0]], %[[S]]
+// CHECK: linalg.fill
+// CHECK: scf.parallel
+// CHECK-NOT: memref.load %[[S0]]
+// CHECK: memref.load %[[S]]
+func.func @copy_source_overwritten(%kt: memref<16x32xf16>, %v: memref<32x16xf16>, %s0: memref<16x16xf32>,
+                                   %s: memref<16x16xf32>) {
+  %one = arith.constant 1.0 : f32
+  memref.copy %s0, %s : memref<16x16xf32> to memref<16x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%kt, %v : memref<16x32xf16>, memref<32x16xf16>) outs(%s : memref<16x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%one : f32) outs(%s0 : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%kt, %v : memref<16x32xf16>, memref<32x16xf16>) outs(%s : memref<16x16xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}

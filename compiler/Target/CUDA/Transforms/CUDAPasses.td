@@ -121,7 +121,11 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     causal chunk's O = φ(Q)·H, then O += S·V) form a chain when nothing between them touches that output or
     writes their operands: one lane loop runs a k loop per contraction, where the last one was, with the
     accumulators in registers throughout, and stores the output once. When a `linalg.fill` of zeros into
-    exactly that output comes right before the first, the accumulators start at zero and the fill goes.
+    exactly that output comes right before the first, the accumulators start at zero and the fill goes;
+    when a `memref.copy` of another buffer of its type does (a state variant's S0 + φ(K)ᵀV, whose read-only
+    S0 bufferisation copies into the result) and nothing writes that buffer before the chain runs, they
+    start from the copy's source and the copy goes (causal linear attention at B=2 H=8 N=4096: 4.0x -> 3.5x
+    the minimum global traffic).
 
     An operand that is an argument of the kernel (global memory) and that several warps gather (every warp
     of a row of tiles gathers the same B fragments, every warp of a column of tile groups the same A

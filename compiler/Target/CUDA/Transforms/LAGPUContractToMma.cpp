@@ -129,10 +129,16 @@ FailureOr<Contraction> matchContraction(linalg::LinalgOp op, const MmaForm &form
 /// Contractions that accumulate, one after the other, into one output with the same tiles: one lane loop
 /// runs them all, keeping the accumulators in registers from the first k loop to the last, where a loop per
 /// contraction would store the output and load it back between them. When the output was just filled with
-/// zeros, the accumulators start at zero and the fill goes: the chain writes every element of it.
+/// zeros, the accumulators start at zero and the fill goes: the chain writes every element of it. Likewise
+/// when the output was just copied from another buffer (a state variant's S0 + φ(K)ᵀV: bufferisation copies
+/// the read-only S0 into the result first): the accumulators start from the copy's source and the copy goes,
+/// which saves the output's round trip through memory.
 struct ContractionChain {
   SmallVector<Contraction> links;
   linalg::FillOp zeroFill;
+  memref::CopyOp initialCopy;
+  /// The initial copy's source.
+  Value initialSource;
   /// Operands read from another buffer than their own, by the operand they replace: a staged copy of an
   /// argument (stageReusedArguments), or the staged copy of the narrow input that their own buffer widened
   /// (NarrowSources).
@@ -203,6 +209,29 @@ linalg::FillOp zeroFillBefore(const Contraction &c) {
   return matchPattern(fill.getInputs().front(), m_AnyZeroFloat()) ? fill : linalg::FillOp();
 }
 
+/// The copy right before `c` into exactly its output from another buffer of the same type, if there is one.
+memref::CopyOp copyBefore(const Contraction &c) {
+  auto copy = dyn_cast_or_null<memref::CopyOp>(c.op->getPrevNode());
+  Value output = c.op.getDpsInitOperand(0)->get();
+  if (!copy || copy.getTarget() != output || copy.getSource().getType() != output.getType())
+    return {};
+  Value source = rootBuffer(copy.getSource());
+  if (!isDistinctRoot(source) || source == rootBuffer(output))
+    return {};
+  return copy;
+}
+
+/// Whether `chain` may start its accumulators from its initial copy's source where it runs, at its last link:
+/// nothing from the copy to there writes the source.
+bool sourceSurvivesToChain(const ContractionChain &chain) {
+  Value source = rootBuffer(chain.initialSource);
+  Operation *end = chain.links.back().op.getOperation();
+  for (Operation *op = chain.initialCopy->getNextNode(); op && op != end; op = op->getNextNode())
+    if (touches(op, source, /*readsCount=*/false))
+      return false;
+  return true;
+}
+
 /// `contractions` (in program order, their tiles chosen) grouped into chains.
 SmallVector<ContractionChain> formChains(ArrayRef<Contraction> contractions) {
   SmallVector<ContractionChain> chains;
@@ -215,8 +244,15 @@ SmallVector<ContractionChain> formChains(ArrayRef<Contraction> contractions) {
     ContractionChain chain;
     chain.links.push_back(c);
     chain.zeroFill = zeroFillBefore(c);
+    if (!chain.zeroFill)
+      chain.initialCopy = copyBefore(c);
+    if (chain.initialCopy)
+      chain.initialSource = chain.initialCopy.getSource();
     chains.push_back(std::move(chain));
   }
+  for (ContractionChain &chain : chains)
+    if (chain.initialCopy && !sourceSurvivesToChain(chain))
+      chain.initialCopy = nullptr, chain.initialSource = nullptr;
   return chains;
 }
 
@@ -357,15 +393,15 @@ private:
   /// from a clamped address: that address is another lane's output, which it stores after the mma, a race
   /// (the emulator's race check finds it once the output is in shared memory).
   Value loadAccumulator(Value m, Value n) {
-    OpOperand &output = *c.op.getDpsInitOperand(0);
+    Value from = chain.initialSource ? chain.initialSource : c.op.getDpsInitOperand(0)->get();
     auto [indices, inBounds] = outputIndices(m, n);
     if (!inBounds)
-      return memref::LoadOp::create(b, loc, output.get(), indices);
+      return memref::LoadOp::create(b, loc, from, indices);
     Value none = zeroOf(b.getF32Type());
     auto guard = scf::IfOp::create(
         b, loc, inBounds,
         [&](OpBuilder &then, Location loc) {
-          scf::YieldOp::create(then, loc, memref::LoadOp::create(then, loc, output.get(), indices).getResult());
+          scf::YieldOp::create(then, loc, memref::LoadOp::create(then, loc, from, indices).getResult());
         },
         [&](OpBuilder &otherwise, Location loc) { scf::YieldOp::create(otherwise, loc, none); });
     return guard.getResult(0);
@@ -505,6 +541,8 @@ void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const Na
     link.op->erase();
   if (chain.zeroFill)
     chain.zeroFill->erase();
+  if (chain.initialCopy)
+    chain.initialCopy->erase();
 }
 
 struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaPass> {
@@ -531,7 +569,11 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
     NarrowSources narrow(contractions, *form, getAnalysis<DominanceInfo>());
     for (ContractionChain &chain : formChains(contractions)) {
       LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: " << chain.links.size() << " contraction(s) at "
-                              << chain.links.back().op.getLoc() << (chain.zeroFill ? ", from zero" : "") << "\n");
+                              << chain.links.back().op.getLoc()
+                              << (chain.zeroFill      ? ", from zero"
+                                  : chain.initialCopy ? ", from the copy's source"
+                                                      : "")
+                              << "\n");
       rewriteOnTensorCores(chain, *form, narrow);
     }
     narrow.eraseWideTemporaries();
