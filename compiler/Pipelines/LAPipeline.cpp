@@ -43,6 +43,9 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
   LAChunkScansOptions chunking;
   chunking.chunkSize = config.chunkSize;
   chunking.factorGatedScores = target != PipelineTarget::CUDA;
+  // On the CPU the pairs tensor of a row block stays in cache (la-tile-independent-dim); on a GPU it would
+  // go to global memory, so the CUDA target computes it in tiles.
+  chunking.pairTile = target == PipelineTarget::CUDA ? config.pairTile : 0;
   pm.addNestedPass<func::FuncOp>(createLAChunkScans(chunking));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -12,6 +12,7 @@
 #include "Transforms/ChunkBlockContractions.h"
 #include "Transforms/ChunkDecayScans.h"
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/ChunkPairContractions.h"
 #include "Transforms/ChunkScanReaders.h"
 #include "Transforms/ChunkTrilContractions.h"
 #include "Transforms/Passes.h"
@@ -193,9 +194,10 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (chunkSize < 1 || scanChunkSize < 1) {
-      getOperation().emitError() << "la-chunk-scans: chunk-size and scan-chunk-size must be positive, got "
-                                 << int64_t(chunkSize) << " and " << int64_t(scanChunkSize);
+    if (chunkSize < 1 || scanChunkSize < 1 || pairTile < 0) {
+      getOperation().emitError() << "la-chunk-scans: chunk-size and scan-chunk-size must be positive and "
+                                 << "pair-tile not negative, got " << int64_t(chunkSize) << ", "
+                                 << int64_t(scanChunkSize) << " and " << int64_t(pairTile);
       return signalPassFailure();
     }
     RewritePatternSet folds(&getContext());
@@ -211,6 +213,8 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     populateChunkBandContractionPatterns(chunking, chunkSize);
     populateChunkTrilContractionPatterns(chunking, kTrilBlock);
     populateChunkScanReaderPatterns(chunking, scanChunkSize);
+    if (pairTile > 0)
+      populateChunkPairContractionPatterns(chunking, pairTile);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);

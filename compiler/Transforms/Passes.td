@@ -154,6 +154,10 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
        `[.., D]` running sum: each chunk's prefix sum is seeded with it and read by the chunk's dot while
        it is in cache, O(N·D); the `[.., N, D]` prefix sum is never built (ChunkScanReaders.cpp). This is
        the one chunked form of a normaliser: rewrites 1 and 2 take only the form with values.
+    7. With `pair-tile` T > 0, an unmasked contraction that reduces a computed [.., N, M] tensor over pairs
+       of positions over M (GAU's `relu(q kᵀ)² v`) runs in tiles of T rows: each row tile sums the
+       contractions of T-column tiles of the pairs tensor, recomputed from its producers per tile, so only
+       a [.., T, T] tile of it exists at once (ChunkPairContractions.cpp). Off (0) by default.
 
     Chunk operands that are single-use or cheap maps (`v·comp`, `q + eps`: at most `kCheapRecomputeCost`
     in RecomputeCost.h's model) are recomputed on the chunk instead of being materialised over the whole
@@ -171,6 +175,9 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     // On: GLA's prefill at 2x8x4096x64 takes 11.4 instead of 15.5 ms on the CPU (C·C·D exps per chunk
     // become 2·C·D). The CUDA target turns it off: its chunk scores already run on tensor cores, and the
     // factored form has not been verified there (mma counts, f16 range).
+    Option<"pairTile", "pair-tile", "int64_t", /*default=*/"0",
+           "Rows and columns of the tiles in which a contraction over a computed pairs tensor runs (rewrite 7); "
+           "0 builds the pairs tensor whole">,
     Option<"factorGatedScores", "factor-gated-scores", "bool", /*default=*/"true",
            "Compute per-key-gated chunk scores (GLA) as a matrix product of decayed queries and grown keys, "
            "exact where a chunk decays by more than e^-40 (rewrite 3)">

@@ -30,9 +30,12 @@ Value ProducerSlicer::slice(Value value, ArrayRef<DimWindow> windows) {
   if (auto map = dyn_cast_or_null<MapOp>(producer);
       map && (map->hasOneUse() || windows.size() >= 2 || (cheapMaps && recomputeCost(map) <= kCheapRecomputeCost)))
     return sliceMap(map, windows);
-  if (auto contract = dyn_cast_or_null<ContractOp>(producer))
+  if (auto contract = dyn_cast_or_null<ContractOp>(producer)) {
     if (Value sliced = sliceBlockContract(contract, windows))
       return sliced;
+    if (Value sliced = sliceUnmaskedContract(contract, windows))
+      return sliced;
+  }
   return extractWindows(builder, loc, value, windows);
 }
 
@@ -92,22 +95,35 @@ Value ProducerSlicer::sliceBlockContract(ContractOp contract, ArrayRef<DimWindow
   std::string sliced = {s.getResult()[windows[0].dim], s.getResult()[windows[1].dim]};
   if (!StringRef(sliced).contains(mask.getRow()) || !StringRef(sliced).contains(mask.getCol()))
     return Value();
-  SmallVector<Value> inputs;
-  for (auto [input, term] : llvm::zip(contract.getInputs(), s.getInputs())) {
-    SmallVector<DimWindow> inputWindows;
-    for (auto [d, letter] : llvm::enumerate(term))
-      if (letter == mask.getRow() || letter == mask.getCol())
-        inputWindows.push_back({static_cast<int64_t>(d), first});
-    inputs.push_back(slice(input, inputWindows));
-  }
-  auto clone = cast<ContractOp>(builder.clone(*contract));
-  clone->setOperands(inputs);
-  clone.getResult().setType(slicedType(contract.getResult(), windows));
+  auto clone = cloneOnWindows(contract, windows);
   if (mask.getKind() == MaskKind::causal_block)
     clone.setMaskAttr(MaskAttr::get(contract.getContext(), MaskKind::tril, mask.getRow(), mask.getCol(), 0));
   else
     clone.removeMaskAttr();
   return clone.getResult();
+}
+
+Value ProducerSlicer::sliceUnmaskedContract(ContractOp contract, ArrayRef<DimWindow> windows) {
+  if (!contractions || contract.getMaskAttr() || windows.size() < 2)
+    return Value();
+  return cloneOnWindows(contract, windows).getResult();
+}
+
+ContractOp ProducerSlicer::cloneOnWindows(ContractOp contract, ArrayRef<DimWindow> windows) {
+  SubscriptsAttr s = contract.getSubscripts();
+  SmallVector<Value> inputs;
+  for (auto [input, term] : llvm::zip(contract.getInputs(), s.getInputs())) {
+    SmallVector<DimWindow> inputWindows;
+    for (auto [d, letter] : llvm::enumerate(term))
+      for (const DimWindow &w : windows)
+        if (s.getResult()[w.dim] == letter)
+          inputWindows.push_back({static_cast<int64_t>(d), w.window});
+    inputs.push_back(slice(input, inputWindows));
+  }
+  auto clone = cast<ContractOp>(builder.clone(*contract));
+  clone->setOperands(inputs);
+  clone.getResult().setType(slicedType(contract.getResult(), windows));
+  return clone;
 }
 
 } // namespace mlir::la

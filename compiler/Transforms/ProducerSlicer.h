@@ -32,6 +32,13 @@ public:
     return *this;
   }
 
+  /// Also recompute an unmasked contraction sliced along two or more of its result dimensions (a tensor
+  /// over pairs of positions, GAU's q kᵀ) from slices of its operands along those letters.
+  ProducerSlicer &recomputeContractions() {
+    contractions = true;
+    return *this;
+  }
+
   /// `value` restricted to `windows`. Recomputes an `la.map` (its `la.index` positions shifted by the
   /// windows' starts) when it has no other use, when two or more of its dimensions are sliced (a tensor over
   /// pairs of positions, the very thing chunking avoids building) or when it is cheap (above); recomputes
@@ -48,11 +55,15 @@ public:
 
 private:
   Value sliceBlockContract(ContractOp contract, ArrayRef<DimWindow> windows);
+  Value sliceUnmaskedContract(ContractOp contract, ArrayRef<DimWindow> windows);
+  /// `contract` recomputed on `windows` of its result, each operand sliced along the windows' letters.
+  ContractOp cloneOnWindows(ContractOp contract, ArrayRef<DimWindow> windows);
 
   OpBuilder &builder;
   Location loc;
   int64_t diagonalBlock;
   bool cheapMaps = false;
+  bool contractions = false;
 };
 
 /// Whether `map`'s body reads its absolute positions (`la.index`), which slicing its operands would shift.

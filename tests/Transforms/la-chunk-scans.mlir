@@ -2,7 +2,7 @@
 // RUN: not la-opt %s -split-input-file -la-chunk-scans=scan-chunk-size=0 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: la-opt %s -split-input-file -la-chunk-scans="chunk-size=4 factor-gated-scores=false" | FileCheck %s --check-prefix=EXACT
 
-// BAD: la-chunk-scans: chunk-size and scan-chunk-size must be positive, got 16 and 0
+// BAD: la-chunk-scans: chunk-size and scan-chunk-size must be positive and pair-tile not negative, got 16, 0 and 0
 
 // Causal linear attention's numerator: the [N, D, Dv] scan of outer products disappears. N = 10 is two full
 // chunks of 4 in the loop plus a static tail of 2.

@@ -2,6 +2,7 @@
 
 #include "Target/CUDA/Transforms/StagedOperands.h"
 #include "Target/CUDA/IR/LAGPUDialect.h"
+#include "Target/CUDA/Transforms/BufferRoots.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -16,8 +17,58 @@ OpOperand *layoutFreeRead(Operation *user) {
   return nullptr;
 }
 
+namespace {
+
+/// Whether anything in `loop` may write the buffer `root`: a write effect on a view of it, or an op whose
+/// effects are unknown.
+bool mayWriteInLoop(scf::ForOp loop, Value root) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value written = effect.getValue();
+      if (!written || !isa<MemRefType>(written.getType()) || !isDistinctRoot(rootBuffer(written)) ||
+          rootBuffer(written) == root)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Moves the pure ops of `loop`'s body that compute `value` from values defined outside it (a slice's
+/// subview) to before the loop; returns whether `value` is then defined outside the loop.
+bool hoistOutOf(scf::ForOp loop, Value value) {
+  if (loop.isDefinedOutsideOfLoop(value))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() != 0 || !isPure(def) ||
+      !llvm::all_of(def->getOperands(), [&](Value operand) { return hoistOutOf(loop, operand); }))
+    return false;
+  def->moveBefore(loop);
+  return true;
+}
+
+} // namespace
+
 Value stageInTemporary(OpBuilder &b, Location loc, Value operand) {
   auto type = cast<MemRefType>(operand.getType());
+  // A slice that a loop reads unchanged in every iteration (GAU's query rows, inside the loop over column
+  // tiles) is copied once, before the loop: each iteration's copy would read the same bytes again.
+  OpBuilder::InsertionGuard guard(b);
+  Value root = rootBuffer(operand);
+  if (isDistinctRoot(root))
+    for (auto loop = dyn_cast<scf::ForOp>(b.getInsertionBlock()->getParentOp());
+         loop && !mayWriteInLoop(loop, root) && hoistOutOf(loop, operand);
+         loop = dyn_cast<scf::ForOp>(loop->getParentOp()))
+      b.setInsertionPoint(loop);
   auto alloc = memref::AllocOp::create(b, loc, MemRefType::get(type.getShape(), type.getElementType()));
   alloc->setAttr(kStagedCopyAttr, b.getUnitAttr());
   memref::CopyOp::create(b, loc, operand, alloc);

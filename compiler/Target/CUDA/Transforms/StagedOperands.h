@@ -32,7 +32,9 @@ inline constexpr llvm::StringLiteral kPrefetchSlotStrideAttr = "la.prefetch_slot
 /// round; null for any other op.
 OpOperand *layoutFreeRead(Operation *user);
 
-/// A temporary holding a copy of `operand`, made at `b`'s insertion point, marked as a staged copy.
+/// A temporary holding a copy of `operand`, made at `b`'s insertion point, marked as a staged copy; before
+/// the enclosing `scf.for` loops instead (outermost first) that neither define `operand` nor may write the
+/// buffer it views, since each iteration would copy the same bytes.
 Value stageInTemporary(OpBuilder &b, Location loc, Value operand);
 
 /// Replaces a staged temporary by the operand it copies: its readers read the operand, the copy and the
