@@ -106,10 +106,9 @@ struct ChunkPairContraction : OpRewritePattern<ContractOp> {
     auto emitRowTile = [&](OpBuilder &b, Value rowStart, int64_t rowSize, ValueRange carried) -> SmallVector<Value> {
       DimWindow resultRows{nResult, {rowStart, rowSize}};
       RankedTensorType tileType = ProducerSlicer::slicedType(op.getResult(), resultRows);
-      Value zero = arith::ConstantOp::create(b, loc, tileType,
-                                             DenseElementsAttr::get(tileType, b.getZeroAttr(elementType)));
-      auto emitColumnTile = [&](OpBuilder &cb, Value colStart, int64_t colSize,
-                                ValueRange acc) -> SmallVector<Value> {
+      Value zero =
+          arith::ConstantOp::create(b, loc, tileType, DenseElementsAttr::get(tileType, b.getZeroAttr(elementType)));
+      auto emitColumnTile = [&](OpBuilder &cb, Value colStart, int64_t colSize, ValueRange acc) -> SmallVector<Value> {
         ProducerSlicer slicer(cb, loc);
         slicer.recomputeContractions();
         Window columns{colStart, colSize};

@@ -213,11 +213,16 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     populateChunkBandContractionPatterns(chunking, chunkSize);
     populateChunkTrilContractionPatterns(chunking, kTrilBlock);
     populateChunkScanReaderPatterns(chunking, scanChunkSize);
-    if (pairTile > 0)
-      populateChunkPairContractionPatterns(chunking, pairTile);
     GreedyRewriteConfig config;
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);
+    // Pairs tiles last: they also tile the pairs a chunking above left whole (FLASH's 256×256 diagonal
+    // blocks), and the tiles they create are no larger than a tile, which it never revisits.
+    if (pairTile > 0) {
+      RewritePatternSet tiling(&getContext());
+      populateChunkPairContractionPatterns(tiling, pairTile);
+      (void)applyPatternsGreedily(getOperation(), std::move(tiling), config);
+    }
   }
 };
 

@@ -11,8 +11,12 @@
 #include "Transforms/RecomputeCost.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::la {
@@ -66,6 +70,72 @@ struct FoldAddIntoReductionInit : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Whether `generic` only widens a tensor elementwise (an f16/bf16 argument to f32, as la-specialize
+/// computes a half-precision entry): one input, identity maps, a body of one `arith.extf`. Reading a part
+/// of it is cheaper from the narrow input than from a materialised wide copy.
+bool isWidening(linalg::GenericOp generic) {
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
+      !isa<RankedTensorType>(generic.getDpsInputs()[0].getType()))
+    return false;
+  Block *body = generic.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto extf = yield.getValues()[0].getDefiningOp<arith::ExtFOp>();
+  return body->getOperations().size() == 2 && extf && extf.getIn() == body->getArgument(0);
+}
+
+/// `tensor.extract %g[i]` of a widening generic ⇒ the input's element at i, widened.
+/// A scalar read (AFT-full's exact fallback reading its logits by position) then needs no materialised
+/// copy of a widened argument: the [T, T] bias in f32 was 64 MiB a slice at T = 4096 on the GPU, written
+/// before anything else ran, where the f16 argument can be read.
+struct ExtractFromElementwise : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract, PatternRewriter &rewriter) const override {
+    auto generic = extract.getTensor().getDefiningOp<linalg::GenericOp>();
+    if (!isWidening(generic))
+      return failure();
+    Block *body = generic.getBody();
+    IRMapping mapping;
+    for (auto [input, argument] : llvm::zip(generic.getDpsInputs(), body->getArguments()))
+      mapping.map(argument,
+                  tensor::ExtractOp::create(rewriter, extract.getLoc(), input, extract.getIndices()).getResult());
+    for (Operation &op : body->without_terminator())
+      rewriter.clone(op, mapping);
+    Value yielded = cast<linalg::YieldOp>(body->getTerminator()).getValues()[0];
+    rewriter.replaceOp(extract, mapping.lookupOrDefault(yielded));
+    return success();
+  }
+};
+
+/// `tensor.extract_slice` of a widening generic over two or more of its dimensions (a tile of a pairs
+/// tensor: la-chunk-scans' pairs tiles of AFT-full's widened bias) ⇒ the generic on that tile of its input
+/// (upstream's TilingInterface swap), so each tile is widened where it is read and no whole widened copy is
+/// built for the tiles. A slice along one dimension (a chunk of the sequence) is left to the target: the
+/// CUDA target widens a chunk loop's slices itself (la-gpu-fuse-producers-into-loops) into buffers its
+/// tensor cores read, which a widening fused into both of a chunk's contractions would not be.
+struct ExtractTileOfWidening : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice, PatternRewriter &rewriter) const override {
+    auto generic = slice.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!isWidening(generic) || !slice.hasUnitStride() || slice.getSourceType().getRank() != slice.getType().getRank())
+      return failure();
+    int64_t slicedDims = 0;
+    for (auto [size, whole] : llvm::zip(slice.getMixedSizes(), slice.getSourceType().getShape()))
+      slicedDims += getConstantIntValue(size) != whole;
+    if (slicedDims < 2)
+      return failure();
+    FailureOr<TilingResult> tiled =
+        tensor::replaceExtractSliceWithTiledProducer(rewriter, slice, cast<OpResult>(slice.getSource()));
+    if (failed(tiled))
+      return failure();
+    rewriter.replaceOp(slice, tiled->tiledValues);
+    return success();
+  }
+};
+
 struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass> {
   using Base::Base;
 
@@ -108,7 +178,7 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    patterns.add<FoldAddIntoReductionInit>(&getContext());
+    patterns.add<FoldAddIntoReductionInit, ExtractFromElementwise, ExtractTileOfWidening>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

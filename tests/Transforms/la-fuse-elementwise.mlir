@@ -165,3 +165,48 @@ func.func @materialised_anyway(%w: tensor<16x16xf32>, %x: tensor<16xf32>) -> (te
   }
   return %max, %first : tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A half-precision argument widened to f32 and read by position and by a tile of both dimensions (AFT-full's
+// exact fallback and its pairs tiles): the scalar read widens the f16 element, the tile widens the f16 tile,
+// and no f32 copy of the whole argument is left.
+// CHECK-LABEL: func.func @widened_reads
+// CHECK-NOT: tensor<8x8xf32>
+// CHECK: %[[TILE:.*]] = tensor.extract_slice %arg0[%arg1, %arg2] [2, 4] [1, 1] : tensor<8x8xf16> to tensor<2x4xf16>
+// CHECK: linalg.generic {{.*}} ins(%[[TILE]] : tensor<2x4xf16>)
+// CHECK: arith.extf
+// CHECK: %[[E:.*]] = tensor.extract %arg0[%arg1, %arg2] : tensor<8x8xf16>
+// CHECK: arith.extf %[[E]] : f16 to f32
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @widened_reads(%w: tensor<8x8xf16>, %i: index, %j: index) -> (tensor<2x4xf32>, f32) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %wide = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<8x8xf16>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %x = arith.extf %in : f16 to f32
+    linalg.yield %x : f32
+  } -> tensor<8x8xf32>
+  %tile = tensor.extract_slice %wide[%i, %j] [2, 4] [1, 1] : tensor<8x8xf32> to tensor<2x4xf32>
+  %one = tensor.extract %wide[%i, %j] : tensor<8x8xf32>
+  return %tile, %one : tensor<2x4xf32>, f32
+}
+
+// -----
+
+// A chunk of rows (one dimension sliced) reads the widened tensor: chunk loops are the target's to widen.
+// CHECK-LABEL: func.func @widened_chunk
+// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<8x8xf16>)
+// CHECK: tensor.extract_slice %[[WIDE]][%arg1, 0] [2, 8] [1, 1] : tensor<8x8xf32> to tensor<2x8xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @widened_chunk(%w: tensor<8x8xf16>, %i: index) -> tensor<2x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %wide = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<8x8xf16>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %x = arith.extf %in : f16 to f32
+    linalg.yield %x : f32
+  } -> tensor<8x8xf32>
+  %chunk = tensor.extract_slice %wide[%i, 0] [2, 8] [1, 1] : tensor<8x8xf32> to tensor<2x8xf32>
+  return %chunk : tensor<2x8xf32>
+}
