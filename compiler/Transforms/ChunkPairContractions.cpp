@@ -92,12 +92,12 @@ struct ChunkPairContraction : OpRewritePattern<ContractOp> {
     int64_t rows = pairsType.getDimSize(nPairs), cols = pairsType.getDimSize(mPairs);
     if (rows <= tile && cols <= tile)
       return rewriter.notifyMatchFailure(op, "the pairs tensor is one tile");
-    // Only a pairs tensor larger than the other operand and the result is worth recomputing in tiles: its
-    // rows and columns both outnumber the result's other extent (GAU's N×N scores against v's N×e). A
-    // state's φ(K)ᵀV reduces a [D, M] operand no larger than V, and stays one contraction.
-    if (pairsType.getNumElements() <= otherType.getNumElements() ||
+    // Pairs of positions of one sequence: a square pairs tensor, larger than the other operand and the
+    // result (GAU's N×N scores against v's N×e). A state's φ(K)ᵀV, [D, M] against V's [M, Dv], or a
+    // normaliser's φ(Q)·Σφ(K), [N, D] against [D], reduce an operand that is not over pairs, and stay whole.
+    if (rows != cols || pairsType.getNumElements() <= otherType.getNumElements() ||
         pairsType.getNumElements() <= resultType.getNumElements())
-      return rewriter.notifyMatchFailure(op, "the pairs operand is not the largest tensor of the contraction");
+      return rewriter.notifyMatchFailure(op, "the operand is not a square pairs tensor larger than the others");
     LLVM_DEBUG(llvm::dbgs() << "la-chunk-scans: pairs contraction " << s << " in " << tile << "x" << tile
                             << " tiles of its " << rows << "x" << cols << " pairs\n");
     Location loc = op.getLoc();

@@ -53,7 +53,8 @@ SmallVector<ContractOp> findRowLoopSiblings(ContractOp op) {
 }
 
 struct ChunkTrilContraction : OpRewritePattern<ContractOp> {
-  ChunkTrilContraction(MLIRContext *context, int64_t block) : OpRewritePattern(context), block(block) {}
+  ChunkTrilContraction(MLIRContext *context, int64_t block, bool recomputeTriangles)
+      : OpRewritePattern(context), block(block), recomputeTriangles(recomputeTriangles) {}
 
   LogicalResult matchAndRewrite(ContractOp op, PatternRewriter &rewriter) const override {
     FailureOr<MaskedRows> masked = matchMaskedRows(op, MaskKind::tril, rewriter);
@@ -69,13 +70,18 @@ struct ChunkTrilContraction : OpRewritePattern<ContractOp> {
     SmallVector<ContractOp> group = findRowLoopSiblings(op);
     size_t count = group.size();
     // Each contraction of the group on a block of rows and columns.
+    using TrilWindows = ProducerSlicer::TrilWindows;
     auto contractBlocks = [&](OpBuilder &b, OpFoldResult rowStart, int64_t rowSize, OpFoldResult colStart,
                               int64_t colSize, RankedTensorType partType, MaskAttr mask) {
+      TrilWindows triangles = !recomputeTriangles ? TrilWindows::Unknown
+                              : mask              ? TrilWindows::Diagonal
+                                                  : TrilWindows::Below;
       SmallVector<Value> parts;
       for (ContractOp member : group)
         parts.push_back(ContractOp::create(
-            b, loc, partType, s, sliceMaskedInputs(b, loc, member, *masked, {rowStart, rowSize}, {colStart, colSize}),
-            mask, op.getAccAttr()));
+            b, loc, partType, s,
+            sliceMaskedInputs(b, loc, member, *masked, {rowStart, rowSize}, {colStart, colSize}, triangles), mask,
+            op.getAccAttr()));
       return parts;
     };
     auto addEach = [&](OpBuilder &b, RankedTensorType partType, ValueRange lhs, ValueRange rhs) {
@@ -115,12 +121,13 @@ struct ChunkTrilContraction : OpRewritePattern<ContractOp> {
   }
 
   int64_t block;
+  bool recomputeTriangles;
 };
 
 } // namespace
 
-void populateChunkTrilContractionPatterns(RewritePatternSet &patterns, int64_t block) {
-  patterns.add<ChunkTrilContraction>(patterns.getContext(), block);
+void populateChunkTrilContractionPatterns(RewritePatternSet &patterns, int64_t block, bool recomputeTriangles) {
+  patterns.add<ChunkTrilContraction>(patterns.getContext(), block, recomputeTriangles);
 }
 
 } // namespace mlir::la

@@ -10,7 +10,9 @@ namespace mlir::la {
 /// products) into a loop over blocks of `block` result rows, each reading only the columns up to its own
 /// end: dense blocks before the diagonal, the mask on the diagonal block alone. T(T + block)/2 pairs
 /// instead of T².
-void populateChunkTrilContractionPatterns(RewritePatternSet &patterns, int64_t block);
+/// With `recomputeTriangles`, a tril-masked contraction that produces an operand (FLASH's causal scores) is
+/// recomputed on each block too: unmasked on the blocks before the diagonal, masked on the diagonal one.
+void populateChunkTrilContractionPatterns(RewritePatternSet &patterns, int64_t block, bool recomputeTriangles = false);
 
 } // namespace mlir::la
 

@@ -217,10 +217,13 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);
     // Pairs tiles last: they also tile the pairs a chunking above left whole (FLASH's 256×256 diagonal
-    // blocks), and the tiles they create are no larger than a tile, which it never revisits.
+    // blocks; their causal triangles in the tril row blocks of ChunkTrilContractions.cpp, the scores recomputed
+    // per tile), and the
+    // tiles they create are no larger than a tile, which they never revisit.
     if (pairTile > 0) {
       RewritePatternSet tiling(&getContext());
       populateChunkPairContractionPatterns(tiling, pairTile);
+      populateChunkTrilContractionPatterns(tiling, pairTile, /*recomputeTriangles=*/true);
       (void)applyPatternsGreedily(getOperation(), std::move(tiling), config);
     }
   }

@@ -25,8 +25,10 @@ FailureOr<MaskedRows> matchMaskedRows(ContractOp op, MaskKind kind, PatternRewri
 }
 
 SmallVector<Value> sliceMaskedInputs(OpBuilder &b, Location loc, ContractOp op, const MaskedRows &masked, Window rows,
-                                     Window cols) {
+                                     Window cols, ProducerSlicer::TrilWindows triangles) {
   ProducerSlicer slicer(b, loc);
+  if (triangles != ProducerSlicer::TrilWindows::Unknown)
+    slicer.recomputeContractions().recomputeTril(triangles);
   SmallVector<Value> inputs;
   for (auto [input, term] : llvm::zip(op.getInputs(), op.getSubscripts().getInputs())) {
     SmallVector<DimWindow> windows;

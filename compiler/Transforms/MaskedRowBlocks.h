@@ -10,6 +10,7 @@
 #define LA_TRANSFORMS_MASKEDROWBLOCKS_H
 
 #include "Transforms/ChunkLoops.h"
+#include "Transforms/ProducerSlicer.h"
 
 #include "LA/IR/LAOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -31,9 +32,12 @@ struct MaskedRows {
 FailureOr<MaskedRows> matchMaskedRows(ContractOp op, MaskKind kind, PatternRewriter &rewriter);
 
 /// `op`'s inputs restricted to `rows` along the mask's row letter and to `cols` along its column letter,
-/// their producers recomputed on the windows where that avoids building them whole (ProducerSlicer).
+/// their producers recomputed on the windows where that avoids building them whole (ProducerSlicer). With
+/// `triangles` other than Unknown, a tril-masked contraction among the producers is recomputed too, on a
+/// block that lies as `triangles` says (FLASH's causal scores on the tiles of a diagonal block).
 SmallVector<Value> sliceMaskedInputs(OpBuilder &b, Location loc, ContractOp op, const MaskedRows &masked, Window rows,
-                                     Window cols);
+                                     Window cols,
+                                     ProducerSlicer::TrilWindows triangles = ProducerSlicer::TrilWindows::Unknown);
 
 } // namespace mlir::la
 

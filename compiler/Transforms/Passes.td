@@ -157,7 +157,10 @@ def LAChunkScans : Pass<"la-chunk-scans", "mlir::func::FuncOp"> {
     7. With `pair-tile` T > 0, an unmasked contraction that reduces a computed [.., N, M] tensor over pairs
        of positions over M (GAU's `relu(q kᵀ)² v`) runs in tiles of T rows: each row tile sums the
        contractions of T-column tiles of the pairs tensor, recomputed from its producers per tile, so only
-       a [.., T, T] tile of it exists at once (ChunkPairContractions.cpp). Off (0) by default.
+       a [.., T, T] tile of it exists at once (ChunkPairContractions.cpp). This runs after the rewrites
+       above, so it also tiles the pairs they leave whole (FLASH's diagonal blocks); a `tril`-masked one
+       (causal FLASH's) goes in row blocks of T (ChunkTrilContractions.cpp), its masked scores recomputed per
+       tile, unmasked before the diagonal. Off (0) by default.
 
     Chunk operands that are single-use or cheap maps (`v·comp`, `q + eps`: at most `kCheapRecomputeCost`
     in RecomputeCost.h's model) are recomputed on the chunk instead of being materialised over the whole

@@ -35,6 +35,8 @@ Value ProducerSlicer::slice(Value value, ArrayRef<DimWindow> windows) {
       return sliced;
     if (Value sliced = sliceUnmaskedContract(contract, windows))
       return sliced;
+    if (Value sliced = sliceTrilContract(contract, windows))
+      return sliced;
   }
   return extractWindows(builder, loc, value, windows);
 }
@@ -107,6 +109,21 @@ Value ProducerSlicer::sliceUnmaskedContract(ContractOp contract, ArrayRef<DimWin
   if (!contractions || contract.getMaskAttr() || windows.size() < 2)
     return Value();
   return cloneOnWindows(contract, windows).getResult();
+}
+
+Value ProducerSlicer::sliceTrilContract(ContractOp contract, ArrayRef<DimWindow> windows) {
+  MaskAttr mask = contract.getMaskAttr();
+  if (tril == TrilWindows::Unknown || !mask || mask.getKind() != MaskKind::tril || mask.getOffset() != 0 ||
+      windows.size() != 2)
+    return Value();
+  StringRef result = contract.getSubscripts().getResult();
+  std::string sliced = {result[windows[0].dim], result[windows[1].dim]};
+  if (!StringRef(sliced).contains(mask.getRow()) || !StringRef(sliced).contains(mask.getCol()))
+    return Value();
+  ContractOp clone = cloneOnWindows(contract, windows);
+  if (tril == TrilWindows::Below)
+    clone.removeMaskAttr();
+  return clone.getResult();
 }
 
 ContractOp ProducerSlicer::cloneOnWindows(ContractOp contract, ArrayRef<DimWindow> windows) {

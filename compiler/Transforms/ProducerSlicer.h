@@ -39,6 +39,18 @@ public:
     return *this;
   }
 
+  /// Where the windows of a `tril(n, m)`-masked contraction's rows n and columns m lie against its diagonal.
+  enum class TrilWindows {
+    Unknown,  ///< anywhere: slice it
+    Diagonal, ///< the same block of rows and columns: recompute it, still masked tril
+    Below     ///< every column before every row: recompute it unmasked (the mask keeps everything)
+  };
+  /// Recompute tril-masked contractions sliced along their row and column letters, as `where` says.
+  ProducerSlicer &recomputeTril(TrilWindows where) {
+    tril = where;
+    return *this;
+  }
+
   /// `value` restricted to `windows`. Recomputes an `la.map` (its `la.index` positions shifted by the
   /// windows' starts) when it has no other use, when two or more of its dimensions are sliced (a tensor over
   /// pairs of positions, the very thing chunking avoids building) or when it is cheap (above); recomputes
@@ -56,6 +68,7 @@ public:
 private:
   Value sliceBlockContract(ContractOp contract, ArrayRef<DimWindow> windows);
   Value sliceUnmaskedContract(ContractOp contract, ArrayRef<DimWindow> windows);
+  Value sliceTrilContract(ContractOp contract, ArrayRef<DimWindow> windows);
   /// `contract` recomputed on `windows` of its result, each operand sliced along the windows' letters.
   ContractOp cloneOnWindows(ContractOp contract, ArrayRef<DimWindow> windows);
 
@@ -64,6 +77,7 @@ private:
   int64_t diagonalBlock;
   bool cheapMaps = false;
   bool contractions = false;
+  TrilWindows tril = TrilWindows::Unknown;
 };
 
 /// Whether `map`'s body reads its absolute positions (`la.index`), which slicing its operands would shift.

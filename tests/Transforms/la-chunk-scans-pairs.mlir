@@ -65,3 +65,36 @@ func.func @state_update(%k: tensor<1x10x2xf32>, %v: tensor<1x10x2xf32>) -> tenso
   %s = la.contract "bmd,bme->bde" %phi, %v : tensor<1x10x2xf32>, tensor<1x10x2xf32> -> tensor<1x2x2xf32>
   return %s : tensor<1x2x2xf32>
 }
+
+// -----
+
+// A normaliser's φ(Q)·Σφ(K) over 10 positions reduces a [N, D] operand, not pairs of positions: it stays whole.
+// CHECK-LABEL: func.func @normaliser
+// CHECK-NOT: scf.for
+// CHECK: la.contract "bnd,bd->bn"
+func.func @normaliser(%q: tensor<1x10x6xf32>, %ksum: tensor<1x6xf32>) -> tensor<1x10xf32> {
+  %phi = la.map relu %q : tensor<1x10x6xf32> -> tensor<1x10x6xf32>
+  %d = la.contract "bnd,bd->bn" %phi, %ksum : tensor<1x10x6xf32>, tensor<1x6xf32> -> tensor<1x10xf32>
+  return %d : tensor<1x10xf32>
+}
+
+// -----
+
+// Causal scores (FLASH's diagonal block): the tril-masked consumer runs in row blocks of 4; the blocks before
+// the diagonal recompute the scores unmasked, the diagonal block recomputes them under tril.
+// CHECK-LABEL: func.func @causal_scores
+// CHECK-NOT: tensor<1x8x8xf32>
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK:   scf.for %[[C:.*]] = %{{.*}} to %[[R]] step %{{.*}} iter_args
+// CHECK:     %[[S:.*]] = la.contract "bns,bms->bnm" %{{.*}}, %{{.*}} : tensor<1x4x3xf32>, tensor<1x4x3xf32> -> tensor<1x4x4xf32>
+// CHECK:     %[[A:.*]] = la.map relu2 %[[S]]
+// CHECK:     la.contract "bnm,bme->bne" %[[A]], %{{.*}} : tensor<1x4x4xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+// CHECK:   %[[SD:.*]] = la.contract "bns,bms->bnm" %{{.*}}, %{{.*}} mask tril(n, m) : tensor<1x4x3xf32>, tensor<1x4x3xf32> -> tensor<1x4x4xf32>
+// CHECK:   %[[AD:.*]] = la.map relu2 %[[SD]]
+// CHECK:   la.contract "bnm,bme->bne" %[[AD]], %{{.*}} mask tril(n, m)
+func.func @causal_scores(%q: tensor<1x8x3xf32>, %k: tensor<1x8x3xf32>, %v: tensor<1x8x2xf32>) -> tensor<1x8x2xf32> {
+  %s = la.contract "bns,bms->bnm" %q, %k mask tril(n, m) : tensor<1x8x3xf32>, tensor<1x8x3xf32> -> tensor<1x8x8xf32>
+  %a = la.map relu2 %s : tensor<1x8x8xf32> -> tensor<1x8x8xf32>
+  %o = la.contract "bnm,bme->bne" %a, %v mask tril(n, m) : tensor<1x8x8xf32>, tensor<1x8x2xf32> -> tensor<1x8x2xf32>
+  return %o : tensor<1x8x2xf32>
+}
