@@ -68,8 +68,8 @@ std::optional<PairsLayout> matchPairsContraction(ContractOp op) {
   return std::nullopt;
 }
 
-/// contract(pairs, x) reducing pairs[.., n, m] over m, with pairs computed (not an argument) and longer than
-/// a tile along n or m ⇒ row tiles × column tiles with the pairs tensor recomputed per tile.
+/// contract(pairs, x) reducing pairs[.., n, m] over m, with pairs computed (not an argument), square and
+/// longer than a tile ⇒ row tiles × column tiles with the pairs tensor recomputed per tile.
 struct ChunkPairContraction : OpRewritePattern<ContractOp> {
   ChunkPairContraction(MLIRContext *context, int64_t tile) : OpRewritePattern(context), tile(tile) {}
 
