@@ -51,13 +51,27 @@ void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config
   pm.addPass(createCSEPass());
 }
 
-void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config) {
+void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config, PipelineTarget target) {
   pm.addPass(createLAToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLARefineResultTypes());
   if (config.fuse) {
-    pm.addNestedPass<func::FuncOp>(createLAFuseElementwise());
+    LAFuseElementwiseOptions fusion;
+    // On a GPU a map result that does not fit a block's shared memory goes to global scratch: written once
+    // in f32 and read back by each consumer (4 + 4 bytes per element per consumer), where recomputing it
+    // reads its f16 input again (2 bytes). A bandwidth-bound kernel there affords about 20 FLOPs per byte
+    // (67 TFLOP/s of FMA over 3.35 TB/s on an H100), so a map of a few exps (cost 8 each) is still cheaper to
+    // recompute: Flow-Attention's sigmoid costs 15, linear attention's elu + 1 costs 13. A result of more
+    // than half the shared memory leaves room for little else there (linear attention's φ(Q) and φ(K) at
+    // N=256, 64 KiB each, do not both fit 96 KiB: 3.25x the minimum traffic -> 1.50x). A smaller one is
+    // likely to stay in shared memory, where reading it back costs no global traffic and recomputing it
+    // would read its input from global memory again. The half is a guess that can be wrong either way:
+    // aft_simple's e^K, alone in shared memory at N=256, costs 1.25x -> 1.50x recomputed (2.75x -> 1.50x
+    // at N=1024, where it is global).
+    if (target == PipelineTarget::CUDA)
+      fusion.largeResultBytes = config.sharedMemoryBytes / 2;
+    pm.addNestedPass<func::FuncOp>(createLAFuseElementwise(fusion));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -94,7 +108,7 @@ void buildPipeline(OpPassManager &pm, const TargetBackend &target, const Special
   buildLAOptimizationPipeline(pm, config, specialization, target.getKind());
   if (last == PipelineStage::Fused)
     return;
-  buildLAToLinalgPipeline(pm, config);
+  buildLAToLinalgPipeline(pm, config, target.getKind());
   target.buildTensorPipeline(pm);
   if (last == PipelineStage::Linalg)
     return;

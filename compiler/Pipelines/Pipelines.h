@@ -57,8 +57,9 @@ void addSpecialization(OpPassManager &pm, const Specialization &specialization);
 void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config, const Specialization &specialization,
                                  PipelineTarget target);
 
-/// Target-neutral optimised `la` ⇒ fused `linalg` on tensors.
-void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config);
+/// Target-neutral optimised `la` ⇒ fused `linalg` on tensors. `target` decides how costly a map may be and
+/// still be recomputed in each of its consumers (la-fuse-elementwise's `max-recompute-cost`).
+void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config, PipelineTarget target);
 
 /// Tensors ⇒ buffers, for any target: one-shot bufferisation across function boundaries (identity layouts),
 /// static allocations hoisted out of loops, results as out-parameters (a static result allocation becomes

@@ -217,9 +217,8 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     config.setMaxIterations(1);
     (void)applyPatternsGreedily(getOperation(), std::move(chunking), config);
     // Pairs tiles last: they also tile the pairs a chunking above left whole (FLASH's 256×256 diagonal
-    // blocks; their causal triangles in the tril row blocks of ChunkTrilContractions.cpp, the scores recomputed
-    // per tile), and the
-    // tiles they create are no larger than a tile, which they never revisit.
+    // blocks; their causal triangles in the tril row blocks of ChunkTrilContractions.cpp, the scores
+    // recomputed per tile), and the tiles they create are no larger than a tile, which they never revisit.
     if (pairTile > 0) {
       RewritePatternSet tiling(&getContext());
       populateChunkPairContractionPatterns(tiling, pairTile);

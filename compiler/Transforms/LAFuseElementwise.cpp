@@ -89,7 +89,7 @@ bool isWidening(linalg::GenericOp generic) {
 /// A scalar read (AFT-full's exact fallback reading its logits by position) then needs no materialised
 /// copy of a widened argument: the [T, T] bias in f32 was 64 MiB a slice at T = 4096 on the GPU, written
 /// before anything else ran, where the f16 argument can be read.
-struct ExtractFromElementwise : OpRewritePattern<tensor::ExtractOp> {
+struct ExtractFromWidening : OpRewritePattern<tensor::ExtractOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(tensor::ExtractOp extract, PatternRewriter &rewriter) const override {
@@ -136,12 +136,20 @@ struct ExtractTileOfWidening : OpRewritePattern<tensor::ExtractSliceOp> {
   }
 };
 
+/// Bytes of `value`, a tensor of static shape (0 otherwise).
+int64_t tensorBytes(Value value) {
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  if (!tensor || !tensor.hasStaticShape() || !tensor.getElementType().isIntOrFloat())
+    return 0;
+  return tensor.getNumElements() * llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
+}
+
 struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    int64_t maxCost = maxRecomputeCost;
-    linalg::ControlFusionFn control = [maxCost](OpOperand *fused) {
+    int64_t maxCost = maxRecomputeCost, maxLargeCost = maxLargeRecomputeCost, largeBytes = largeResultBytes;
+    linalg::ControlFusionFn control = [=](OpOperand *fused) {
       auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
       if (!producer)
         return false;
@@ -173,12 +181,14 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
       // 16 instead of 37 ms).
       if (llvm::any_of(producer->getUsers(), [](Operation *user) { return !isa<linalg::LinalgOp>(user); }))
         return false;
+      if (largeBytes > 0 && tensorBytes(fused->get()) > largeBytes)
+        return cost <= std::max(maxCost, maxLargeCost);
       return cost <= maxCost;
     };
     RewritePatternSet patterns(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    patterns.add<FoldAddIntoReductionInit, ExtractFromElementwise, ExtractTileOfWidening>(&getContext());
+    patterns.add<FoldAddIntoReductionInit, ExtractFromWidening, ExtractTileOfWidening>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -67,7 +67,9 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
     or tanh counts 8, a division or square root 4, a constant 0, anything else 1. A producer is recomputed
     in every consumer when it costs at most `max-recompute-cost`; costlier ones with several consumers are
     materialised once (`sigmoid(q)`, cost 14, read by six sweeps, is faster read back than recomputed:
-    docs/BENCHMARKS.md, "Figures behind the defaults"). A producer that does not vary along the
+    docs/BENCHMARKS.md, "Figures behind the defaults"). A target where a large result costs more to
+    materialise sets `large-result-bytes`: the CUDA target, where a result that does not fit a block's
+    shared memory goes to global scratch, written in f32 and read back by each consumer. A producer that does not vary along the
     consumer's innermost loop is fused only when it is cheap (at most `kCheapRecomputeCost`, 2): that loop
     is the vector lane loop (and in a register block the lanes and rows are broadcast), so anything
     costlier would be evaluated once per lane or per block.
@@ -79,7 +81,12 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"maxRecomputeCost", "max-recompute-cost", "unsigned", /*default=*/"4",
-           "Largest weighted producer cost recomputed in each of several consumers rather than materialised">
+           "Largest weighted producer cost recomputed in each of several consumers rather than materialised">,
+    Option<"largeResultBytes", "large-result-bytes", "int64_t", /*default=*/"0",
+           "A producer whose result is larger than this (0: none is large) is recomputed in each of several "
+           "consumers when it costs at most `max-large-recompute-cost`">,
+    Option<"maxLargeRecomputeCost", "max-large-recompute-cost", "unsigned", /*default=*/"32",
+           "Largest weighted cost of a large producer (`large-result-bytes`) recomputed in each consumer">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

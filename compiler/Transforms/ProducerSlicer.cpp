@@ -84,6 +84,14 @@ Value ProducerSlicer::sliceMap(MapOp map, ArrayRef<DimWindow> windows, Value rep
   return clone.getResult();
 }
 
+/// Whether the two `windows` of `contract`'s result are along its mask's row and column letters.
+static bool windowsCoverMask(ContractOp contract, ArrayRef<DimWindow> windows) {
+  MaskAttr mask = contract.getMaskAttr();
+  StringRef result = contract.getSubscripts().getResult();
+  std::string sliced = {result[windows[0].dim], result[windows[1].dim]};
+  return StringRef(sliced).contains(mask.getRow()) && StringRef(sliced).contains(mask.getCol());
+}
+
 /// Inside a diagonal block of its own size, a block mask keeps everything and a causal_block mask is tril.
 Value ProducerSlicer::sliceBlockContract(ContractOp contract, ArrayRef<DimWindow> windows) {
   MaskAttr mask = contract.getMaskAttr();
@@ -93,9 +101,7 @@ Value ProducerSlicer::sliceBlockContract(ContractOp contract, ArrayRef<DimWindow
   const Window &first = windows[0].window, &second = windows[1].window;
   if (first.start != second.start || first.size != second.size)
     return Value();
-  SubscriptsAttr s = contract.getSubscripts();
-  std::string sliced = {s.getResult()[windows[0].dim], s.getResult()[windows[1].dim]};
-  if (!StringRef(sliced).contains(mask.getRow()) || !StringRef(sliced).contains(mask.getCol()))
+  if (!windowsCoverMask(contract, windows))
     return Value();
   auto clone = cloneOnWindows(contract, windows);
   if (mask.getKind() == MaskKind::causal_block)
@@ -116,9 +122,7 @@ Value ProducerSlicer::sliceTrilContract(ContractOp contract, ArrayRef<DimWindow>
   if (tril == TrilWindows::Unknown || !mask || mask.getKind() != MaskKind::tril || mask.getOffset() != 0 ||
       windows.size() != 2)
     return Value();
-  StringRef result = contract.getSubscripts().getResult();
-  std::string sliced = {result[windows[0].dim], result[windows[1].dim]};
-  if (!StringRef(sliced).contains(mask.getRow()) || !StringRef(sliced).contains(mask.getCol()))
+  if (!windowsCoverMask(contract, windows))
     return Value();
   ContractOp clone = cloneOnWindows(contract, windows);
   if (tril == TrilWindows::Below)

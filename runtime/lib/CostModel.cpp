@@ -128,7 +128,7 @@ private:
         specialization.sharedArguments.push_back(static_cast<unsigned>(i));
     PassManager pm(lowered.program->context.get(), ModuleOp::getOperationName());
     mlir::la::buildLAOptimizationPipeline(pm, config, specialization, mlir::la::PipelineTarget::CPU);
-    mlir::la::buildLAToLinalgPipeline(pm, config);
+    mlir::la::buildLAToLinalgPipeline(pm, config, mlir::la::PipelineTarget::CPU);
     if (failed(pm.run(*lowered.program->module))) {
       lowered.failed = true;
       return lowered;

@@ -1,5 +1,8 @@
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise -canonicalize | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=max-recompute-cost=14 -canonicalize | FileCheck %s --check-prefix=COSTLY
+// RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=large-result-bytes=3199 -canonicalize | FileCheck %s --check-prefix=COSTLY
+// RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=large-result-bytes=3200 -canonicalize | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise="large-result-bytes=3199 max-large-recompute-cost=13" -canonicalize | FileCheck %s
 
 // A costly feature map (sigmoid: cost 14 > max-recompute-cost 4) read by two consumers is materialised
 // once: both reductions read the [N, D] result instead of recomputing the exp.
@@ -11,6 +14,8 @@
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK-NOT: math.exp
 // With max-recompute-cost=14 sigmoid counts as cheap enough: recomputed in both reductions, no temporary.
+// So it does where its 3200-byte result counts as large (large-result-bytes below 3200, as the CUDA target
+// sets it: a large result would go to global memory), up to max-large-recompute-cost (default 32, here 13).
 // COSTLY-LABEL: func.func @materialise_costly_shared_map
 // COSTLY: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // COSTLY:   math.exp

@@ -251,7 +251,7 @@ void registerCPUStages(llvm::StringRef arg, llvm::StringRef description, std::op
         if (!first) {
           buildPipeline(pm, **target, options.getSpecialization(), last);
         } else if (*first == PipelineStage::Linalg) {
-          buildLAToLinalgPipeline(pm, config);
+          buildLAToLinalgPipeline(pm, config, PipelineTarget::CPU);
           (*target)->buildTensorPipeline(pm);
         } else {
           (*target)->buildLoweringPipeline(pm);

@@ -409,3 +409,169 @@ func.func @copy_source_overwritten(%kt: memref<16x32xf16>, %v: memref<32x16xf16>
   }
   return
 }
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+#row = affine_map<(m, k) -> (m)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// Linear attention's read-out, O = φ(Q)·S / den, as bufferisation leaves it:
+//   - %phi = φ(Q) = e^q, an f32 map of the f16 argument %q that only the contraction reads: the gathers read
+//     a staged copy of %q and map each element in registers (the fragment's map region), and the f32
+//     temporary goes, although its buffer is given to another value afterwards (the fill and the copy);
+//   - %num, read only by the normalising generic after it: the chain runs there and its accumulators go
+//     through the generic's body (a division by %den, loaded at the lane's rows, and rounding to f16) into
+//     %out; %num is never stored.
+// CHECK-LABEL: func.func @mapped_operand_and_epilogue
+// CHECK-SAME: (%[[Q:.*]]: memref<16x64xf16>, %[[S:.*]]: memref<64x64xf16>, %[[DEN:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<16x64xf16>, %[[LATER:.*]]: memref<16x64xf32>)
+// One f32 buffer is left, for the value bufferisation gave φ(Q)'s buffer afterwards.
+// CHECK: %[[REUSED:.*]] = memref.alloc() : memref<16x64xf32>
+// CHECK: %[[STAGED:.*]] = memref.alloc() {la.staged_copy} : memref<16x64xf16>
+// CHECK: memref.copy %[[Q]], %[[STAGED]]
+// CHECK-NOT: memref.alloc() : memref<16x64xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: scf.parallel
+// CHECK: la_gpu.mma_fragment %[[STAGED]]{{.*}} : memref<16x64xf16> -> vector<4x2xf16> map {
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f16):
+// CHECK-NEXT:   %[[XE:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:   %[[E:.*]] = math.exp %[[XE]] : f32
+// CHECK-NEXT:   la_gpu.yield %[[E]] : f32
+// CHECK-NEXT: }
+// CHECK: nvgpu.mma.sync
+// CHECK: %[[D:.*]] = memref.load %[[DEN]][%{{.*}}] : memref<16xf32>
+// CHECK: %[[N:.*]] = arith.divf %{{.*}}, %[[D]] : f32
+// CHECK: %[[H:.*]] = arith.truncf %[[N]] : f32 to f16
+// CHECK: memref.store %[[H]], %[[OUT]]
+// CHECK: } {la.warp_lanes}
+// The buffer's next value is untouched.
+// CHECK: linalg.fill {{.*}} outs(%[[REUSED]] : memref<16x64xf32>)
+// CHECK: memref.copy %[[REUSED]], %[[LATER]]
+func.func @mapped_operand_and_epilogue(%q: memref<16x64xf16>, %s: memref<64x64xf16>, %den: memref<16xf32>,
+                                       %out: memref<16x64xf16>, %later: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %phi = memref.alloc() : memref<16x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%q : memref<16x64xf16>) outs(%phi : memref<16x64xf32>) {
+  ^bb0(%x: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %e = math.exp %xe : f32
+    linalg.yield %e : f32
+  }
+  %num = memref.alloc() : memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%num : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%phi, %s : memref<16x64xf32>, memref<64x64xf16>) outs(%num : memref<16x64xf32>) {
+  ^bb0(%x: f32, %y: f16, %acc: f32):
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %x, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%num, %den : memref<16x64xf32>, memref<16xf32>) outs(%out : memref<16x64xf16>) {
+  ^bb0(%n: f32, %d: f32, %o: f16):
+    %x = arith.divf %n, %d : f32
+    %h = arith.truncf %x : f32 to f16
+    linalg.yield %h : f16
+  }
+  linalg.fill ins(%zero : f32) outs(%phi : memref<16x64xf32>)
+  memref.copy %phi, %later : memref<16x64xf32> to memref<16x64xf32>
+  return
+}
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// The map's result is also read by an elementwise op, and the chain's output by a second one: the map is
+// materialised and the accumulators are stored, as they are.
+// CHECK-LABEL: func.func @shared_map_and_output
+// CHECK: %[[PHI:.*]] = memref.alloc() : memref<16x64xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[PHI]] : memref<16x64xf32>)
+// CHECK: scf.parallel
+// CHECK: la_gpu.mma_fragment %[[PHI]]{{.*}} : memref<16x64xf32> -> vector<4x2xf16>{{$}}
+// CHECK: memref.store %{{.*}}, %[[NUM:.*]][
+// CHECK: } {la.warp_lanes}
+// CHECK: linalg.generic {{.*}} ins(%[[PHI]] : memref<16x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[NUM]] : memref<16x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[NUM]] : memref<16x64xf32>)
+func.func @shared_map_and_output(%q: memref<16x64xf16>, %s: memref<64x64xf16>, %e1: memref<16x64xf32>,
+                                 %e2: memref<16x64xf32>, %e3: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %phi = memref.alloc() : memref<16x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%q : memref<16x64xf16>) outs(%phi : memref<16x64xf32>) {
+  ^bb0(%x: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %e = math.exp %xe : f32
+    linalg.yield %e : f32
+  }
+  %num = memref.alloc() : memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%num : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%phi, %s : memref<16x64xf32>, memref<64x64xf16>) outs(%num : memref<16x64xf32>) {
+  ^bb0(%x: f32, %y: f16, %acc: f32):
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %x, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%phi : memref<16x64xf32>) outs(%e1 : memref<16x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%num : memref<16x64xf32>) outs(%e2 : memref<16x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%num : memref<16x64xf32>) outs(%e3 : memref<16x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// Operands that several warps gather are staged (two warps per A fragment, two per B fragment). Inside a
+// loop that neither defines them nor writes them (GAU's q rows, read by every column tile), each is copied
+// once, before the loop, not once per iteration.
+// CHECK-LABEL: func.func @staged_copies_hoisted
+// CHECK-SAME: (%[[Q:.*]]: memref<32x64xf16>, %[[K:.*]]: memref<64x32xf16>, %{{.*}}: memref<4x32x32xf32>)
+// CHECK: %[[SQ:.*]] = memref.alloc() {la.staged_copy} : memref<32x64xf16>
+// CHECK: memref.copy %[[Q]], %[[SQ]]
+// CHECK: %[[SK:.*]] = memref.alloc() {la.staged_copy} : memref<64x32xf16>
+// CHECK: memref.copy %[[K]], %[[SK]]
+// CHECK: scf.for
+// CHECK-NOT: memref.copy
+// CHECK: scf.parallel
+// CHECK: la_gpu.mma_fragment %[[SQ]]
+// CHECK: la_gpu.mma_fragment %[[SK]]
+func.func @staged_copies_hoisted(%q: memref<32x64xf16>, %k: memref<64x32xf16>, %o: memref<4x32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %oi = memref.subview %o[%i, 0, 0] [1, 32, 32] [1, 1, 1] : memref<4x32x32xf32> to memref<32x32xf32, strided<[32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%q, %k : memref<32x64xf16>, memref<64x32xf16>) outs(%oi : memref<32x32xf32, strided<[32, 1], offset: ?>>) {
+    ^bb0(%x: f16, %y: f16, %acc: f32):
+      %xe = arith.extf %x : f16 to f32
+      %ye = arith.extf %y : f16 to f32
+      %p = arith.mulf %xe, %ye : f32
+      %r = arith.addf %acc, %p : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}

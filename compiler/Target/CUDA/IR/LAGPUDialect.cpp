@@ -38,6 +38,14 @@ LogicalResult MmaFragmentOp::verify() {
                          << " bits into each 32-bit register";
   if (!isa<FloatType>(source.getElementType()))
     return emitOpError() << "source element type " << source.getElementType() << " is not floating-point";
+  if (!hasMap())
+    return success();
+  Block &map = getMap().front();
+  if (!getMap().hasOneBlock() || map.getNumArguments() != 1 || map.getArgument(0).getType() != source.getElementType())
+    return emitOpError() << "map must be one block with one argument of the source element type "
+                         << source.getElementType();
+  if (map.empty() || !isa<YieldOp>(map.back()))
+    return emitOpError() << "map must end in la_gpu.yield";
   return success();
 }
 

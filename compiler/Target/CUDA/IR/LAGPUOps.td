@@ -35,8 +35,10 @@ def LAGPU_MmaFragmentOp : Op<LAGPU_Dialect, "mma_fragment", [MemoryEffects<[MemR
     element e is (the PTX ISA's fragment layouts for mma.m16n8k16 and mma.m16n8k8):
       A: row origin + g + 8·(r % 2), k origin + (r / 2)·K/2 + t·E + e
       B: row origin + g,             k origin + r·K/2 + t·E + e
-    converted to T (rounded to nearest). An element past the end of `source` along `row_dim` or `k_dim` is
-    zero. The origin along `row_dim` is a multiple of the tile (16 for A, 8 for B) and along `k_dim` of K.
+    converted to T (rounded to nearest). With a `map` region, the element is first mapped by it: the region
+    takes one element of `source` and yields the value to convert (an elementwise feature map such as φ(q)
+    = elu(q) + 1, applied to the fragment in registers rather than materialised in memory). An element past
+    the end of `source` along `row_dim` or `k_dim` is zero, after the map. The origin along `row_dim` is a multiple of the tile (16 for A, 8 for B) and along `k_dim` of K.
 
     la-gpu-lower-mma-fragments lowers it to `nvgpu.ldmatrix` where `source` is in shared memory, already of
     type T (16-bit), contiguous along one of the two dimensions with 16-byte aligned rows and covers whole
@@ -45,13 +47,21 @@ def LAGPU_MmaFragmentOp : Op<LAGPU_Dialect, "mma_fragment", [MemoryEffects<[MemR
     ```mlir
     %a = la_gpu.mma_fragment %phi_q[%c0, %c0, %row, %k] lane %lane {row_dim = 2, k_dim = 3}
         : memref<1x1x16x64xf16> -> vector<4x2xf16>
+    %b = la_gpu.mma_fragment %k[%c0, %c0, %col, %k] lane %lane {row_dim = 2, k_dim = 3}
+        : memref<1x1x64x64xf16> -> vector<2x2xf16> map {
+    ^bb0(%x: f16):
+      %w = arith.extf %x : f16 to f32
+      %e = math.exp %w : f32
+      la_gpu.yield %e : f32
+    }
     ```
   }];
   let arguments = (ins Arg<AnyStridedMemRef, "", [MemRead]>:$source, Variadic<Index>:$origin, Index:$lane,
                        I64Attr:$row_dim, I64Attr:$k_dim);
   let results = (outs VectorOfRankAndType<[2], [F16, BF16, F32]>:$fragment);
+  let regions = (region AnyRegion:$map);
   let assemblyFormat = [{
-    $source `[` $origin `]` `lane` $lane attr-dict `:` type($source) `->` type($fragment)
+    $source `[` $origin `]` `lane` $lane attr-dict `:` type($source) `->` type($fragment) (`map` $map^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -63,7 +73,15 @@ def LAGPU_MmaFragmentOp : Op<LAGPU_Dialect, "mma_fragment", [MemoryEffects<[MemR
     int64_t getK() { return 8 * getPerRegister(); }
     /// Rows of the tile: 16 for A, 8 for B.
     int64_t getTileRows() { return isA() ? 16 : 8; }
+    /// Whether a `map` region maps each element before its conversion.
+    bool hasMap() { return !getMap().empty(); }
   }];
+}
+
+def LAGPU_YieldOp : Op<LAGPU_Dialect, "yield", [Pure, Terminator, HasParent<"MmaFragmentOp">]> {
+  let summary = "The mapped element of an mma_fragment's map region";
+  let arguments = (ins AnyFloat:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 #endif // LA_GPU_OPS_TD

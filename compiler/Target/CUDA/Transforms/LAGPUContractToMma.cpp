@@ -141,8 +141,13 @@ struct ContractionChain {
   Value initialSource;
   /// Operands read from another buffer than their own, by the operand they replace: a staged copy of an
   /// argument (stageReusedArguments), or the staged copy of the narrow input that their own buffer widened
-  /// (NarrowSources).
+  /// or mapped (MappedSources).
   DenseMap<OpOperand *, Value> readFrom;
+  /// The generic whose body maps each element an operand reads from `readFrom` (MappedSources).
+  DenseMap<OpOperand *, linalg::GenericOp> mappedBy;
+  /// The elementwise generic that is the only reader of the chain's output, applied to each accumulator
+  /// element as it is stored (findEpilogue); null when the accumulators are stored as they are.
+  linalg::GenericOp epilogue;
 };
 
 /// Which of the output's dimensions is m, n or neither, in order: two contractions with the same pattern
@@ -177,14 +182,14 @@ bool touches(Operation *op, Value root, bool readsCount) {
 
 /// Whether `first` can run right before `second`, later in its block: no op between them touches
 /// `first`'s output or writes its inputs (every buffer involved a distinct root, so roots decide aliasing).
-bool canSinkTo(const Contraction &first, const Contraction &second) {
+bool canSinkTo(const Contraction &first, Operation *second) {
   Value output = rootBuffer(first.op.getDpsInitOperand(0)->get());
   SmallVector<Value> inputs;
   for (OpOperand *input : first.op.getDpsInputOperands())
     inputs.push_back(rootBuffer(input->get()));
   if (!isDistinctRoot(output) || !llvm::all_of(inputs, isDistinctRoot))
     return false;
-  for (Operation *op = first.op->getNextNode(); op != second.op.getOperation(); op = op->getNextNode())
+  for (Operation *op = first.op->getNextNode(); op != second; op = op->getNextNode())
     if (touches(op, output, /*readsCount=*/true) ||
         llvm::any_of(inputs, [&](Value input) { return touches(op, input, /*readsCount=*/false); }))
       return false;
@@ -198,7 +203,7 @@ bool extendsChain(const ContractionChain &chain, const Contraction &next) {
   return last.op->getBlock() == next.op->getBlock() && last.op->isBeforeInBlock(next.op) &&
          last.op.getDpsInitOperand(0)->get() == next.op.getDpsInitOperand(0)->get() && last.m == next.m &&
          last.n == next.n && last.tilesPerWarp == next.tilesPerWarp && outputPattern(last) == outputPattern(next) &&
-         llvm::all_of(chain.links, [&](const Contraction &link) { return canSinkTo(link, next); });
+         llvm::all_of(chain.links, [&](const Contraction &link) { return canSinkTo(link, next.op); });
 }
 
 /// The fill of zeros right before `c` into exactly its output, if there is one.
@@ -254,6 +259,76 @@ SmallVector<ContractionChain> formChains(ArrayRef<Contraction> contractions) {
     if (chain.initialCopy && !sourceSurvivesToChain(chain))
       chain.initialCopy = nullptr, chain.initialSource = nullptr;
   return chains;
+}
+
+/// Whether `op` writes all of `alloc` without reading it: a fill, or a generic whose only operand on
+/// `alloc` is its output, written whole (identity map, no reduction) without its old value.
+bool overwrites(linalg::LinalgOp op, memref::AllocOp alloc) {
+  if (op.getNumDpsInits() != 1 || op.getDpsInitOperand(0)->get() != alloc.getResult() ||
+      llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) { return input->get() == alloc.getResult(); }))
+    return false;
+  if (isa<linalg::FillOp>(op))
+    return true;
+  return isa<linalg::GenericOp>(op) && op.getNumReductionLoops() == 0 &&
+         op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() &&
+         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
+}
+
+/// Whether `generic`'s body computes each result element from its inputs' elements alone: pure ops without
+/// regions, never the output's old value.
+bool isElementwiseBody(linalg::GenericOp generic) {
+  Block &body = generic.getRegion().front();
+  for (OpOperand &init : generic.getDpsInitsMutable())
+    if (generic.payloadUsesValueFromOperand(&init))
+      return false;
+  return llvm::all_of(body.without_terminator(), [](Operation &op) { return isPure(&op) && op.getNumRegions() == 0; });
+}
+
+/// The elementwise generic that reads the chain's output, when it is the output's only reader and the chain
+/// can run where it is: its accumulators then go through the generic's body on their way to its output,
+/// and the output itself (an f32 temporary) is never stored. Linear attention's numerator φ(Q)·S,
+/// normalised by its denominator and rounded to f16: a [N, Dv] f32 tensor in global scratch, written and
+/// read back, at N ≥ 1024 (at N=256 it fits shared memory).
+linalg::GenericOp findEpilogue(const ContractionChain &chain) {
+  const Contraction &c = chain.links.front();
+  Value output = c.op.getDpsInitOperand(0)->get();
+  auto alloc = output.getDefiningOp<memref::AllocOp>();
+  linalg::FillOp zeroFill = chain.zeroFill;
+  if (!alloc || !zeroFill)
+    return {};
+  // The output's value from the zero fill on (bufferisation may give its buffer to other values before
+  // and after): the links, then one generic that reads it, then nothing until it is overwritten.
+  Block *block = zeroFill->getBlock();
+  if (llvm::any_of(alloc->getUsers(), [&](Operation *user) { return !block->findAncestorOpInBlock(*user); }))
+    return {};
+  linalg::GenericOp epilogue;
+  for (Operation *op = zeroFill->getNextNode(); op; op = op->getNextNode()) {
+    if (llvm::none_of(alloc->getUsers(), [&](Operation *user) { return op->isAncestor(user); }) ||
+        llvm::any_of(chain.links, [&](const Contraction &link) { return link.op.getOperation() == op; }))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (epilogue && linalgOp && overwrites(linalgOp, alloc))
+      break;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (epilogue || !generic)
+      return {};
+    epilogue = generic;
+  }
+  Operation *last = chain.links.back().op;
+  if (!epilogue || !last->isBeforeInBlock(epilogue) || epilogue.getNumDpsInits() != 1 ||
+      !epilogue.hasPureBufferSemantics() || epilogue.getNumReductionLoops() != 0 || !isElementwiseBody(epilogue) ||
+      epilogue.getNumLoops() != static_cast<unsigned>(alloc.getType().getRank()) ||
+      epilogue.getDpsInitOperand(0)->get() == output ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity() ||
+      cast<MemRefType>(epilogue.getDpsInitOperand(0)->get().getType()).getShape() != alloc.getType().getShape() ||
+      !llvm::all_of(epilogue.getIndexingMapsArray(), [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return {};
+  for (OpOperand *input : epilogue.getDpsInputOperands())
+    if (input->get() == output && !epilogue.getMatchingIndexingMap(input).isIdentity())
+      return {};
+  if (!llvm::all_of(chain.links, [&](const Contraction &link) { return canSinkTo(link, epilogue); }))
+    return {};
+  return epilogue;
 }
 
 /// Emits one lane's part of a chain's tiles: its accumulators, a k loop per contraction of operand fragments
@@ -336,8 +411,29 @@ private:
         origin.push_back(zero());
       }
     }
-    return lagpu::MmaFragmentOp::create(b, loc, type, chain.readFrom.lookup_or(&operand, operand.get()), origin, lane,
-                                        rowDim, kDim);
+    auto fragment = lagpu::MmaFragmentOp::create(b, loc, type, chain.readFrom.lookup_or(&operand, operand.get()),
+                                                 origin, lane, rowDim, kDim);
+    if (linalg::GenericOp map = chain.mappedBy.lookup(&operand))
+      buildMap(fragment, map);
+    return fragment;
+  }
+
+  /// `fragment`'s map region: a clone of `generic`'s body on one element of its input, with a clone of each
+  /// constant the body reads from outside it (the region then holds all it needs wherever the fragment is
+  /// moved, into a kernel's body by la-gpu-outline-slice-kernel).
+  void buildMap(lagpu::MmaFragmentOp fragment, linalg::GenericOp generic) {
+    OpBuilder::InsertionGuard guard(b);
+    Block &body = generic.getRegion().front();
+    Block *map = b.createBlock(&fragment.getMap(), {}, body.getArgument(0).getType(), loc);
+    IRMapping mapping;
+    mapping.map(body.getArgument(0), map->getArgument(0));
+    for (Operation &op : body.without_terminator()) {
+      for (Value operand : op.getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && def->getBlock() != &body && !mapping.contains(operand))
+          b.clone(*def, mapping);
+      b.clone(op, mapping);
+    }
+    lagpu::YieldOp::create(b, loc, mapping.lookupOrDefault(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0)));
   }
 
   OpBuilder &b;
@@ -407,95 +503,172 @@ private:
     return guard.getResult(0);
   }
 
+  /// Stores the accumulator element `value` of output[m, n], through the epilogue if the chain has one.
   void storeElement(Value value, Value m, Value n) {
-    OpOperand &output = *c.op.getDpsInitOperand(0);
     auto [indices, inBounds] = outputIndices(m, n);
-    if (!inBounds) {
-      memref::StoreOp::create(b, loc, value, output.get(), indices);
+    scf::IfOp guard;
+    OpBuilder::InsertionGuard insertion(b);
+    if (inBounds) {
+      guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
+      b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    }
+    if (!chain.epilogue) {
+      memref::StoreOp::create(b, loc, value, c.op.getDpsInitOperand(0)->get(), indices);
       return;
     }
-    auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard insertion(b);
-    b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    memref::StoreOp::create(b, loc, value, output.get(), indices);
+    Value output = linalg::GenericOp(chain.epilogue).getDpsInitOperand(0)->get();
+    memref::StoreOp::create(b, loc, applyEpilogue(value, indices), output, indices);
+  }
+
+  /// The epilogue's body on the accumulator element `value` at `indices` of the output (the epilogue's loops:
+  /// its output map is the identity), its other inputs loaded there.
+  Value applyEpilogue(Value value, ArrayRef<Value> indices) {
+    linalg::GenericOp epilogue = chain.epilogue;
+    Value output = c.op.getDpsInitOperand(0)->get();
+    Block &body = epilogue.getRegion().front();
+    IRMapping mapping;
+    for (OpOperand *input : epilogue.getDpsInputOperands()) {
+      Value element = value;
+      if (input->get() != output) {
+        AffineMap map = epilogue.getMatchingIndexingMap(input);
+        SmallVector<Value> at;
+        for (unsigned result = 0; result < map.getNumResults(); ++result)
+          at.push_back(indices[map.getDimPosition(result)]);
+        element = memref::LoadOp::create(b, loc, input->get(), at);
+      }
+      mapping.map(epilogue.getMatchingBlockArgument(input), element);
+    }
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    return mapping.lookupOrDefault(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
   }
 };
 
-/// Temporaries that only widen an input for the tensor cores: an f32 allocation whose one writer is an
-/// elementwise `extf` of a whole buffer of the mma operand type, read by nothing but contractions that run
-/// on tensor cores. Their gathers convert each element back to the operand type, which gives the input's
-/// element again. So the widening becomes a staged copy of the input (StagedOperands.h) in its place: half
-/// the bytes, no conversion pass, and where the copy gets no shared memory, the gathers read the input
-/// itself. (The chunk's v of causal linear attention: 4 KiB of f32 shared memory and a pass over it per
-/// chunk, now 2 KiB of f16 filled by cp.async.) The input must be read-only (an argument's view).
-class NarrowSources {
+/// Temporaries that only map an input for the tensor cores: an f32 allocation whose one writer is an
+/// elementwise generic of one whole buffer of the mma operand type, read by nothing but contractions that
+/// run on tensor cores. The generic is a widening `extf`, or a feature map of the input such as
+/// φ(k) = elu(k) + 1 (la-fuse-elementwise recomputes such a map in its other consumers on the GPU, and
+/// leaves it materialised for the contractions it does not fuse into). The gathers convert each element
+/// back to the operand type. So the temporary becomes a staged copy of the input (StagedOperands.h) in its
+/// place, and the gathers apply the map, if any, to the fragment in registers (la_gpu.mma_fragment's map):
+/// half the bytes, no pass over the temporary, and where the copy gets no shared memory, the gathers read
+/// the input itself. (The chunk's v of causal linear attention: 4 KiB of f32 shared memory and a pass over
+/// it per chunk, now 2 KiB of f16 filled by cp.async. φ(K) and φ(Q) of linear attention: an f32 copy of
+/// each in global scratch, written once and read back, now gone.) The input must be read-only (an
+/// argument's view).
+class MappedSources {
 public:
-  NarrowSources(ArrayRef<Contraction> contractions, const MmaForm &form, DominanceInfo &dominance) {
+  MappedSources(ArrayRef<Contraction> contractions, const MmaForm &form) {
     DenseSet<Operation *> onTensorCores;
     for (const Contraction &c : contractions)
       onTensorCores.insert(c.op);
+    llvm::SetVector<memref::AllocOp> allocs;
     for (const Contraction &c : contractions)
-      for (OpOperand *operand : c.op.getDpsInputOperands()) {
-        auto alloc = operand->get().getDefiningOp<memref::AllocOp>();
-        if (!alloc || staged.count(alloc))
+      for (OpOperand *operand : c.op.getDpsInputOperands())
+        if (auto alloc = operand->get().getDefiningOp<memref::AllocOp>())
+          allocs.insert(alloc);
+    for (memref::AllocOp alloc : allocs)
+      for (Operation *user : llvm::to_vector(alloc->getUsers())) {
+        auto writer = dyn_cast<linalg::GenericOp>(user);
+        if (!writer || !isMappedInput(writer, alloc, form))
           continue;
-        if (linalg::GenericOp widening = wideningOf(alloc, form, onTensorCores, dominance)) {
-          OpBuilder b(widening);
-          staged[alloc] = stageInTemporary(b, widening.getLoc(), widening.getDpsInputOperand(0)->get());
-          widening.erase();
-        }
+        SmallVector<OpOperand *> readers = tensorCoreReaders(writer, alloc, onTensorCores);
+        if (readers.empty())
+          continue;
+        OpBuilder b(writer);
+        Value staged = stageInTemporary(b, writer.getLoc(), writer.getDpsInputOperand(0)->get());
+        for (OpOperand *reader : readers)
+          sources[reader] = {staged, isWidening(writer) ? linalg::GenericOp() : writer};
+        writers.push_back(writer);
+        temporaries.insert(alloc);
       }
   }
 
-  /// The staged copy `operand` reads instead of its own buffer, or null.
-  Value lookup(OpOperand &operand) const {
-    auto alloc = operand.get().getDefiningOp<memref::AllocOp>();
-    return alloc ? staged.lookup(alloc) : Value();
-  }
+  /// The staged copy `operand` reads instead of its own buffer, and the generic whose body maps each of its
+  /// elements (null for a widening); a null source for an operand that reads its own buffer.
+  std::pair<Value, linalg::GenericOp> lookup(OpOperand &operand) const { return sources.lookup(&operand); }
 
-  /// Erases the wide temporaries, once no contraction reads them.
-  void eraseWideTemporaries() {
-    for (auto [alloc, copy] : staged)
+  /// Erases the generics that wrote the temporaries, and then the temporaries nothing else uses.
+  void eraseTemporaries() {
+    for (linalg::GenericOp writer : writers)
+      writer.erase();
+    for (memref::AllocOp alloc : temporaries)
       if (alloc->use_empty())
         alloc->erase();
   }
 
 private:
-  /// The elementwise extf that is `alloc`'s one writer, when only tensor-core contractions read it.
-  /// (The copy takes the widening's place: it must come before every reader.)
-  static linalg::GenericOp wideningOf(memref::AllocOp alloc, const MmaForm &form,
-                                      const DenseSet<Operation *> &onTensorCores, DominanceInfo &dominance) {
-    linalg::GenericOp widening;
+  /// The operands of the tensor-core contractions that read what `writer` wrote to `alloc`, when nothing else
+  /// does: every use of `alloc` after `writer`, up to an op that overwrites it (bufferisation may give the
+  /// buffer to another value before or after: linear attention's φ(K) and numerator share one), is a
+  /// contraction in `onTensorCores` that reads it as an input. None when something else reads it, or might:
+  /// a use outside `writer`'s block, or, in a loop body that is not the buffer's block, a use before
+  /// `writer` (which may read what the iteration before wrote).
+  static SmallVector<OpOperand *> tensorCoreReaders(linalg::GenericOp writer, memref::AllocOp alloc,
+                                                    const DenseSet<Operation *> &onTensorCores) {
+    Block *block = writer->getBlock();
     for (Operation *user : alloc->getUsers()) {
-      auto generic = dyn_cast<linalg::GenericOp>(user);
-      if (generic && generic.getNumDpsInits() == 1 && generic.getDpsInitOperand(0)->get() == alloc.getResult()) {
-        if (widening)
-          return {};
-        widening = generic;
-      } else if (!onTensorCores.contains(user)) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || (block != alloc->getBlock() && ancestor->isBeforeInBlock(writer)))
         return {};
-      }
     }
-    if (!widening || widening.getNumDpsInputs() != 1 || !widening.hasPureBufferSemantics() ||
-        !llvm::all_of(
-            alloc->getUsers(),
-            [&](Operation *user) { return user == widening || dominance.properlyDominates(widening, user); }) ||
-        !llvm::all_of(widening.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
-      return {};
-    Value source = widening.getDpsInputOperand(0)->get();
-    auto sourceType = cast<MemRefType>(source.getType());
-    if (sourceType.getShape() != alloc.getType().getShape() || sourceType.getElementType() != form.operandType ||
-        !isFunctionArgument(rootBuffer(source)))
-      return {};
-    Block &body = widening.getRegion().front();
-    auto extend = dyn_cast<arith::ExtFOp>(body.front());
-    if (body.getOperations().size() != 2 || !extend || extend.getIn() != body.getArgument(0) ||
-        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) != extend.getResult())
-      return {};
-    return widening;
+    SmallVector<OpOperand *> readers;
+    for (Operation *op = writer->getNextNode(); op; op = op->getNextNode()) {
+      if (llvm::none_of(alloc->getUsers(), [&](Operation *user) { return op->isAncestor(user); }))
+        continue;
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (linalgOp && overwrites(linalgOp, alloc))
+        break; // the buffer's next value
+      if (!linalgOp || !onTensorCores.contains(op) || linalgOp.getDpsInitsMutable().size() != 1 ||
+          linalgOp.getDpsInitsMutable()[0].get() == alloc.getResult())
+        return {}; // another read
+      for (OpOperand *input : linalgOp.getDpsInputOperands())
+        if (input->get() == alloc.getResult())
+          readers.push_back(input);
+    }
+    return readers;
   }
 
-  llvm::MapVector<memref::AllocOp, Value> staged;
+  /// Whether `generic`'s body is one `arith.extf` of its input.
+  static bool isWidening(linalg::GenericOp generic) {
+    Block &body = generic.getRegion().front();
+    auto extend = dyn_cast<arith::ExtFOp>(body.front());
+    return body.getOperations().size() == 2 && extend && extend.getIn() == body.getArgument(0) &&
+           cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) == extend.getResult();
+  }
+
+  /// Whether `generic`'s body computes its result from its input element alone: pure ops without regions
+  /// reading the input's element, each other's results or constants, never the output's old value.
+  static bool mapsEachElement(linalg::GenericOp generic) {
+    Block &body = generic.getRegion().front();
+    if (!body.getArgument(1).use_empty())
+      return false;
+    return llvm::all_of(body.without_terminator(), [&](Operation &op) {
+      return isPure(&op) && op.getNumRegions() == 0 && llvm::all_of(op.getOperands(), [&](Value operand) {
+               Operation *def = operand.getDefiningOp();
+               return operand == body.getArgument(0) || (def && def->getBlock() == &body) ||
+                      (def && matchPattern(def, m_Constant()));
+             });
+    });
+  }
+
+  /// Whether `writer` computes `alloc` elementwise from one whole read-only buffer of the operand type, by a
+  /// widening or a map of each element.
+  static bool isMappedInput(linalg::GenericOp writer, memref::AllocOp alloc, const MmaForm &form) {
+    if (writer.getNumDpsInputs() != 1 || writer.getNumDpsInits() != 1 ||
+        writer.getDpsInitOperand(0)->get() != alloc.getResult() || !writer.hasPureBufferSemantics() ||
+        writer.getNumReductionLoops() != 0 ||
+        !llvm::all_of(writer.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
+      return false;
+    Value source = writer.getDpsInputOperand(0)->get();
+    auto sourceType = cast<MemRefType>(source.getType());
+    return sourceType.getShape() == alloc.getType().getShape() && sourceType.getElementType() == form.operandType &&
+           isFunctionArgument(rootBuffer(source)) && (isWidening(writer) || mapsEachElement(writer));
+  }
+
+  DenseMap<OpOperand *, std::pair<Value, linalg::GenericOp>> sources;
+  SmallVector<linalg::GenericOp> writers;
+  llvm::SetVector<memref::AllocOp> temporaries;
 };
 
 /// Copies each operand that is an argument of the kernel (global memory) and that several warps gather
@@ -519,15 +692,19 @@ void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
 
 /// Replaces the chain's contractions (and its zero fill) by a parallel loop over (warp, lane) pairs, 32
 /// lanes per warp, where its last contraction was.
-void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const NarrowSources &narrow) {
+void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const MappedSources &mapped) {
   const Contraction &c = chain.links.front();
-  Operation *last = chain.links.back().op;
+  Operation *last = chain.epilogue ? chain.epilogue.getOperation() : chain.links.back().op.getOperation();
+  Value output = c.op.getDpsInitOperand(0)->get();
   OpBuilder b(last);
   Location loc = last->getLoc();
   for (const Contraction &link : chain.links)
     for (OpOperand *operand : link.op.getDpsInputOperands())
-      if (Value source = narrow.lookup(*operand))
+      if (auto [source, map] = mapped.lookup(*operand); source) {
         chain.readFrom[operand] = source;
+        if (map)
+          chain.mappedBy[operand] = map;
+      }
   stageReusedArguments(chain, b);
   int64_t lanes = c.warps() * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -543,6 +720,11 @@ void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const Na
     chain.zeroFill->erase();
   if (chain.initialCopy)
     chain.initialCopy->erase();
+  if (chain.epilogue) {
+    chain.epilogue->erase();
+    if (output.use_empty())
+      output.getDefiningOp()->erase();
+  }
 }
 
 struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaPass> {
@@ -566,17 +748,18 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
     });
     for (Contraction &c : contractions)
       c.tilesPerWarp = chooseTilesPerWarp(c, warpsPerBlock);
-    NarrowSources narrow(contractions, *form, getAnalysis<DominanceInfo>());
+    MappedSources mapped(contractions, *form);
     for (ContractionChain &chain : formChains(contractions)) {
+      chain.epilogue = findEpilogue(chain);
       LLVM_DEBUG(llvm::dbgs() << "la-gpu-contract-to-mma: " << chain.links.size() << " contraction(s) at "
                               << chain.links.back().op.getLoc()
                               << (chain.zeroFill      ? ", from zero"
                                   : chain.initialCopy ? ", from the copy's source"
                                                       : "")
                               << "\n");
-      rewriteOnTensorCores(chain, *form, narrow);
+      rewriteOnTensorCores(chain, *form, mapped);
     }
-    narrow.eraseWideTemporaries();
+    mapped.eraseTemporaries();
   }
 };
 

@@ -7,7 +7,8 @@
 // ldmatrix hands every lane its registers. A row piece contiguous along k is one row of the matrix as
 // ldmatrix expects it; one contiguous along the fragment's rows (m of A stored k-major, as φ(K)^T in
 // φ(K)^T·V, or n of B stored k-major, as V in S·V) is a column, which `.trans` transposes on the way.
-// Anything else reads one element per register half and converts it. CUDAPasses.td has the contract.
+// Anything else reads one element per register half and converts it. A fragment with a map maps each
+// element in registers after the load, before the conversion. CUDAPasses.td has the contract.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,9 @@
 
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/Support/Debug.h"
@@ -118,7 +121,9 @@ bool isNextTile(lagpu::MmaFragmentOp first, lagpu::MmaFragmentOp second) {
   if (first->getBlock() != second->getBlock() || first.isA() || second.isA() ||
       first.getSource() != second.getSource() || first.getLane() != second.getLane() ||
       first.getRowDim() != second.getRowDim() || first.getKDim() != second.getKDim() ||
-      first.getFragment().getType() != second.getFragment().getType())
+      first.getFragment().getType() != second.getFragment().getType() || first.hasMap() != second.hasMap() ||
+      (first.hasMap() && !OperationEquivalence::isRegionEquivalentTo(&first.getMap(), &second.getMap(),
+                                                                     OperationEquivalence::IgnoreLocations)))
     return false;
   for (auto [dim, pair] : llvm::enumerate(llvm::zip(first.getOrigin(), second.getOrigin()))) {
     auto [a, b] = pair;
@@ -215,8 +220,31 @@ private:
     SmallVector<Value> indices(op.getOrigin());
     indices[op.getRowDim()] = add(indices[op.getRowDim()], rowOffset);
     indices[op.getKDim()] = add(indices[op.getKDim()], kOffset);
-    return nvgpu::LdMatrixOp::create(b, loc, type, op.getSource(), indices, transpose,
-                                     static_cast<int32_t>(type.getDimSize(0)));
+    Value loaded = nvgpu::LdMatrixOp::create(b, loc, type, op.getSource(), indices, transpose,
+                                             static_cast<int32_t>(type.getDimSize(0)));
+    if (!op.hasMap())
+      return loaded;
+    // ldmatrix only loads whole tiles: no element is past an edge, so each is mapped and converted back.
+    Value mapped = loaded;
+    for (int64_t r = 0; r < type.getDimSize(0); ++r)
+      for (int64_t e = 0; e < type.getDimSize(1); ++e) {
+        Value element = vector::ExtractOp::create(b, loc, loaded, ArrayRef<int64_t>{r, e});
+        mapped = vector::InsertOp::create(b, loc, convert(applyMap(element), type.getElementType()), mapped,
+                                          ArrayRef<int64_t>{r, e});
+      }
+    return mapped;
+  }
+
+  /// The fragment's map applied to one element of its source (the element itself without a map).
+  Value applyMap(Value element) {
+    if (!op.hasMap())
+      return element;
+    Block &map = op.getMap().front();
+    IRMapping mapping;
+    mapping.map(map.getArgument(0), element);
+    for (Operation &nested : map.without_terminator())
+      b.clone(nested, mapping);
+    return mapping.lookupOrDefault(cast<lagpu::YieldOp>(map.back()).getValue());
   }
 
   Value index(int64_t value) { return arith::ConstantIndexOp::create(b, loc, value); }
@@ -243,7 +271,7 @@ private:
     };
     clamp(op.getRowDim(), row, op.getTileRows());
     clamp(op.getKDim(), k, op.getK());
-    Value value = convert(memref::LoadOp::create(b, loc, op.getSource(), indices), type);
+    Value value = convert(applyMap(memref::LoadOp::create(b, loc, op.getSource(), indices)), type);
     if (!inBounds)
       return value;
     Value zero = arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
