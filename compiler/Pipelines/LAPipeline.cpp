@@ -71,6 +71,9 @@ void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config, Pi
     // at N=1024, where it is global).
     if (target == PipelineTarget::CUDA)
       fusion.largeResultBytes = config.sharedMemoryBytes / 2;
+    // A contraction with a map fused into its body no longer runs on tensor cores: Flow-Attention's
+    // φ(K)ᵀ(V ⊙ comp) on FMA read each operand element once per 4×4 register block of the output.
+    fusion.keepContractions = target == PipelineTarget::CUDA;
     pm.addNestedPass<func::FuncOp>(createLAFuseElementwise(fusion));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -144,11 +144,21 @@ int64_t tensorBytes(Value value) {
   return tensor.getNumElements() * llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
 }
 
+/// Whether `op` is a product of two matrices: a two-input multiply-add contraction with one m, one n and
+/// one k dimension, as a target's matrix units run it (not a matrix-vector product, which has no n).
+bool isMatrixProduct(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || !linalg::isaContractionOpInterface(op))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 && dims->k.size() == 1;
+}
+
 struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass> {
   using Base::Base;
 
   void runOnOperation() override {
     int64_t maxCost = maxRecomputeCost, maxLargeCost = maxLargeRecomputeCost, largeBytes = largeResultBytes;
+    bool keepContractions = this->keepContractions;
     linalg::ControlFusionFn control = [=](OpOperand *fused) {
       auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
       if (!producer)
@@ -157,6 +167,8 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
       // A producer that does not vary along the consumer's innermost loop is evaluated once per vector
       // lane there (16x the work with AVX-512), or once per block in a register-tiled contraction.
       auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
+      if (keepContractions && !isWidening(producer) && isMatrixProduct(consumer))
+        return false;
       AffineMap map = consumer.getMatchingIndexingMap(fused);
       unsigned innermost = consumer.getNumLoops() - 1;
       bool variesInnermost = consumer.getNumLoops() == 0 || map.isFunctionOfDim(innermost);

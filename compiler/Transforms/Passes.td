@@ -86,7 +86,10 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
            "A producer whose result is larger than this (0: none is large) is recomputed in each of several "
            "consumers when it costs at most `max-large-recompute-cost`">,
     Option<"maxLargeRecomputeCost", "max-large-recompute-cost", "unsigned", /*default=*/"32",
-           "Largest weighted cost of a large producer (`large-result-bytes`) recomputed in each consumer">
+           "Largest weighted cost of a large producer (`large-result-bytes`) recomputed in each consumer">,
+    Option<"keepContractions", "keep-contractions", "bool", /*default=*/"false",
+           "Fuse nothing but widenings (`extf`) into a product of two matrices (a multiply-add contraction with "
+           "one m, one n and one k dimension), so that matrix units can still run it">
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

@@ -3,6 +3,7 @@
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=large-result-bytes=3199 -canonicalize | FileCheck %s --check-prefix=COSTLY
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=large-result-bytes=3200 -canonicalize | FileCheck %s
 // RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise="large-result-bytes=3199 max-large-recompute-cost=13" -canonicalize | FileCheck %s
+// RUN: la-opt %s -split-input-file -la-to-linalg -la-fuse-elementwise=keep-contractions=true -canonicalize | FileCheck %s --check-prefix=KEEP
 
 // A costly feature map (sigmoid: cost 14 > max-recompute-cost 4) read by two consumers is materialised
 // once: both reductions read the [N, D] result instead of recomputing the exp.
@@ -214,4 +215,35 @@ func.func @widened_chunk(%w: tensor<8x8xf16>, %i: index) -> tensor<2x8xf32> {
   } -> tensor<8x8xf32>
   %chunk = tensor.extract_slice %wide[%i, 0] [2, 8] [1, 1] : tensor<8x8xf32> to tensor<2x8xf32>
   return %chunk : tensor<2x8xf32>
+}
+
+// -----
+
+// A map read by a matrix product (m, n and k: what tensor cores run) fuses into it by default, as one
+// read by a matrix-vector product does. With keep-contractions (the CUDA target) the product stays plain,
+// its map materialised; the matrix-vector product, which stays on FMA anyway, still takes its map.
+// CHECK-LABEL: func.func @map_into_products
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK:   arith.mulf
+// CHECK:   arith.mulf
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK:   arith.mulf
+// CHECK:   arith.mulf
+// CHECK-NOT: linalg.generic
+// KEEP-LABEL: func.func @map_into_products
+// KEEP: %[[MAPPED:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// KEEP: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "parallel"]{{.*}} ins(%{{.*}}, %[[MAPPED]] :
+// KEEP-NEXT: ^bb0
+// KEEP-NEXT:   arith.mulf
+// KEEP-NEXT:   arith.addf
+// KEEP: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// KEEP:   arith.mulf
+// KEEP:   arith.mulf
+func.func @map_into_products(%v: tensor<32x16xf32>, %c: tensor<32xf32>, %k: tensor<32x8xf32>, %w: tensor<16x8xf32>,
+                             %x: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8xf32>) {
+  %vc = la.map mul "me,m->me" %v, %c : tensor<32x16xf32>, tensor<32xf32> -> tensor<32x16xf32>
+  %kv = la.contract "md,me->de" %k, %vc : tensor<32x8xf32>, tensor<32x16xf32> -> tensor<8x16xf32>
+  %wx = la.map mul "ed,e->ed" %w, %x : tensor<16x8xf32>, tensor<16xf32> -> tensor<16x8xf32>
+  %wxs = la.contract "ed,e->d" %wx, %x : tensor<16x8xf32>, tensor<16xf32> -> tensor<8xf32>
+  return %kv, %wxs : tensor<8x16xf32>, tensor<8xf32>
 }
