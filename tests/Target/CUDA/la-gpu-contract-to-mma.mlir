@@ -575,3 +575,39 @@ func.func @staged_copies_hoisted(%q: memref<32x64xf16>, %k: memref<64x32xf16>, %
   }
   return
 }
+
+// -----
+
+#id = affine_map<(m, n) -> (m, n)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// The generic after the chain writes the chain's operand %x: run at the generic, its lanes would store
+// elements of %x that other lanes still gather. It stays apart, and the chain stores its accumulators.
+// CHECK-LABEL: func.func @epilogue_overwrites_an_operand
+// CHECK: %[[PRODUCT:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %[[PRODUCT]]
+// CHECK: } {la.warp_lanes}
+// CHECK: linalg.generic {{.*}} ins(%[[PRODUCT]] : memref<16x16xf32>) outs(%arg0 : memref<16x16xf16>)
+func.func @epilogue_overwrites_an_operand(%x: memref<16x16xf16>, %y: memref<16x16xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %product = memref.alloc() : memref<16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%product : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<16x16xf16>, memref<16x16xf16>) outs(%product : memref<16x16xf32>) {
+  ^bb0(%p: f16, %q: f16, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%product : memref<16x16xf32>) outs(%x : memref<16x16xf16>) {
+  ^bb0(%p: f32, %o: f16):
+    %h = arith.truncf %p : f32 to f16
+    linalg.yield %h : f16
+  }
+  return
+}

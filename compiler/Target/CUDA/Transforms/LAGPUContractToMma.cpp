@@ -326,6 +326,19 @@ linalg::GenericOp findEpilogue(const ContractionChain &chain) {
   for (OpOperand *input : epilogue.getDpsInputOperands())
     if (input->get() == output && !epilogue.getMatchingIndexingMap(input).isIdentity())
       return {};
+  // Lanes store the epilogue's result while others still read the chain's operands and the epilogue's
+  // inputs: it must not be one of them (but an input it reads at the same element, which only that lane
+  // touches).
+  Value result = rootBuffer(epilogue.getDpsInitOperand(0)->get());
+  if (!isDistinctRoot(result))
+    return {};
+  for (const Contraction &link : chain.links)
+    for (OpOperand *input : link.op.getDpsInputOperands())
+      if (rootBuffer(input->get()) == result)
+        return {};
+  for (OpOperand *input : epilogue.getDpsInputOperands())
+    if (rootBuffer(input->get()) == result && !epilogue.getMatchingIndexingMap(input).isIdentity())
+      return {};
   if (!llvm::all_of(chain.links, [&](const Contraction &link) { return canSinkTo(link, epilogue); }))
     return {};
   return epilogue;
@@ -544,18 +557,17 @@ private:
   }
 };
 
-/// Temporaries that only map an input for the tensor cores: an f32 allocation whose one writer is an
-/// elementwise generic of one whole buffer of the mma operand type, read by nothing but contractions that
-/// run on tensor cores. The generic is a widening `extf`, or a feature map of the input such as
-/// φ(k) = elu(k) + 1 (la-fuse-elementwise recomputes such a map in its other consumers on the GPU, and
-/// leaves it materialised for the contractions it does not fuse into). The gathers convert each element
-/// back to the operand type. So the temporary becomes a staged copy of the input (StagedOperands.h) in its
-/// place, and the gathers apply the map, if any, to the fragment in registers (la_gpu.mma_fragment's map):
-/// half the bytes, no pass over the temporary, and where the copy gets no shared memory, the gathers read
-/// the input itself. (The chunk's v of causal linear attention: 4 KiB of f32 shared memory and a pass over
-/// it per chunk, now 2 KiB of f16 filled by cp.async. φ(K) and φ(Q) of linear attention: an f32 copy of
-/// each in global scratch, written once and read back, now gone.) The input must be read-only (an
-/// argument's view).
+/// Temporaries that only map an input for the tensor cores: an f32 allocation written by an elementwise
+/// generic of one whole buffer of the mma operand type, and read by nothing but contractions that run on
+/// tensor cores before it is next overwritten (tensorCoreReaders). The generic is a widening `extf`, or a feature map
+/// of the input such as φ(k) = elu(k) + 1 (la-fuse-elementwise recomputes such a map in its other consumers on the GPU,
+/// and leaves it materialised for the contractions it does not fuse into). The gathers convert each element back to the
+/// operand type. So the temporary becomes a staged copy of the input (StagedOperands.h) in its place, and the gathers
+/// apply the map, if any, to the fragment in registers (la_gpu.mma_fragment's map): half the bytes, no pass over the
+/// temporary, and where the copy gets no shared memory, the gathers read the input itself. (The chunk's v of causal
+/// linear attention: 4 KiB of f32 shared memory and a pass over it per chunk, now 2 KiB of f16 filled by cp.async. φ(K)
+/// and φ(Q) of linear attention: an f32 copy of each in global scratch, written once and read back, now gone.) The
+/// input must be read-only (an argument's view).
 class MappedSources {
 public:
   MappedSources(ArrayRef<Contraction> contractions, const MmaForm &form) {
@@ -690,8 +702,8 @@ void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
   }
 }
 
-/// Replaces the chain's contractions (and its zero fill) by a parallel loop over (warp, lane) pairs, 32
-/// lanes per warp, where its last contraction was.
+/// Replaces the chain's contractions (and its zero fill, and its epilogue) by a parallel loop over (warp,
+/// lane) pairs, 32 lanes per warp, where its last contraction was, or its epilogue.
 void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const MappedSources &mapped) {
   const Contraction &c = chain.links.front();
   Operation *last = chain.epilogue ? chain.epilogue.getOperation() : chain.links.back().op.getOperation();
