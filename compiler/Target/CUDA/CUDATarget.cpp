@@ -98,6 +98,7 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   LAGPUContractToMmaOptions mma;
   mma.mode = config.tensorCores;
   mma.warpsPerBlock = config.warpsPerBlock;
+  mma.sharedMemoryBytes = config.sharedMemoryBytes;
   pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
   pm.addNestedPass<func::FuncOp>(createLAGPUNarrowFragmentTemporaries());
   LAGPURegisterTileOptions registerTile;

@@ -3,6 +3,7 @@
 // RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=tf32 warps-per-block=1" -canonicalize -cse | FileCheck %s --check-prefix=WARP1
 // RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=off" | FileCheck %s --check-prefix=OFF
 // RUN: not la-opt %s -split-input-file -la-gpu-contract-to-mma="mode=fp8" 2>&1 | FileCheck %s --check-prefix=BADMODE
+// RUN: la-opt %s -split-input-file -la-gpu-contract-to-mma="shared-memory-bytes=32768" -canonicalize -cse | FileCheck %s --check-prefix=KTILES
 
 // BADMODE: la-gpu-contract-to-mma: mode 'fp8' is not auto, tf32 or off
 
@@ -608,6 +609,50 @@ func.func @epilogue_overwrites_an_operand(%x: memref<16x16xf16>, %y: memref<16x1
   ^bb0(%p: f32, %o: f16):
     %h = arith.truncf %p : f32 to f16
     linalg.yield %h : f16
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d, e, m) -> (m, d)>
+#b = affine_map<(d, e, m) -> (m, e)>
+#c = affine_map<(d, e, m) -> (d, e)>
+// A state's S = Kᵀ·V over 256 positions: V, the B operand, is gathered by the 4 warps of its row of tiles
+// (one per 16 rows of S) and, at 32 KiB, is more than half of a 32 KiB block's shared memory, so it would
+// not be staged whole. With shared-memory-bytes given, the reduction runs in tiles of 128 positions: each
+// iteration stages its tile of V (16 KiB) and accumulates into S from memory, the zero fill before the loop.
+// Without it (the default, 0) it runs whole.
+// CHECK-LABEL: func.func @long_reduction
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK: scf.parallel
+// KTILES-LABEL: func.func @long_reduction
+// KTILES-SAME: (%[[K:.*]]: memref<256x64xf16>, %[[V:.*]]: memref<256x64xf16>, %[[S:.*]]: memref<64x64xf32>)
+// KTILES: linalg.fill {{.*}} outs(%[[S]] : memref<64x64xf32>)
+// KTILES: scf.for %[[KB:.*]] = %c0 to %c256 step %c128 {
+// KTILES:   %[[KT:.*]] = memref.subview %[[K]][%[[KB]], 0] [128, 64] [1, 1]
+// KTILES:   %[[VT:.*]] = memref.subview %[[V]][%[[KB]], 0] [128, 64] [1, 1]
+// KTILES:   %[[STAGED:.*]] = memref.alloc() {la.staged_copy} : memref<128x64xf16>
+// KTILES:   memref.copy %[[VT]], %[[STAGED]]
+// KTILES:   scf.parallel
+// KTILES:     memref.load %[[S]]
+// KTILES:     la_gpu.mma_fragment %[[KT]]
+// KTILES:     la_gpu.mma_fragment %[[STAGED]]
+// KTILES:     nvgpu.mma.sync
+// KTILES:     memref.store %{{.*}}, %[[S]]
+// KTILES:   } {la.warp_lanes}
+// KTILES: }
+func.func @long_reduction(%k: memref<256x64xf16>, %v: memref<256x64xf16>, %s: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%s : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%k, %v : memref<256x64xf16>, memref<256x64xf16>) outs(%s : memref<64x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
   }
   return
 }

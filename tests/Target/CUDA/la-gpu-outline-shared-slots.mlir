@@ -76,6 +76,34 @@ func.func @staged(%in: memref<128xf32>, %out: memref<1xf32>) {
 
 // -----
 
+// A staged copy read through subviews (the tiles of a long reduction, la-gpu-contract-to-mma) dissolves
+// the same way: the readers read the same tile of the argument.
+// TIGHT-LABEL: gpu.func @staged_tiles
+// TIGHT-SAME: (%[[IN:[a-z0-9]+]]: memref<128xf32>, %{{.*}}: memref<1xf32>) kernel
+// TIGHT-NOT: memref.copy
+// TIGHT-NOT: memref.view
+// TIGHT: %[[TILE:.*]] = memref.subview %[[IN]][%{{.*}}] [32] [1]
+// TIGHT: memref.load %[[TILE]]
+func.func @staged_tiles(%in: memref<128xf32>, %out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %copy = memref.alloc() {la.staged_copy} : memref<128xf32>
+  memref.copy %in, %copy : memref<128xf32> to memref<128xf32>
+  %sum = scf.for %i = %c0 to %c128 step %c32 iter_args(%acc = %zero) -> f32 {
+    %tile = memref.subview %copy[%i] [32] [1] : memref<128xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %x = memref.load %tile[%c1] : memref<32xf32, strided<[1], offset: ?>>
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  }
+  memref.store %sum, %out[%c0] : memref<1xf32>
+  return
+}
+
+// -----
+
 // Shared memory goes where it saves the most global traffic: %hot (512 bytes) is read 64 times per
 // element, %cold (256 bytes, alive at the same time) once. Smallest first would take %cold and leave no room
 // for %hot; the most accessed per byte first takes %hot, which leaves less traffic in global memory

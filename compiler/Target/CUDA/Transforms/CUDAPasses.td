@@ -31,7 +31,8 @@ def LAGPUOutlineSliceKernel : Pass<"la-gpu-outline-slice-kernel", "mlir::ModuleO
         at the lowest offset free over its lifetime (causal Flow's resume kernel: every temporary in 48768
         bytes of shared memory, where a slot each left five 8 KiB tiles in global memory). An operand copy
         staged by la-gpu-contract-to-mma or la-gpu-register-tile that does not get shared memory is
-        dissolved: its readers read the operand in place. One that does and that its loop can copy an
+        dissolved: its readers (loads and fragments, directly or through subviews: a long reduction's
+        tiles) read the operand in place. One that does and that its loop can copy an
         iteration ahead (see la-gpu-prefetch-staged-copies) gets a second slot right after its own
         (`la.prefetch_slot_stride` on its view), in program order, while the shared buffer stays within
         the budget. Staged copies marked `la.staged_for_latency` (la-gpu-stage-loop-inputs) save no
@@ -133,6 +134,14 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
     denominator and rounded to f16 as it is stored: a [N, Dv] f32 tensor of global scratch written and read
     back, at B=1 H=2 N=1024 f16 3.25x -> 2.25x the minimum traffic).
 
+    A lone contraction (no chain, no epilogue) whose k is a multiple of 128 and longer, with an argument
+    operand that several warps gather and that is more than half of `shared-memory-bytes` (so it would
+    not be staged whole), runs in a `scf.for` over k tiles of 128: each iteration the contraction on its
+    operands' tiles, its accumulators loaded from and stored to the output (whose zero fill stays before
+    the loop), the gathered tile staged (and prefetched a tile ahead by la-gpu-prefetch-staged-copies).
+    Linear attention's φ(K)ᵀV at N ≥ 1024: V was gathered from global memory by each of the 4 warps of
+    its row of tiles, 2.2x -> 1.5x the minimum traffic at N=4096.
+
     An operand that is an argument of the kernel (global memory) and that several warps gather (every warp
     of a row of tiles gathers the same B fragments, every warp of a column of tile groups the same A
     fragments) is copied into a temporary first, read once with consecutive threads on consecutive
@@ -157,7 +166,10 @@ def LAGPUContractToMma : Pass<"la-gpu-contract-to-mma", "mlir::func::FuncOp"> {
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"auto\"", "auto, tf32 or off">,
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4",
-           "Warps of each thread block: a warp takes several tiles only while every warp still has one">
+           "Warps of each thread block: a warp takes several tiles only while every warp still has one">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t", /*default=*/"0",
+           "A block's shared memory: a reduction whose gathered argument operand exceeds half of it runs in "
+           "tiles of 128 along k (0: never)">
   ];
   let dependentDialects = ["mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",

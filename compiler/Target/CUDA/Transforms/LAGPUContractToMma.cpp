@@ -570,6 +570,7 @@ private:
 /// input must be read-only (an argument's view).
 class MappedSources {
 public:
+  MappedSources() = default;
   MappedSources(ArrayRef<Contraction> contractions, const MmaForm &form) {
     DenseSet<Operation *> onTensorCores;
     for (const Contraction &c : contractions)
@@ -702,14 +703,95 @@ void stageReusedArguments(ContractionChain &chain, OpBuilder &b) {
   }
 }
 
+/// Positions of k a tiled long reduction stages at a time (rewriteInKTiles): V's rows of φ(K)ᵀV, 16 KiB of
+/// f16 at Dv = 64, two slots of which leave most of the shared memory to the kernel's other temporaries.
+constexpr int64_t kReductionTile = 128;
+
+/// Whether `chain` (one contraction) reduces over a k so long that an operand several warps gather, an
+/// argument of the kernel, would not be staged whole: more than half of `sharedBytes`, the share
+/// la-gpu-outline-slice-kernel would hardly give it. Each warp then reads it from global memory (linear
+/// attention's V in φ(K)ᵀV, read by the 4 warps of its row of tiles at N ≥ 1024).
+bool needsReductionTiles(const ContractionChain &chain, int64_t sharedBytes) {
+  if (chain.links.size() != 1 || chain.epilogue || sharedBytes <= 0)
+    return false;
+  const Contraction &c = chain.links.front();
+  if (c.k <= kReductionTile || c.k % kReductionTile != 0)
+    return false;
+  int64_t gathers[2] = {c.tilesN() / c.tilesPerWarp, c.tilesM()};
+  for (auto [which, operand] : llvm::enumerate(c.op.getDpsInputOperands())) {
+    Value read = chain.readFrom.lookup_or(operand, operand->get());
+    auto type = cast<MemRefType>(read.getType());
+    if (gathers[which] >= 2 && type.hasStaticShape() && isFunctionArgument(rootBuffer(read)) &&
+        type.getNumElements() * type.getElementTypeBitWidth() / 8 > sharedBytes / 2)
+      return true;
+  }
+  return false;
+}
+
+/// `buffer`'s slice [iv, iv + kReductionTile) along `dim`, whole along the others.
+Value reductionSlice(OpBuilder &b, Location loc, Value buffer, int64_t dim, Value iv) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+      strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t size : type.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  offsets[dim] = iv;
+  sizes[dim] = b.getIndexAttr(kReductionTile);
+  return memref::SubViewOp::create(b, loc, buffer, offsets, sizes, strides);
+}
+
+void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const MappedSources &mapped,
+                          int64_t sharedBytes);
+
+/// `chain` (needsReductionTiles) as a loop over k tiles of kReductionTile positions: each iteration the
+/// contraction on the tiles of its operands, accumulating into the output (the zero fill stays before the
+/// loop), so that an operand several warps gather is staged a tile at a time, in shared memory and a tile
+/// ahead (la-gpu-prefetch-staged-copies), and read from global memory once. The output passes through
+/// memory between tiles: a [D, Dv] state, small enough for shared memory.
+void rewriteInReductionTiles(ContractionChain &chain, const MmaForm &form, int64_t sharedBytes) {
+  const Contraction &c = chain.links.front();
+  OpBuilder b(c.op);
+  Location loc = c.op.getLoc();
+  auto loop =
+      scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0), arith::ConstantIndexOp::create(b, loc, c.k),
+                         arith::ConstantIndexOp::create(b, loc, kReductionTile));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  // The operands' tiles first, then the contraction on them.
+  SmallVector<Value> slices, sources;
+  for (OpOperand *operand : c.op.getDpsInputOperands()) {
+    AffineMap map = c.op.getMatchingIndexingMap(operand);
+    int64_t kDim = *map.getResultPosition(b.getAffineDimExpr(c.kLoop));
+    slices.push_back(reductionSlice(b, loc, operand->get(), kDim, loop.getInductionVar()));
+    Value source = chain.readFrom.lookup(operand);
+    sources.push_back(source ? reductionSlice(b, loc, source, kDim, loop.getInductionVar()) : Value());
+  }
+  auto tiled = cast<linalg::LinalgOp>(b.clone(*c.op));
+  ContractionChain tiles;
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(c.op.getDpsInputOperands(), tiled.getDpsInputOperands()))) {
+    auto [operand, tiledOperand] = pair;
+    tiledOperand->set(slices[i]);
+    if (sources[i])
+      tiles.readFrom[tiledOperand] = sources[i];
+    if (linalg::GenericOp map = chain.mappedBy.lookup(operand))
+      tiles.mappedBy[tiledOperand] = map;
+  }
+  Contraction tile = c;
+  tile.op = tiled;
+  tile.k = kReductionTile;
+  tiles.links.push_back(tile);
+  c.op->erase();
+  rewriteOnTensorCores(tiles, form, MappedSources(), sharedBytes);
+  // A tile the fragments read from another buffer (`readFrom`) is left unread.
+  for (Value slice : slices)
+    if (slice.use_empty())
+      slice.getDefiningOp()->erase();
+}
+
 /// Replaces the chain's contractions (and its zero fill, and its epilogue) by a parallel loop over (warp,
 /// lane) pairs, 32 lanes per warp, where its last contraction was, or its epilogue.
-void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const MappedSources &mapped) {
+void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const MappedSources &mapped,
+                          int64_t sharedBytes) {
   const Contraction &c = chain.links.front();
-  Operation *last = chain.epilogue ? chain.epilogue.getOperation() : chain.links.back().op.getOperation();
-  Value output = c.op.getDpsInitOperand(0)->get();
-  OpBuilder b(last);
-  Location loc = last->getLoc();
   for (const Contraction &link : chain.links)
     for (OpOperand *operand : link.op.getDpsInputOperands())
       if (auto [source, map] = mapped.lookup(*operand); source) {
@@ -717,6 +799,12 @@ void rewriteOnTensorCores(ContractionChain &chain, const MmaForm &form, const Ma
         if (map)
           chain.mappedBy[operand] = map;
       }
+  if (needsReductionTiles(chain, sharedBytes))
+    return rewriteInReductionTiles(chain, form, sharedBytes);
+  Operation *last = chain.epilogue ? chain.epilogue.getOperation() : chain.links.back().op.getOperation();
+  Value output = c.op.getDpsInitOperand(0)->get();
+  OpBuilder b(last);
+  Location loc = last->getLoc();
   stageReusedArguments(chain, b);
   int64_t lanes = c.warps() * kWarpSize;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -769,7 +857,7 @@ struct LAGPUContractToMmaPass : impl::LAGPUContractToMmaBase<LAGPUContractToMmaP
                                   : chain.initialCopy ? ", from the copy's source"
                                                       : "")
                               << "\n");
-      rewriteOnTensorCores(chain, *form, mapped);
+      rewriteOnTensorCores(chain, *form, mapped, sharedMemoryBytes);
     }
     mapped.eraseTemporaries();
   }

@@ -86,18 +86,39 @@ memref::CopyOp stagingCopy(Value buffer) {
   return copy;
 }
 
+/// Whether `user` of a staged copy reads it in place: a load or a fragment, which take any layout, or a
+/// subview (a tile of a long reduction, la-gpu-contract-to-mma) that only such reads use.
+static bool readsInPlace(Operation *user) {
+  if (layoutFreeRead(user))
+    return true;
+  auto subview = dyn_cast<memref::SubViewOp>(user);
+  return subview && llvm::all_of(subview->getUsers(), [](Operation *reader) { return layoutFreeRead(reader); });
+}
+
 bool dissolveStagedCopy(memref::AllocOp alloc) {
   if (!alloc->hasAttr(kStagedCopyAttr))
     return false;
   memref::CopyOp copy = stagingCopy(alloc.getResult());
-  // Its readers are loads and fragments (the passes that stage read nothing else), which take any layout.
+  // Its readers are loads and fragments (the passes that stage read nothing else), maybe through subviews.
   if (!copy || !llvm::all_of(alloc->getUsers(),
-                             [&](Operation *user) { return user == copy.getOperation() || layoutFreeRead(user); }))
+                             [&](Operation *user) { return user == copy.getOperation() || readsInPlace(user); }))
     return false;
   Value source = copy.getSource();
   copy.erase();
-  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-    layoutFreeRead(user)->assign(source);
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+    if (OpOperand *read = layoutFreeRead(user)) {
+      read->assign(source);
+      continue;
+    }
+    // The same tile of the source: its layout may differ, which the reads take.
+    auto subview = cast<memref::SubViewOp>(user);
+    OpBuilder b(subview);
+    auto tile = memref::SubViewOp::create(b, subview.getLoc(), source, subview.getMixedOffsets(),
+                                          subview.getMixedSizes(), subview.getMixedStrides());
+    for (Operation *reader : llvm::make_early_inc_range(subview->getUsers()))
+      layoutFreeRead(reader)->assign(tile);
+    subview.erase();
+  }
   alloc.erase();
   return true;
 }

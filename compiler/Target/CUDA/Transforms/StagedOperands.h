@@ -37,8 +37,9 @@ OpOperand *layoutFreeRead(Operation *user);
 /// buffer it views, since each iteration would copy the same bytes.
 Value stageInTemporary(OpBuilder &b, Location loc, Value operand);
 
-/// Replaces a staged temporary by the operand it copies: its readers read the operand, the copy and the
-/// allocation go. Returns false (and changes nothing) when `alloc` is not a staged copy.
+/// Replaces a staged temporary by the operand it copies: its readers (loads and fragments, directly or
+/// through subviews) read the operand, the copy and the allocation go. Returns false (and changes nothing)
+/// when `alloc` is not a staged copy or something else reads it.
 bool dissolveStagedCopy(memref::AllocOp alloc);
 
 /// The copy that fills the staged temporary `buffer` (an allocation or its view), if there is exactly one.
