@@ -57,8 +57,9 @@ void addSpecialization(OpPassManager &pm, const Specialization &specialization);
 void buildLAOptimizationPipeline(OpPassManager &pm, const PipelineConfig &config, const Specialization &specialization,
                                  PipelineTarget target);
 
-/// Target-neutral optimised `la` ⇒ fused `linalg` on tensors. `target` decides how costly a map may be and
-/// still be recomputed in each of its consumers (la-fuse-elementwise's `max-recompute-cost`).
+/// Target-neutral optimised `la` ⇒ fused `linalg` on tensors. `target` decides two fusion choices: which
+/// maps are recomputed in each consumer for their size (la-fuse-elementwise's `large-result-bytes`) and
+/// whether matrix products stay plain for matrix units (`keep-contractions`), both the CUDA target's.
 void buildLAToLinalgPipeline(OpPassManager &pm, const PipelineConfig &config, PipelineTarget target);
 
 /// Tensors ⇒ buffers, for any target: one-shot bufferisation across function boundaries (identity layouts),

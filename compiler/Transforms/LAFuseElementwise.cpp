@@ -164,11 +164,11 @@ struct LAFuseElementwisePass : impl::LAFuseElementwiseBase<LAFuseElementwisePass
       if (!producer)
         return false;
       int64_t cost = recomputeCost(*producer.getBody());
-      // A producer that does not vary along the consumer's innermost loop is evaluated once per vector
-      // lane there (16x the work with AVX-512), or once per block in a register-tiled contraction.
       auto consumer = cast<linalg::LinalgOp>(fused->getOwner());
       if (keepContractions && !isWidening(producer) && isMatrixProduct(consumer))
         return false;
+      // A producer that does not vary along the consumer's innermost loop is evaluated once per vector
+      // lane there (16x the work with AVX-512), or once per block in a register-tiled contraction.
       AffineMap map = consumer.getMatchingIndexingMap(fused);
       unsigned innermost = consumer.getNumLoops() - 1;
       bool variesInnermost = consumer.getNumLoops() == 0 || map.isFunctionOfDim(innermost);

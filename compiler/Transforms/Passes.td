@@ -69,8 +69,8 @@ def LAFuseElementwise : Pass<"la-fuse-elementwise", "mlir::func::FuncOp"> {
     materialised once (`sigmoid(q)`, cost 14, read by six sweeps, is faster read back than recomputed:
     docs/BENCHMARKS.md, "Figures behind the defaults"). A target where a large result costs more to
     materialise sets `large-result-bytes`: the CUDA target, where a result that does not fit a block's
-    shared memory goes to global scratch, written in f32 and read back by each consumer. A producer that does not vary along the
-    consumer's innermost loop is fused only when it is cheap (at most `kCheapRecomputeCost`, 2): that loop
+    shared memory goes to global scratch, written in f32 and read back by each consumer. A producer that
+    does not vary along the consumer's innermost loop is fused only when it is cheap (at most `kCheapRecomputeCost`, 2): that loop
     is the vector lane loop (and in a register block the lanes and rows are broadcast), so anything
     costlier would be evaluated once per lane or per block.
 

@@ -38,7 +38,8 @@ def LAGPU_MmaFragmentOp : Op<LAGPU_Dialect, "mma_fragment", [MemoryEffects<[MemR
     converted to T (rounded to nearest). With a `map` region, the element is first mapped by it: the region
     takes one element of `source` and yields the value to convert (an elementwise feature map such as φ(q)
     = elu(q) + 1, applied to the fragment in registers rather than materialised in memory). An element past
-    the end of `source` along `row_dim` or `k_dim` is zero, after the map. The origin along `row_dim` is a multiple of the tile (16 for A, 8 for B) and along `k_dim` of K.
+    the end of `source` along `row_dim` or `k_dim` is zero, after the map. The origin along `row_dim` is a
+    multiple of the tile (16 for A, 8 for B) and along `k_dim` of K.
 
     la-gpu-lower-mma-fragments lowers it to `nvgpu.ldmatrix` where `source` is in shared memory, already of
     type T (16-bit), contiguous along one of the two dimensions with 16-byte aligned rows and covers whole

@@ -274,6 +274,11 @@ bool overwrites(linalg::LinalgOp op, memref::AllocOp alloc) {
          !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
 }
 
+/// Whether `op` or an op nested in it uses `alloc`.
+bool usesBuffer(Operation *op, memref::AllocOp alloc) {
+  return llvm::any_of(alloc->getUsers(), [&](Operation *user) { return op->isAncestor(user); });
+}
+
 /// Whether `generic`'s body computes each result element from its inputs' elements alone: pure ops without
 /// regions, never the output's old value.
 bool isElementwiseBody(linalg::GenericOp generic) {
@@ -303,7 +308,7 @@ linalg::GenericOp findEpilogue(const ContractionChain &chain) {
     return {};
   linalg::GenericOp epilogue;
   for (Operation *op = zeroFill->getNextNode(); op; op = op->getNextNode()) {
-    if (llvm::none_of(alloc->getUsers(), [&](Operation *user) { return op->isAncestor(user); }) ||
+    if (!usesBuffer(op, alloc) ||
         llvm::any_of(chain.links, [&](const Contraction &link) { return link.op.getOperation() == op; }))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -627,7 +632,7 @@ private:
     }
     SmallVector<OpOperand *> readers;
     for (Operation *op = writer->getNextNode(); op; op = op->getNextNode()) {
-      if (llvm::none_of(alloc->getUsers(), [&](Operation *user) { return op->isAncestor(user); }))
+      if (!usesBuffer(op, alloc))
         continue;
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
       if (linalgOp && overwrites(linalgOp, alloc))
@@ -654,15 +659,13 @@ private:
   /// reading the input's element, each other's results or constants, never the output's old value.
   static bool mapsEachElement(linalg::GenericOp generic) {
     Block &body = generic.getRegion().front();
-    if (!body.getArgument(1).use_empty())
-      return false;
-    return llvm::all_of(body.without_terminator(), [&](Operation &op) {
-      return isPure(&op) && op.getNumRegions() == 0 && llvm::all_of(op.getOperands(), [&](Value operand) {
+    return isElementwiseBody(generic) && llvm::all_of(body.without_terminator(), [&](Operation &op) {
+             return llvm::all_of(op.getOperands(), [&](Value operand) {
                Operation *def = operand.getDefiningOp();
                return operand == body.getArgument(0) || (def && def->getBlock() == &body) ||
                       (def && matchPattern(def, m_Constant()));
              });
-    });
+           });
   }
 
   /// Whether `writer` computes `alloc` elementwise from one whole read-only buffer of the operand type, by a
