@@ -139,3 +139,41 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A fragment's map is applied to each element in registers: after the ldmatrix (a shared, aligned f16
+// tile), each of its 8 elements is extracted, mapped (here e^x) and rounded back to f16; after per-element
+// loads (global memory, ragged: 20 rows) the map comes before the zero past the edge, which stays zero
+// though e^0 = 1.
+// CHECK-LABEL: gpu.func @mapped
+// CHECK: nvgpu.ldmatrix
+// CHECK-COUNT-8: math.exp
+// CHECK: memref.load %arg0
+// CHECK: arith.extf
+// CHECK: %[[E:.*]] = math.exp
+// CHECK: %[[H:.*]] = arith.truncf %[[E]] : f32 to f16
+// CHECK: arith.select %{{.*}}, %[[H]], %{{.*}} : f16
+gpu.module @kernels {
+  gpu.func @mapped(%ragged: memref<20x64xf16>, %shared: memref<16384xi8, #gpu.address_space<workgroup>>,
+                   %lane: index, %row: index) kernel {
+    %c0 = arith.constant 0 : index
+    %aligned = memref.view %shared[%c0][] : memref<16384xi8, #gpu.address_space<workgroup>> to memref<16x64xf16, #gpu.address_space<workgroup>>
+    %a = la_gpu.mma_fragment %aligned[%c0, %c0] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<16x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16> map {
+    ^bb0(%x: f16):
+      %w = arith.extf %x : f16 to f32
+      %e = math.exp %w : f32
+      la_gpu.yield %e : f32
+    }
+    %b = la_gpu.mma_fragment %ragged[%row, %c0] lane %lane {row_dim = 0, k_dim = 1}
+        : memref<20x64xf16> -> vector<4x2xf16> map {
+    ^bb0(%x: f16):
+      %w = arith.extf %x : f16 to f32
+      %e = math.exp %w : f32
+      la_gpu.yield %e : f32
+    }
+    "test.use"(%a, %b) : (vector<4x2xf16>, vector<4x2xf16>) -> ()
+    gpu.return
+  }
+}

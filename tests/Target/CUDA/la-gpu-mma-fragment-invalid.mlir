@@ -37,3 +37,14 @@ func.func @negative_dim(%m: memref<16x64xf16>, %i: index) -> vector<4x2xf16> {
   %f = la_gpu.mma_fragment %m[%i, %i] lane %i {row_dim = -1, k_dim = 1} : memref<16x64xf16> -> vector<4x2xf16>
   return %f : vector<4x2xf16>
 }
+
+// -----
+
+func.func @map_argument(%m: memref<16x64xf16>, %i: index) -> vector<4x2xf16> {
+  // expected-error @+1 {{map must be one block with one argument of the source element type 'f16'}}
+  %f = la_gpu.mma_fragment %m[%i, %i] lane %i {row_dim = 0, k_dim = 1} : memref<16x64xf16> -> vector<4x2xf16> map {
+  ^bb0(%x: f32):
+    la_gpu.yield %x : f32
+  }
+  return %f : vector<4x2xf16>
+}
