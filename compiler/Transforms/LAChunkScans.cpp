@@ -160,6 +160,96 @@ struct FoldScanIntoCausalContract : OpRewritePattern<ContractOp> {
   int64_t chunk;
 };
 
+/// prior_block(q, k, v) + q · S0 ⇒ the chunk loop of rewrite 2 started from S0, and S0 + Σ k ⊗ v ⇒ its final
+/// state. A derived variant of FLASH (la-derive-state-variants, a stretch that starts on a block boundary)
+/// writes both: run apart, the stretch's q · S0 is a second [N, Dv] product and its state a second pass over
+/// k and v. The sum is a `la.map add`, or by the time this runs an `arith.addf` of two inputs of a map that
+/// canonicalisation fused it into (FLASH's division by the positions before the block).
+struct FoldStateIntoPriorBlock : OpRewritePattern<MapOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Whether `carried` is q · S0 for `prior`'s q and a state of its chunked form.
+  static bool isCarriedState(ContractOp prior, const CausalLayout &layout, ContractOp carried) {
+    if (carried.getMaskAttr() || carried.getGate() || carried.getInputs().size() != 2 ||
+        carried.getInputs()[0] != prior.getInputs()[0] || carried.getAccAttr() != prior.getAccAttr())
+      return false;
+    SubscriptsAttr c = carried.getSubscripts();
+    return c.getInput(0) == prior.getSubscripts().getInput(0) && c.getInput(1) == layout.batch + layout.d + layout.e &&
+           c.getResult() == prior.getSubscripts().getResult() &&
+           carried.getInputs()[1].getType() == getCausalStateType(prior, layout);
+  }
+
+  /// The `la.map add`s of S0 and contract "Bmd,Bme->Bde" (k, v) of `prior`'s k and v: the state after it.
+  static SmallVector<MapOp> finalStatesOf(ContractOp prior, const CausalLayout &layout, Value init) {
+    SmallVector<MapOp> sums;
+    for (Operation *user : init.getUsers()) {
+      auto sum = dyn_cast<MapOp>(user);
+      if (!sum || sum.getFn() != MapFn::add || sum.getSubscriptsAttr() || sum.getInputs().size() != 2)
+        continue;
+      auto own = sum.getInputs()[sum.getInputs()[0] == init ? 1 : 0].getDefiningOp<ContractOp>();
+      if (own && !own.getMaskAttr() && !own.getGate() && own.getInputs().size() == 2 &&
+          own.getAccAttr() == prior.getAccAttr() && own.getInputs()[0] == prior.getInputs()[1] &&
+          own.getInputs()[1] == prior.getInputs()[2] && own.getType() == init.getType() &&
+          own.getSubscripts().getResult() == layout.batch + layout.d + layout.e)
+        sums.push_back(sum);
+    }
+    return sums;
+  }
+
+  LogicalResult matchAndRewrite(MapOp map, PatternRewriter &rewriter) const override {
+    unsigned numInputs = map.getInputs().size();
+    bool namedAdd = map.getFn() == MapFn::add && !map.getSubscriptsAttr() && numInputs == 2;
+    Block *body = map.getBody().empty() ? nullptr : &map.getBody().front();
+    for (unsigned i = 0; i < numInputs; ++i) {
+      auto prior = map.getInputs()[i].getDefiningOp<ContractOp>();
+      if (!prior || !prior->hasOneUse() || !prior.getMaskAttr() ||
+          prior.getMaskAttr().getKind() != MaskKind::prior_block || !prior.getType().hasStaticShape())
+        continue;
+      std::optional<CausalLayout> layout = matchCausalContract(prior);
+      if (!layout)
+        continue;
+      for (unsigned j = 0; j < numInputs; ++j) {
+        auto carried = map.getInputs()[j].getDefiningOp<ContractOp>();
+        if (j == i || !carried || !carried->hasOneUse() || !isCarriedState(prior, *layout, carried))
+          continue;
+        // In a fused body, the two inputs' elements must meet in one addition and nowhere else (and the map
+        // must read them at the same indices).
+        arith::AddFOp sum;
+        if (!namedAdd) {
+          SubscriptsAttr subscripts = map.getSubscriptsAttr();
+          if (!body || (subscripts && subscripts.getInput(i) != subscripts.getInput(j)))
+            continue;
+          BlockArgument a = body->getArgument(i), b = body->getArgument(j);
+          sum = a.hasOneUse() ? dyn_cast<arith::AddFOp>(*a.getUsers().begin()) : arith::AddFOp();
+          if (!sum || !b.hasOneUse() || *b.getUsers().begin() != sum.getOperation())
+            continue;
+        }
+        Value init = carried.getInputs()[1];
+        SmallVector<MapOp> finalStates = finalStatesOf(prior, *layout, init);
+        rewriter.setInsertionPoint(prior);
+        auto [result, state] = buildChunkedCausal(rewriter, prior, *layout, prior.getMaskAttr().getSize(), init);
+        for (MapOp finalState : finalStates)
+          rewriter.replaceOp(finalState, state);
+        if (namedAdd) {
+          rewriter.replaceOp(map, result);
+        } else {
+          // Both inputs read the chunked result; the body keeps one of them (the other goes with the
+          // unused-operand cleanup of the lowering).
+          rewriter.modifyOpInPlace(map, [&] {
+            map.getInputsMutable()[i].set(result);
+            map.getInputsMutable()[j].set(result);
+          });
+          rewriter.replaceOp(sum, body->getArgument(i));
+        }
+        rewriter.eraseOp(carried);
+        rewriter.eraseOp(prior);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
 /// A tril-masked causal contraction over a static sequence ⇒ scf.for over chunks with a carried state.
 struct ChunkCausalContract : OpRewritePattern<ContractOp> {
   ChunkCausalContract(MLIRContext *context, int64_t chunk) : OpRewritePattern(context), chunk(chunk) {}
@@ -202,6 +292,7 @@ struct LAChunkScansPass : impl::LAChunkScansBase<LAChunkScansPass> {
     }
     RewritePatternSet folds(&getContext());
     folds.add<FoldScanIntoCausalContract>(&getContext(), chunkSize);
+    folds.add<FoldStateIntoPriorBlock>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(folds))))
       return signalPassFailure();
     // Chunking runs once over the ops present now, so the per-chunk contractions it creates (which are

@@ -32,6 +32,11 @@
 // same position in every operand, as in the library's [B, H, T, ...] layouts): an op that reads later
 // positions, or all earlier ones without a fixed-size state, is an error naming it.
 //
+// Contractions masked by blocks along the sequence (FLASH's causal_block and prior_block) carry state only
+// across stretches that start on block boundaries: a declaration that promises so (`la.aligned_to = 256`,
+// what a GPU call in pieces of whole blocks asks for) gets a prior_block contraction's sum over the earlier
+// blocks as a state; without it they are errors, since a decode step starts anywhere.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Transforms/Passes.h"
@@ -49,6 +54,8 @@
 #include "mlir/Transforms/Inliner.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/ScopeExit.h"
+
+#include <numeric>
 
 namespace mlir::la {
 #define GEN_PASS_DEF_LADERIVESTATEVARIANTS
@@ -83,9 +90,44 @@ LogicalResult inlineCalls(func::FuncOp func, SymbolTable &symbols) {
   return success();
 }
 
+/// Whether `mask` pairs positions by blocks: within one (block, causal_block) or with the blocks before
+/// (prior_block). A stretch of the sequence that starts on a block boundary holds the first whole and
+/// carries the second as a sum (DerivedStateVariant::alignment).
+bool isBlockMask(MaskAttr mask) {
+  return llvm::is_contained({MaskKind::block, MaskKind::causal_block, MaskKind::prior_block}, mask.getKind());
+}
+
+/// Whether a contraction masked by blocks along the sequence (its mask's row the result's dimension `seq`)
+/// can run in stretches that start at multiples of `alignedTo` (kAnyBlockAlignment: of any block size).
+/// Errors name the op; `alignment` becomes the least common multiple of it and the block size.
+LogicalResult checkBlockMask(ContractOp contract, MaskAttr mask, int64_t seq, int64_t alignedTo, int64_t &alignment) {
+  SubscriptsAttr subscripts = contract.getSubscripts();
+  StringRef kind = stringifyMaskKind(mask.getKind());
+  if (!isBlockMask(mask) || subscripts.getResultDim(mask.getRow()) != seq)
+    return contract.emitOpError() << "pairs every position with the earlier ones (mask " << kind
+                                  << "): its state would grow with the sequence";
+  if (alignedTo == 1)
+    return contract.emitOpError()
+           << "pairs positions by blocks of " << mask.getSize() << " (mask " << kind
+           << "): a stretch that starts inside a block would need the block's earlier positions as state "
+              "(stretches that start on block boundaries carry it: la.aligned_to)";
+  if (alignedTo != kAnyBlockAlignment && alignedTo % mask.getSize() != 0)
+    return contract.emitOpError() << "pairs positions by blocks of " << mask.getSize() << " (mask " << kind
+                                  << "), which stretches aligned to " << alignedTo << " positions cut";
+  if (mask.getKind() == MaskKind::prior_block)
+    for (auto [i, term] : llvm::enumerate(subscripts.getInputs()))
+      if (term.contains(mask.getRow()) && term.contains(mask.getCol()))
+        return contract.emitOpError() << "pairs each position with every earlier block through input #" << i
+                                      << ", which holds both positions: its state would grow with the sequence";
+  alignment = std::lcm(alignment, mask.getSize());
+  return success();
+}
+
 /// Whether `op`, reading tensors whose sequence dimension is `seq`, computes each position from that
-/// position and earlier ones only, with state of fixed size. Errors name the op and what it reads.
-LogicalResult checkCausal(Operation *op, int64_t seq) {
+/// position and earlier ones only, with state of fixed size, in stretches that start at multiples of
+/// `alignedTo` (deriveStateVariant); `alignment` collects what the block-masked contractions need. Errors
+/// name the op and what it reads.
+LogicalResult checkCausal(Operation *op, int64_t seq, int64_t alignedTo, int64_t &alignment) {
   auto hasSeq = [&](Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     return tensor && tensor.getRank() > seq;
@@ -123,30 +165,18 @@ LogicalResult checkCausal(Operation *op, int64_t seq) {
   }
   if (auto contract = dyn_cast<ContractOp>(op)) {
     SubscriptsAttr subscripts = contract.getSubscripts();
-    if (contract.getMaskAttr())
-      return op->emitOpError() << "pairs every position with the earlier ones (mask "
-                               << stringifyMaskKind(contract.getMaskAttr().getKind())
-                               << "): its state would grow with the sequence";
+    MaskAttr mask = contract.getMaskAttr();
+    if (mask && failed(checkBlockMask(contract, mask, seq, alignedTo, alignment)))
+      return failure();
     for (auto [i, input] : llvm::enumerate(contract.getInputs())) {
       StringRef term = subscripts.getInput(i);
       if (!hasSeq(input.getType()) || static_cast<int64_t>(term.size()) <= seq)
         continue;
-      if (subscripts.getResultDim(term[seq]) < 0)
+      // A block mask's column runs over the block, or the blocks before: what checkBlockMask allowed.
+      if (subscripts.getResultDim(term[seq]) < 0 && !(mask && term[seq] == mask.getCol()))
         return op->emitOpError() << "sums input #" << i << " over the sequence (letter '" << term[seq]
                                  << "'): each position would read later ones";
     }
-    return success();
-  }
-  if (auto map = dyn_cast<MapOp>(op)) {
-    // A position along the sequence becomes a counter state (offsetPositions); it must be a float.
-    WalkResult walk = map.getBody().walk([&](IndexOp index) {
-      if (static_cast<int64_t>(index.getDim()) == seq && !isa<FloatType>(index.getType()))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return op->emitOpError() << "reads the position along the sequence (la.index " << seq
-                               << ") as an index; a counter carried as state needs it as f32 or f64";
     return success();
   }
   return success();
@@ -208,11 +238,23 @@ MapOp offsetPositions(OpBuilder &builder, MapOp map, int64_t seq, Value offset) 
     if (static_cast<int64_t>(index.getDim()) != seq)
       return;
     builder.setInsertionPointAfter(index);
-    Value start = before;
-    if (start.getType() != index.getType())
-      start = arith::ExtFOp::create(builder, index.getLoc(), index.getType(), start);
-    auto absolute = arith::AddFOp::create(builder, index.getLoc(), index, start);
-    index.getResult().replaceAllUsesExcept(absolute, absolute);
+    Location loc = index.getLoc();
+    Type type = index.getType();
+    Value start = before, absolute;
+    if (isa<FloatType>(type)) {
+      if (start.getType() != type)
+        start = arith::ExtFOp::create(builder, loc, type, start);
+      absolute = arith::AddFOp::create(builder, loc, index, start);
+    } else {
+      // An integer position (FLASH's block of t, t / 256): the count is a whole number, exact in the f32
+      // state below 2^24 positions, as a float position is.
+      Type integer = isa<IndexType>(type) ? builder.getI64Type() : type;
+      start = arith::FPToUIOp::create(builder, loc, integer, start);
+      if (integer != type)
+        start = arith::IndexCastOp::create(builder, loc, type, start);
+      absolute = arith::AddIOp::create(builder, loc, index, start);
+    }
+    index.getResult().replaceAllUsesExcept(absolute, absolute.getDefiningOp());
   });
   map.getResult().replaceAllUsesWith(shifted.getResult());
   map.erase();
@@ -340,6 +382,51 @@ Value finalState(OpBuilder &builder, ScanOp scan, int64_t seq, Value init, Value
   return MapOp::create(builder, loc, type, MapFn::add, ValueRange{decayed, sum}).getResult();
 }
 
+/// A contraction masked by `prior_block(n, m, C)`, its inputs split into those along n (the queries) and
+/// those along m (the keys, whose product each later block sums over the blocks before it): FLASH's
+/// "bns,bms,bme->bne" into q and k ⊗ v. Its state is that sum over the blocks before a stretch, Σ k ⊗ v
+/// ("bms,bme->bse"): a stretch that starts on a block boundary adds q · state to the contraction over its
+/// own blocks, and hands on the state plus its own blocks' sum.
+struct PriorBlockSplit {
+  SmallVector<Value> queries, keys;
+  SmallVector<std::string> queryTerms, keyTerms;
+  /// The letters of the keys' product that the queries or the result read ("bse").
+  std::string stateTerm;
+  RankedTensorType stateType;
+};
+
+PriorBlockSplit splitPriorBlock(ContractOp contract) {
+  SubscriptsAttr subscripts = contract.getSubscripts();
+  char column = contract.getMaskAttr().getCol();
+  PriorBlockSplit split;
+  std::string read = subscripts.getResult().str();
+  llvm::DenseMap<char, int64_t> sizes;
+  for (auto [input, term] : llvm::zip(contract.getInputs(), subscripts.getInputs())) {
+    for (auto [letter, size] : llvm::zip(term, cast<RankedTensorType>(input.getType()).getShape()))
+      sizes.try_emplace(letter, size);
+    bool key = term.contains(column);
+    (key ? split.keys : split.queries).push_back(input);
+    (key ? split.keyTerms : split.queryTerms).push_back(term.str());
+    if (!key)
+      read += term;
+  }
+  SmallVector<int64_t> shape;
+  for (StringRef term : split.keyTerms)
+    for (char letter : term)
+      if (letter != column && StringRef(read).contains(letter) && !StringRef(split.stateTerm).contains(letter)) {
+        split.stateTerm.push_back(letter);
+        shape.push_back(sizes.lookup(letter));
+      }
+  split.stateType = RankedTensorType::get(shape, cast<RankedTensorType>(contract.getType()).getElementType());
+  return split;
+}
+
+/// Whether `op` is a contraction masked by prior_block: a state of its own (splitPriorBlock).
+bool isPriorBlock(Operation *op) {
+  auto contract = dyn_cast<ContractOp>(op);
+  return contract && contract.getMaskAttr() && contract.getMaskAttr().getKind() == MaskKind::prior_block;
+}
+
 /// `scan` with one result per state it carries: an online-softmax scan returns its running max and normaliser
 /// besides its value (SPEC §8's triple, the weighted sum kept normalised); other scans already do.
 ScanOp withEveryState(OpBuilder &builder, ScanOp scan) {
@@ -387,7 +474,11 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
                                        << "', which only a state variant takes";
     level = static_cast<int>(levelAttr.getInt());
   }
-  FailureOr<DerivedStateVariant> derived = deriveStateVariant(source, variant, name, symbols, level);
+  // The dialect's verifier keeps it a positive integer.
+  int64_t alignedTo = 1;
+  if (auto alignedAttr = declaration->getAttrOfType<IntegerAttr>(LADialect::kAlignedToAttrName))
+    alignedTo = alignedAttr.getInt();
+  FailureOr<DerivedStateVariant> derived = deriveStateVariant(source, variant, name, symbols, level, alignedTo);
   if (failed(derived))
     return declaration.emitOpError() << "cannot be derived as the " << getStateVariantName(variant) << " variant of @"
                                      << source.getSymName() << " (see the error above)";
@@ -408,31 +499,33 @@ LogicalResult derive(func::FuncOp declaration, func::FuncOp source, Variant vari
   declaration.setPublic();
   declaration->removeAttr(getStateVariantAttrName(variant));
   declaration->removeAttr(LADialect::kStateLevelAttrName);
+  declaration->removeAttr(LADialect::kAlignedToAttrName);
   return success();
 }
 
-/// The level of each of the state `sources` (scans along the sequence and position counters, in program
-/// order) of one function body (StateOrigin::level): 1 for a counter and for a scan whose operands (a
-/// decay's gates, a softmax's logits included) are computed from no source, else one more than the highest
-/// level among the sources they are computed from. None where a scan is not an add, decay or online-softmax
-/// scan (DerivedStateVariant::combinable). `additive` says every scan adds and every level is 1.
+/// The level of each of the state `sources` (scans along the sequence, prior-block contractions and position
+/// counters, in program order) of one function body (StateOrigin::level): 1 for a counter and for a scan whose operands
+/// (a decay's gates, a softmax's logits included) are computed from no source, else one more than the highest level
+/// among the sources they are computed from. None where a scan is not an add, decay or online-softmax scan
+/// (DerivedStateVariant::combinable). `additive` says every scan adds and every level is 1.
 std::optional<SmallVector<int>> stateLevels(ArrayRef<Operation *> sources, bool &additive) {
   additive = true;
   llvm::DenseMap<Operation *, int> levels;
   SmallVector<int> result;
   for (Operation *op : sources) {
     auto scan = dyn_cast<ScanOp>(op);
-    // A counter's state is how many positions came before, whatever its operands' values.
+    // A counter's state is how many positions came before, whatever its operands' values; a prior-block
+    // contraction's is a sum, like an add scan's.
     int level = 1;
-    if (scan) {
-      if (scan.getCombiner() == Combiner::decay || scan.getCombiner() == Combiner::online_softmax)
+    if (scan || isPriorBlock(op)) {
+      if (scan && (scan.getCombiner() == Combiner::decay || scan.getCombiner() == Combiner::online_softmax))
         additive = false;
-      else if (scan.getCombiner() != Combiner::add)
+      else if (scan && scan.getCombiner() != Combiner::add)
         return std::nullopt;
       SetVector<Operation *> computedFrom;
       BackwardSliceOptions options;
       options.inclusive = true;
-      for (Value operand : scan->getOperands())
+      for (Value operand : op->getOperands())
         if (Operation *producer = operand.getDefiningOp())
           (void)getBackwardSlice(producer, &computedFrom, options);
       for (Operation *producer : computedFrom)
@@ -482,7 +575,8 @@ StringRef getStateVariantAttrName(StateVariant variant) {
 }
 
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
-                                                  SymbolTable &symbols, std::optional<int> onlyLevel) {
+                                                  SymbolTable &symbols, std::optional<int> onlyLevel,
+                                                  int64_t alignedTo) {
   OpBuilder builder(source.getContext());
   builder.setInsertionPoint(source);
   auto work = cast<func::FuncOp>(builder.clone(*source));
@@ -505,34 +599,34 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
     if (!seq)
       seq = scan.getDimAttr().getInt();
   });
+  // Without a scan, the first masked contraction tells it: its mask's row is the result's position (a block
+  // mask carries state; any other is the error checkCausal names).
+  ContractOp masked;
+  work.walk([&](ContractOp contract) {
+    if (!masked && contract.getMaskAttr())
+      masked = contract;
+  });
+  if (!seq && masked)
+    seq = std::max<int64_t>(masked.getSubscripts().getResultDim(masked.getMaskAttr().getRow()), 0);
   if (!seq) {
-    // Without a scan the usual culprit is a masked contraction: name it rather than the function.
-    ContractOp masked;
-    work.walk([&](ContractOp contract) {
-      if (!masked && contract.getMaskAttr())
-        masked = contract;
-    });
-    if (masked)
-      (void)checkCausal(masked, /*seq=*/0);
-    else
-      source.emitOpError() << "has no scan along a sequence: it carries no state to pass on";
+    source.emitOpError() << "has no scan along a sequence: it carries no state to pass on";
     return fail();
   }
+  DerivedStateVariant derived;
   for (Operation &op : work.getBody().front())
-    if (failed(checkCausal(&op, *seq)))
+    if (failed(checkCausal(&op, *seq, alignedTo, derived.alignment)))
       return fail();
 
   // States, in program order: each scan along the sequence (its running value) and each map that reads the
   // position along it (a counter of the positions before the piece). Resume takes them after the source's
   // arguments; both variants return them after the source's results.
   Block &body = work.getBody().front();
-  DerivedStateVariant derived;
   derived.sequenceDim = *seq;
   SmallVector<Operation *> sources;
   for (Operation &op : body) {
     auto scan = dyn_cast<ScanOp>(op);
     auto map = dyn_cast<MapOp>(op);
-    if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)))
+    if ((scan && scan.getDimAttr().getInt() == *seq) || (map && readsPosition(map, *seq)) || isPriorBlock(&op))
       sources.push_back(&op);
   }
   std::optional<SmallVector<int>> levels = stateLevels(sources, derived.additive);
@@ -580,6 +674,38 @@ FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVari
         states.push_back(sliceLastPosition(builder, loc, result, *seq));
         stateLevelOf.push_back(level);
       }
+      continue;
+    }
+    if (auto contract = dyn_cast<ContractOp>(op)) {
+      derived.states.push_back({loc, "", StateCombine::Sum, level});
+      PriorBlockSplit split = splitPriorBlock(contract);
+      TypeAttr acc = contract.getAccAttr();
+      Value before;
+      if (takesStates) {
+        // y = (the contraction over the stretch's own blocks) + queries · (the state before the stretch).
+        before = body.addArgument(split.stateType, loc);
+        builder.setInsertionPointAfter(contract);
+        SmallVector<Value> inputs(split.queries);
+        inputs.push_back(before);
+        SmallVector<std::string> terms(split.queryTerms);
+        terms.push_back(split.stateTerm);
+        auto carried = ContractOp::create(
+            builder, loc, contract.getType(),
+            SubscriptsAttr::getFromTerms(builder.getContext(), terms, contract.getSubscripts().getResult().str()),
+            inputs, acc);
+        auto sum = MapOp::create(builder, loc, contract.getType(), MapFn::add,
+                                 ValueRange{contract.getResult(), carried.getResult()});
+        contract.getResult().replaceAllUsesExcept(sum.getResult(), sum);
+      }
+      builder.setInsertionPoint(ret);
+      Value own =
+          ContractOp::create(builder, loc, split.stateType,
+                             SubscriptsAttr::getFromTerms(builder.getContext(), split.keyTerms, split.stateTerm),
+                             split.keys, acc)
+              .getResult();
+      states.push_back(
+          before ? MapOp::create(builder, loc, split.stateType, MapFn::add, ValueRange{before, own}).getResult() : own);
+      stateLevelOf.push_back(level);
       continue;
     }
     derived.states.push_back({loc, ""});

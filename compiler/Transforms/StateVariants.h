@@ -75,16 +75,29 @@ struct DerivedStateVariant {
   bool combinable = false;
   /// `combinable` with every state a sum at level 1: the states of stretches add.
   bool additive = false;
+  /// Every stretch must start at a multiple of this many positions: 1, or the least common multiple of the
+  /// block sizes of the block-masked contractions along the sequence. Those pair positions within a block
+  /// (causal_block, block), which a stretch that starts on a block boundary holds whole, and with the blocks
+  /// before (prior_block: a sum of the earlier blocks' products, carried as a state). FLASH's causal form
+  /// needs 256; a decode step, which starts anywhere, cannot run it.
+  int64_t alignment = 1;
 };
+
+/// deriveStateVariant's `alignedTo` that lets the block-masked contractions set the alignment.
+inline constexpr int64_t kAnyBlockAlignment = 0;
 
 /// Builds `variant` of the causal `source` as a new function `name` inserted before `source`: prefill takes
 /// the source's arguments, resume and state those and then the states of each scan along the sequence (one,
 /// or an online softmax's three); prefill and resume return the source's results, then each scan's states
 /// after the last position; state returns the states alone. Emits an error at the op that makes `source` non-causal,
 /// and fails. A state variant for `onlyLevel` returns only the states of that level (StateOrigin::level) and
-/// their decays' totals, and computes nothing else: a GPU call in pieces runs one per level.
+/// their decays' totals, and computes nothing else: a GPU call in pieces runs one per level. `alignedTo` is
+/// where the variant's stretches start (DerivedStateVariant::alignment): 1, anywhere (a contraction masked
+/// by blocks is an error); N, at multiples of N (each block size must divide it); kAnyBlockAlignment, at
+/// multiples of what the block masks need.
 FailureOr<DerivedStateVariant> deriveStateVariant(func::FuncOp source, StateVariant variant, StringRef name,
-                                                  SymbolTable &symbols, std::optional<int> onlyLevel = std::nullopt);
+                                                  SymbolTable &symbols, std::optional<int> onlyLevel = std::nullopt,
+                                                  int64_t alignedTo = 1);
 
 } // namespace mlir::la
 

@@ -31,9 +31,6 @@ llvm::Expected<std::optional<GpuPiecesPlan>> planGpuPiecesCall(const EntryInfo &
   if (sliced == 0 || outputs.empty() || llvm::is_contained(slicing.sharedArguments, true))
     return std::nullopt;
   int64_t length = static_cast<int64_t>(outputs[0].shape.size()) > sliced ? outputs[0].shape[sliced] : 0;
-  std::optional<GpuPieces> pieces = planGpuPieces(length, pieceLength);
-  if (!pieces)
-    return std::nullopt;
   llvm::StringRef base = declared.name;
   PrefixCall call;
   if (declared.variantKind == "resume" || declared.variantKind == "prefill") {
@@ -43,6 +40,11 @@ llvm::Expected<std::optional<GpuPiecesPlan>> planGpuPiecesCall(const EntryInfo &
   }
   std::shared_ptr<const SequenceVariants> variants = sources.variantsOf(base);
   if (!variants || !variants->combinableStates || variants->sequenceDim != sliced)
+    return std::nullopt;
+  // FLASH's pieces hold whole blocks (256 positions against the default 128).
+  std::optional<GpuPieces> pieces =
+      planGpuPieces(length, static_cast<int64_t>(llvm::alignTo(pieceLength, variants->alignment)));
+  if (!pieces)
     return std::nullopt;
   size_t numStates = variants->numStates();
   if (inputs.size() != variants->numArguments + (call.fromInitial ? numStates : 0) ||

@@ -31,6 +31,9 @@ struct SequenceVariants {
   int64_t sequenceDim = 0;
   /// How a stretch's state combines with the state before it (SequenceStates).
   bool additiveStates = false, combinableStates = false;
+  /// Every stretch the variants run starts at a multiple of this many positions (SequenceStates::alignment):
+  /// pieces are then whole multiples of it.
+  int64_t alignment = 1;
   /// Per state, in signature order (SequenceStates::combines, ::levels).
   std::vector<StateCombine> combines;
   std::vector<int> levels;
@@ -89,9 +92,9 @@ struct PiecesPlanSources {
 
 /// The plan of a call of `entry` (`declared` its EntryInfo: the entry itself or a state-passing variant of
 /// a causal entry) with whole-call `inputs` and `outputs`, sliced as `slicing` says, in pieces of
-/// `pieceLength` positions. None where the call does not qualify and should run whole: a piece length that
-/// does not cut the sequence, states that do not combine piece by piece, an argument every slice shares or
-/// one without the sequence.
+/// `pieceLength` positions, rounded up to a multiple of the variants' alignment. None where the call does not
+/// qualify and should run whole: a piece length that does not cut the sequence, states that do not combine piece by
+/// piece, an argument every slice shares or one without the sequence.
 llvm::Expected<std::optional<GpuPiecesPlan>> planGpuPiecesCall(const EntryInfo &declared, const SliceLayout &slicing,
                                                                llvm::ArrayRef<TensorSpec> inputs,
                                                                llvm::ArrayRef<TensorSpec> outputs, int64_t pieceLength,

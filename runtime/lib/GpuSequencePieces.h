@@ -19,8 +19,10 @@
 // computed from Σ q) are found level by level (SequenceStates::levels): steps 1 and 2 run once per level,
 // the state variant then starting each piece from the exact states before it at the levels below, so
 // Flow's four levels take nine launches. Any other state (a running maximum, say) runs each slice whole,
-// one block per slice. A state-passing variant (a `*_with_state` entry, `--variant prefill|resume`) runs as
-// its entry, from the states it is given, and step 2 also writes the states after the last position.
+// one block per slice. FLASH's causal form pairs positions by blocks of 256 (SequenceStates::alignment): its
+// pieces are rounded up to whole blocks, and its state is the sum over the earlier blocks. A state-passing
+// variant (a `*_with_state` entry, `--variant prefill|resume`) runs as its entry, from the states it is
+// given, and step 2 also writes the states after the last position.
 // No launch copies a tensor: a [.., H, N, ..] tensor whose N is `count` pieces of L positions is, byte for
 // byte, a [.., H·count, L, ..] tensor with a slice per piece, so each launch reads and writes the call's
 // own tensors through that view. Its kernels are compiled knowing it (SliceLayout::pieces): a position read

@@ -1234,15 +1234,17 @@ private:
     }
     // Not causal (the usual case: nothing to split) or not derivable: calls run the sequence whole.
     std::shared_ptr<SequenceVariants> variants;
+    // Block-masked entries (FLASH's) too: a GPU call cuts them in whole blocks; a CPU call runs them whole.
     std::optional<SequenceStates> states =
-        llvm::expectedToOptional(getSequenceStates(program.source(), program.name(), entry));
+        llvm::expectedToOptional(getSequenceStates(program.source(), program.name(), entry, kAnyBlockAlignment));
     // A program that declares the variants already (la::Decoder's, `lac --variant`'s) is their program.
     bool declared = program.lookup((entry + ".prefill").str()) && program.lookup((entry + ".resume").str()) &&
                     program.lookup((entry + ".state").str());
     std::optional<std::string> source =
-        !states    ? std::nullopt
-        : declared ? std::optional<std::string>(program.source().str())
-                   : llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry));
+        !states ? std::nullopt
+        : declared
+            ? std::optional<std::string>(program.source().str())
+            : llvm::expectedToOptional(withStateVariants(program.source(), program.name(), entry, states->alignment));
     std::optional<std::shared_ptr<Program>> loaded =
         source ? llvm::expectedToOptional(loadSource(*source, program.name())) : std::nullopt;
     if (loaded) {
@@ -1255,6 +1257,7 @@ private:
       variants->sequenceDim = states->dimension;
       variants->additiveStates = states->additive;
       variants->combinableStates = states->combinable;
+      variants->alignment = states->alignment;
       variants->combines = states->combines;
       variants->levels = states->levels;
       auto &variantProgram = static_cast<const ProgramImpl &>(*variants->program);
@@ -1324,7 +1327,8 @@ private:
     if (!info->variantKind.empty() && !plan.prefill && !plan.resume)
       return std::nullopt;
     plan.variants = getSequenceVariants(program, info->variantKind.empty() ? entry : info->variantOf);
-    if (!plan.variants || plan.variants->sequenceDim != info->slicing.dims ||
+    // The pieces' lengths (longestPieceWithin) do not keep to blocks: a block-masked entry runs whole.
+    if (!plan.variants || plan.variants->alignment > 1 || plan.variants->sequenceDim != info->slicing.dims ||
         inputs.size() != plan.variants->numArguments + (plan.resume ? plan.variants->numStates() : 0))
       return std::nullopt;
     // Every argument runs along the sequence where it has the dimension (SPEC §8), with the same length.

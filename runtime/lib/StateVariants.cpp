@@ -46,6 +46,9 @@ std::string resultNameAt(llvm::StringRef source, mlir::Location location) {
   return plain ? name.str() : "";
 }
 
+// la::kAnyBlockAlignment stands for the compiler's own, for callers that do not see MLIR's headers.
+static_assert(kAnyBlockAlignment == mlir::la::kAnyBlockAlignment);
+
 template <typename Printable> std::string printed(Printable printable) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -61,11 +64,11 @@ std::string variantFunctionName(llvm::StringRef entry, llvm::StringRef variant, 
   return name;
 }
 
-/// `variant` of `entry` (of the states of `level` alone, for a state variant) derived in `parsed` as the
-/// function variantFunctionName names.
+/// `variant` of `entry` (of the states of `level` alone, for a state variant; for stretches that start at
+/// multiples of `alignedTo`) derived in `parsed` as the function variantFunctionName names.
 llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm::StringRef bufferName,
                                                      llvm::StringRef entry, mlir::la::StateVariant variant,
-                                                     std::optional<int> level = std::nullopt) {
+                                                     std::optional<int> level = std::nullopt, int64_t alignedTo = 1) {
   llvm::StringRef variantName = mlir::la::getStateVariantName(variant);
   mlir::ModuleOp module = *parsed.module;
   mlir::SymbolTable symbols(module);
@@ -73,8 +76,8 @@ llvm::Expected<mlir::la::DerivedStateVariant> derive(ParsedProgram &parsed, llvm
   if (!function || function.isExternal())
     return llvm::createStringError(bufferName.str() + ": no entry named '" + entry.str() + "' to derive a " +
                                    variantName.str() + " variant of");
-  auto derived =
-      mlir::la::deriveStateVariant(function, variant, variantFunctionName(entry, variantName, level), symbols, level);
+  auto derived = mlir::la::deriveStateVariant(function, variant, variantFunctionName(entry, variantName, level),
+                                              symbols, level, alignedTo);
   if (mlir::failed(derived))
     return parsed.diagnostics.error(bufferName.str() + ": '" + entry.str() + "' has no " + variantName.str() +
                                     " variant");
@@ -111,14 +114,15 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 }
 
 llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::StringRef bufferName,
-                                                 llvm::StringRef entry) {
+                                                 llvm::StringRef entry, int64_t alignedTo) {
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
-  auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill);
+  auto derived = derive(**parsed, bufferName, entry, mlir::la::StateVariant::Prefill, std::nullopt, alignedTo);
   if (!derived)
     return derived.takeError();
   SequenceStates states{derived->sequenceDim, derived->additive, derived->combinable, {}};
+  states.alignment = derived->alignment;
   // la::StateCombine is mlir::la::StateCombine for callers that do not see MLIR's headers: same cases, in
   // the same order.
   constexpr std::pair<mlir::la::StateCombine, StateCombine> kCombines[] = {
@@ -137,7 +141,7 @@ llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::S
 
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant,
-                                                std::optional<int> level) {
+                                                std::optional<int> level, int64_t alignedTo) {
   std::optional<mlir::la::StateVariant> kind = mlir::la::parseStateVariant(variant);
   if (!kind)
     return llvm::createStringError("variant '" + variant.str() + "': expected prefill, resume or state");
@@ -146,7 +150,7 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
     return parsed.takeError();
   if (level && *kind != mlir::la::StateVariant::State)
     return llvm::createStringError("variant '" + variant.str() + "': only the state variant has levels");
-  auto derived = derive(**parsed, bufferName, entry, *kind, level);
+  auto derived = derive(**parsed, bufferName, entry, *kind, level, alignedTo);
   if (!derived)
     return derived.takeError();
   mlir::func::FuncOp derivedFunction = derived->function;
@@ -187,27 +191,29 @@ llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::St
   text += ") attributes {" + mlir::la::getStateVariantAttrName(*kind).str() + " = @" + entry.str();
   if (level)
     text += ", " + mlir::la::LADialect::kStateLevelAttrName.str() + " = " + std::to_string(*level);
+  if (alignedTo > 1)
+    text += ", " + mlir::la::LADialect::kAlignedToAttrName.str() + " = " + std::to_string(alignedTo);
   text += "}\n";
   derivedFunction.erase();
   return text;
 }
 
-llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
-                                              llvm::StringRef entry) {
+llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                              int64_t alignedTo) {
   std::string program = source.str();
   for (llvm::StringRef variant : {"prefill", "resume", "state"}) {
-    auto declaration = declareStateVariant(program, bufferName, entry, variant);
+    auto declaration = declareStateVariant(program, bufferName, entry, variant, std::nullopt, alignedTo);
     if (!declaration)
       return declaration.takeError();
     program += *declaration;
   }
   // States on several levels: a state variant per level too.
-  auto states = getSequenceStates(source, bufferName, entry);
+  auto states = getSequenceStates(source, bufferName, entry, alignedTo);
   if (!states)
     return states.takeError();
   int levels = states->levels.empty() ? 1 : *llvm::max_element(states->levels);
   for (int level = 1; levels > 1 && level <= levels; ++level) {
-    auto declaration = declareStateVariant(program, bufferName, entry, "state", level);
+    auto declaration = declareStateVariant(program, bufferName, entry, "state", level, alignedTo);
     if (!declaration)
       return declaration.takeError();
     program += *declaration;

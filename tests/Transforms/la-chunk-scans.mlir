@@ -270,6 +270,51 @@ func.func @prior_blocks(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tens
 
 // -----
 
+// A stretch of FLASH that starts after earlier blocks (a derived resume variant, la-derive-state-variants):
+// prior_block(q, k, v) + q · S0 is the chunk loop started from S0, and S0 + Σ k ⊗ v, the state it hands on,
+// is the loop's final state. No second [N, Dv] product, no second pass over k and v.
+// CHECK-LABEL: func.func @prior_blocks_from_state
+// CHECK-SAME: %[[S0:[a-z0-9]+]]: tensor<1x3x2xf32>)
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[C:.*]] = %c0 to %c10 step %c5 iter_args(%[[S:.*]] = %[[S0]], %[[O:.*]] = %{{.*}})
+// CHECK:   la.contract "bnd,bde->bne" %{{.*}}, %[[S]]
+// CHECK:   la.contract "bmd,bme->bde"
+// CHECK-NOT: la.contract
+// CHECK: return %[[LOOP]]#1, %[[LOOP]]#0
+func.func @prior_blocks_from_state(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>,
+                                   %s0: tensor<1x3x2xf32>) -> (tensor<1x10x2xf32>, tensor<1x3x2xf32>) {
+  %prior = la.contract "bnd,bmd,bme->bne" %q, %k, %v mask prior_block(n, m, 5) : tensor<1x10x3xf32>, tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32>
+  %carried = la.contract "bnd,bde->bne" %q, %s0 : tensor<1x10x3xf32>, tensor<1x3x2xf32> -> tensor<1x10x2xf32>
+  %o = la.map add %prior, %carried : tensor<1x10x2xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32>
+  %own = la.contract "bmd,bme->bde" %k, %v : tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x3x2xf32>
+  %after = la.map add %s0, %own : tensor<1x3x2xf32>, tensor<1x3x2xf32> -> tensor<1x3x2xf32>
+  return %o, %after : tensor<1x10x2xf32>, tensor<1x3x2xf32>
+}
+
+// -----
+
+// The same sum after canonicalisation fused it into the map that reads it (FLASH divides by the positions
+// before the block): the map's two inputs both read the chunked result, the addition goes.
+// CHECK-LABEL: func.func @prior_blocks_from_state_fused
+// CHECK: %[[LOOP:.*]]:2 = scf.for
+// CHECK: la.map "bne,bne->bne" %[[LOOP]]#1, %[[LOOP]]#1
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK-NEXT: la.yield %[[R]]
+func.func @prior_blocks_from_state_fused(%q: tensor<1x10x3xf32>, %k: tensor<1x10x3xf32>, %v: tensor<1x10x2xf32>,
+                                         %s0: tensor<1x3x2xf32>) -> tensor<1x10x2xf32> {
+  %prior = la.contract "bnd,bmd,bme->bne" %q, %k, %v mask prior_block(n, m, 5) : tensor<1x10x3xf32>, tensor<1x10x3xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32>
+  %carried = la.contract "bnd,bde->bne" %q, %s0 : tensor<1x10x3xf32>, tensor<1x3x2xf32> -> tensor<1x10x2xf32>
+  %o = la.map "bne,bne->bne" %prior, %carried : tensor<1x10x2xf32>, tensor<1x10x2xf32> -> tensor<1x10x2xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %sum = arith.addf %a, %b : f32
+    %r = arith.mulf %sum, %sum : f32
+    la.yield %r : f32
+  }
+  return %o : tensor<1x10x2xf32>
+}
+
+// -----
+
 // AFT-local's correction, band(t, s, 2) over T = 18 in row blocks of 4: each block reads the 4 + 2·1 = 6
 // columns its band reaches. Block 0's window clamps to [0, 6) (offset 0); blocks at 4, 8 and 12 run in the
 // loop with windows starting one column before their rows (offset 1); the partial block at 16 clamps to

@@ -168,10 +168,10 @@ func.func private @counted_resume(%x: !x, %s0: tensor<?x?xf32>, %n0: tensor<?x?x
 
 // -----
 
+// A position read as an integer (FLASH's block of t, t / 256): the f32 counter is converted, exact below 2^24.
 !x = tensor<?x?x?x?xf32>
 func.func @indexed(%x: !x) -> !x {
   %s = la.scan add %x along 2 inclusive : !x -> !x
-  // expected-error @+1 {{reads the position along the sequence (la.index 2) as an index; a counter carried as state needs it as f32 or f64}}
   %n = la.map "bhnd->bhnd" %s : !x -> !x {
   ^bb0(%e: f32):
     %t = la.index 2 : index
@@ -182,8 +182,16 @@ func.func @indexed(%x: !x) -> !x {
   }
   return %n : !x
 }
-// expected-error @+1 {{cannot be derived as the prefill variant of @indexed}}
-func.func private @indexed_prefill(%x: !x) -> (!x, tensor<?x?x?xf32>, tensor<?x?x?xf32>) attributes {la.prefill_of = @indexed}
+func.func private @indexed_resume(%x: !x, %s0: tensor<?x?x?xf32>, %n0: tensor<?x?x?xf32>)
+    -> (!x, tensor<?x?x?xf32>, tensor<?x?x?xf32>) attributes {la.resume_of = @indexed}
+// CHECK-LABEL: func.func @indexed_resume
+// CHECK: la.map "bhnd,bhd->bhnd"
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %[[BEFORE:.*]]: f32):
+// CHECK-NEXT: %[[T:.*]] = la.index 2 : index
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.fptoui %[[BEFORE]] : f32 to i64
+// CHECK-NEXT: %[[START:.*]] = arith.index_cast %[[WHOLE]] : i64 to index
+// CHECK-NEXT: %[[ABSOLUTE:.*]] = arith.addi %[[T]], %[[START]] : index
+// CHECK-NEXT: arith.index_cast %[[ABSOLUTE]] : index to i32
 
 // -----
 
@@ -316,3 +324,83 @@ func.func @leveled(%x: !x) -> !x {
 // expected-error @+1 {{declares 'la.state_level', which only a state variant takes}}
 func.func private @leveled_resume(%x: !x, %s0: tensor<?x?x?xf32>) -> (!x, tensor<?x?x?xf32>)
     attributes {la.resume_of = @leveled, la.state_level = 1}
+
+// -----
+
+// Contractions masked by blocks (FLASH): stretches that start on block boundaries (`la.aligned_to`, a multiple
+// of every block size) hold a causal_block contraction's blocks whole, and carry a prior_block contraction's
+// sum over the earlier blocks, Σ k ⊗ v, as a state: resume adds q · state to the stretch's own blocks.
+!x = tensor<?x?x?xf32>
+func.func @blocks(%q: !x, %k: !x, %v: !x) -> !x {
+  %a = la.contract "bns,bms->bnm" %q, %k mask causal_block(n, m, 64) : !x, !x -> !x
+  %local = la.contract "bnm,bme->bne" %a, %v mask causal_block(n, m, 64) : !x, !x -> !x
+  %prior = la.contract "bns,bms,bme->bne" %q, %k, %v mask prior_block(n, m, 64) : !x, !x, !x -> !x
+  %y = la.map add %local, %prior : !x, !x -> !x
+  return %y : !x
+}
+func.func private @blocks_resume(%q: !x, %k: !x, %v: !x, %s0: !x) -> (!x, !x)
+    attributes {la.resume_of = @blocks, la.aligned_to = 128}
+func.func private @blocks_state(%q: !x, %k: !x, %v: !x, %s0: !x) -> !x
+    attributes {la.state_of = @blocks, la.aligned_to = 64}
+// CHECK-LABEL: func.func @blocks_resume
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[K:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[V:[a-z0-9]+]]: tensor<?x?x?xf32>, %[[S0:[a-z0-9]+]]: tensor<?x?x?xf32>)
+// CHECK-NOT: la.aligned_to
+// CHECK: %[[PRIOR:.*]] = la.contract "bns,bms,bme->bne" %[[Q]], %[[K]], %[[V]] mask prior_block(n, m, 64)
+// CHECK-NEXT: %[[CARRIED:.*]] = la.contract "bns,bse->bne" %[[Q]], %[[S0]]
+// CHECK-NEXT: %[[WHOLE:.*]] = la.map add %[[PRIOR]], %[[CARRIED]]
+// CHECK-NEXT: %[[Y:.*]] = la.map add %{{.*}}, %[[WHOLE]]
+// CHECK-NEXT: %[[OWN:.*]] = la.contract "bms,bme->bse" %[[K]], %[[V]]
+// CHECK-NEXT: %[[AFTER:.*]] = la.map add %[[S0]], %[[OWN]]
+// CHECK-NEXT: return %[[Y]], %[[AFTER]]
+// The state variant computes Σ k ⊗ v alone.
+// CHECK-LABEL: func.func @blocks_state
+// CHECK-NEXT: %[[OWN:.*]] = la.contract "bms,bme->bse" %{{.*}}, %{{.*}} :
+// CHECK-NEXT: %[[AFTER:.*]] = la.map add %{{.*}}, %[[OWN]]
+// CHECK-NEXT: return %[[AFTER]]
+
+// -----
+
+// Without la.aligned_to a stretch may start inside a block (a decode step does): an error at the op.
+!x = tensor<?x?x?xf32>
+func.func @unaligned(%q: !x, %k: !x, %v: !x) -> !x {
+  // expected-error @+1 {{pairs positions by blocks of 64 (mask causal_block): a stretch that starts inside a block would need the block's earlier positions as state (stretches that start on block boundaries carry it: la.aligned_to)}}
+  %a = la.contract "bns,bms->bnm" %q, %k mask causal_block(n, m, 64) : !x, !x -> !x
+  %y = la.contract "bnm,bme->bne" %a, %v mask causal_block(n, m, 64) : !x, !x -> !x
+  return %y : !x
+}
+// expected-error @+1 {{cannot be derived as the prefill variant of @unaligned}}
+func.func private @unaligned_prefill(%q: !x, %k: !x, %v: !x) -> (!x) attributes {la.prefill_of = @unaligned}
+
+// -----
+
+!x = tensor<?x?x?xf32>
+func.func @cut(%q: !x, %k: !x, %v: !x) -> !x {
+  // expected-error @+1 {{pairs positions by blocks of 64 (mask prior_block), which stretches aligned to 96 positions cut}}
+  %y = la.contract "bns,bms,bme->bne" %q, %k, %v mask prior_block(n, m, 64) : !x, !x, !x -> !x
+  return %y : !x
+}
+// expected-error @+1 {{cannot be derived as the resume variant of @cut}}
+func.func private @cut_resume(%q: !x, %k: !x, %v: !x, %s0: !x) -> (!x, !x)
+    attributes {la.resume_of = @cut, la.aligned_to = 96}
+
+// -----
+
+// A prior_block contraction whose input holds both positions (a [B, N, N] tensor) has no fixed-size state.
+!x = tensor<?x?x?xf32>
+func.func @pairs(%a: !x, %v: !x) -> !x {
+  // expected-error @+1 {{pairs each position with every earlier block through input #0, which holds both positions: its state would grow with the sequence}}
+  %y = la.contract "bnm,bme->bne" %a, %v mask prior_block(n, m, 64) : !x, !x -> !x
+  return %y : !x
+}
+// expected-error @+1 {{cannot be derived as the prefill variant of @pairs}}
+func.func private @pairs_prefill(%a: !x, %v: !x) -> (!x, !x) attributes {la.prefill_of = @pairs, la.aligned_to = 64}
+
+// -----
+
+!x = tensor<?x?x?xf32>
+func.func @source(%x: !x) -> !x {
+  %s = la.scan add %x along 1 inclusive : !x -> !x
+  return %s : !x
+}
+// expected-error @+1 {{'la.aligned_to' must be a positive integer (the positions every stretch starts a multiple of), not 0 : i64}}
+func.func private @source_prefill(%x: !x) -> (!x, tensor<?x?xf32>) attributes {la.prefill_of = @source, la.aligned_to = 0}

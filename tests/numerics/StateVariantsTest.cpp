@@ -88,8 +88,9 @@ TEST_P(StateVariants, PrefillThenResumesReproduceTheWholeSequence) {
   auto infos = la::inspectProgram(source, c.file);
   ASSERT_TRUE(bool(infos)) << llvm::toString(infos.takeError());
   for (const la::EntryInfo &info : *infos) {
-    if (llvm::StringRef(info.name).starts_with(std::string(c.entry) + "."))
+    if (llvm::StringRef(info.name).starts_with(std::string(c.entry) + ".")) {
       EXPECT_EQ(info.slicing.dims, static_cast<int>(c.seq)) << info.name;
+    }
   }
 
   la::RuntimeOptions options;
@@ -230,6 +231,93 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<std::tuple<VariantCase, la::DType>> &info) {
       return std::string(std::get<0>(info.param).entry) + "_" + la::dtypeName(std::get<1>(info.param)).str();
     });
+
+/// FLASH's causal form in stretches that start on block boundaries (`la.aligned_to`, SequenceStates::alignment,
+/// what its GPU pieces run): a prefill of one block, then resumes of one block and of two, reproduce the whole
+/// sequence and its final state, and the state variant hands on what resume does.
+TEST(StateVariantsAligned, FlashInWholeBlocksReproducesTheWholeSequence) {
+  const char *file = "flash.mlir", *name = "flash_causal";
+  const std::string kernel = readKernelFile(file);
+  // Anywhere-starting stretches are refused (a decode step would need the partial block as state).
+  auto anywhere = la::getSequenceStates(kernel, file, name);
+  EXPECT_FALSE(bool(anywhere)) << "flash_causal without an alignment";
+  if (!anywhere)
+    llvm::consumeError(anywhere.takeError());
+  auto sequenceStates = la::getSequenceStates(kernel, file, name, la::kAnyBlockAlignment);
+  ASSERT_TRUE(bool(sequenceStates)) << llvm::toString(sequenceStates.takeError());
+  EXPECT_EQ(sequenceStates->alignment, 256);
+  EXPECT_EQ(sequenceStates->dimension, 1);
+  // prior_block's Σ k ⊗ v, then the count of positions its division reads: both add.
+  EXPECT_TRUE(sequenceStates->additive);
+  EXPECT_EQ(sequenceStates->combines.size(), 2u);
+  auto declared = la::withStateVariants(kernel, file, name, sequenceStates->alignment);
+  ASSERT_TRUE(bool(declared)) << llvm::toString(declared.takeError());
+
+  la::RuntimeOptions options;
+  options.cacheDir = "none";
+  options.numThreads = 2;
+  auto runtime = la::Runtime::create(options);
+  ASSERT_TRUE(bool(runtime)) << llvm::toString(runtime.takeError());
+  auto program = (*runtime)->loadSource(*declared, file);
+  ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+  std::string entry = name;
+  auto call = [&](const std::string &function, std::vector<la::HostTensor> arguments) {
+    std::vector<la::TensorRef> refs;
+    for (la::HostTensor &tensor : arguments)
+      refs.push_back(tensor.ref());
+    auto results = (*runtime)->run(**program, function, refs);
+    EXPECT_TRUE(bool(results)) << function << ": " << llvm::toString(results.takeError());
+    return results ? std::vector<la::HostTensor>(results->begin(), results->end()) : std::vector<la::HostTensor>();
+  };
+
+  const int64_t length = 1024, width = 8, batch = 3;
+  std::mt19937_64 generator(11);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<la::HostTensor> inputs;
+  for (int i = 0; i < 6; ++i) {
+    la::HostTensor &tensor = inputs.emplace_back(la::TensorSpec{la::DType::F32, {batch, length, width}});
+    for (int64_t e = 0; e < tensor.numElements(); ++e)
+      tensor.set(e, uniform(generator));
+  }
+  std::vector<la::HostTensor> whole = call(entry, inputs);
+  std::vector<la::HostTensor> wholePrefill = call(entry + ".prefill", inputs);
+  ASSERT_EQ(whole.size(), 1u);
+  ASSERT_EQ(wholePrefill.size(), 3u);
+
+  const std::pair<int64_t, int64_t> pieces[] = {{0, 256}, {256, 512}, {512, 1024}};
+  std::vector<la::HostTensor> states;
+  std::vector<double> joined(static_cast<size_t>(whole[0].numElements()));
+  for (auto [i, range] : llvm::enumerate(pieces)) {
+    std::vector<la::HostTensor> arguments;
+    for (const la::HostTensor &input : inputs)
+      arguments.push_back(positions(input, range.first, range.second, 1));
+    arguments.insert(arguments.end(), states.begin(), states.end());
+    std::vector<la::HostTensor> handedOn;
+    if (i > 0)
+      handedOn = call(entry + ".state", arguments);
+    std::vector<la::HostTensor> results = call(i == 0 ? entry + ".prefill" : entry + ".resume", arguments);
+    ASSERT_EQ(results.size(), 3u) << "piece " << i;
+    for (size_t s = 0; i > 0 && s < 2; ++s) {
+      ASSERT_EQ(handedOn.size(), 2u) << "piece " << i;
+      std::vector<double> state;
+      for (int64_t e = 0; e < handedOn[s].numElements(); ++e)
+        state.push_back(handedOn[s].get(e));
+      EXPECT_LE(relativeRms(state, results[s + 1]), 1e-6) << "state variant's state #" << s << " on piece " << i;
+    }
+    int64_t count = range.second - range.first;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t e = 0; e < count * width; ++e)
+        joined[static_cast<size_t>((b * length + range.first) * width + e)] = results[0].get(b * count * width + e);
+    states.assign(results.begin() + 1, results.end());
+  }
+  EXPECT_LE(relativeRms(joined, whole[0]), 1e-5) << "outputs";
+  for (size_t s = 0; s < states.size(); ++s) {
+    std::vector<double> state;
+    for (int64_t e = 0; e < states[s].numElements(); ++e)
+      state.push_back(states[s].get(e));
+    EXPECT_LE(relativeRms(state, wholePrefill[s + 1]), 1e-5) << "state #" << s;
+  }
+}
 
 /// An entry that reads later positions has no variant, and the error names the op.
 TEST(StateVariantsErrors, NonCausalEntriesNameTheOp) {

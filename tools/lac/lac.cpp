@@ -71,6 +71,13 @@ static cl::opt<std::string> variantName(
              "state) or state (the inputs → the state alone); `lac signature --variant` lists the state arguments"),
     cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()), cl::sub(signatureCommand),
     cl::cat(commonCategory));
+static cl::opt<int64_t> alignedTo(
+    "aligned-to",
+    cl::desc("With --variant: every stretch the variant runs starts at a multiple of this many positions, which "
+             "lets a contraction masked by blocks of a size that divides it carry state (flash_causal: 256, as "
+             "its GPU pieces run). The caller keeps to it: a resume inside a block is wrong, not refused"),
+    cl::init(1), cl::sub(compileCommand), cl::sub(runCommand), cl::sub(lac::tuneSubcommand()),
+    cl::sub(signatureCommand), cl::cat(commonCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stage to print: la, fused, linalg; for the CPU llvm-dialect, llvm, asm, "
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
@@ -248,12 +255,17 @@ llvm::Expected<std::string> programSource() {
   auto source = readSource(inputFile);
   if (!source)
     return source.takeError();
+  if (variantName.empty() && alignedTo != 1)
+    return llvm::createStringError("--aligned-to applies to a --variant's stretches; give --variant too");
   if (!variantName.empty()) {
     if (entryName.empty())
       return llvm::createStringError("--variant " + variantName + " needs --entry: the causal entry to derive it from");
     if (variantName != "prefill" && variantName != "resume" && variantName != "state")
       return llvm::createStringError("--variant " + variantName + ": expected prefill, resume or state");
-    auto declared = la::withStateVariants(*source, inputFile, entryName);
+    if (alignedTo < 1)
+      return llvm::createStringError("--aligned-to " + std::to_string(alignedTo) +
+                                     ": stretches start at multiples of a positive number of positions");
+    auto declared = la::withStateVariants(*source, inputFile, entryName, alignedTo);
     if (!declared)
       return llvm::createStringError("--variant " + variantName + ": " + llvm::toString(declared.takeError()));
     *source = std::move(*declared);

@@ -48,6 +48,14 @@ void LADialect::initialize() {
 LogicalResult LADialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
   if (attribute.getName() == RegisterBlockAttr::kName && !isa<RegisterBlockAttr>(attribute.getValue()))
     return op->emitOpError() << "'" << RegisterBlockAttr::kName << "' must be a #la.register_block";
+  if (attribute.getName() == kAlignedToAttrName) {
+    auto positions = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!positions || positions.getInt() < 1)
+      return op->emitOpError()
+             << "'" << kAlignedToAttrName
+             << "' must be a positive integer (the positions every stretch starts a multiple of), not "
+             << attribute.getValue();
+  }
   if (attribute.getName() == kPrefillOfAttrName || attribute.getName() == kResumeOfAttrName ||
       attribute.getName() == kStateOfAttrName) {
     if (!isa<FlatSymbolRefAttr>(attribute.getValue()))

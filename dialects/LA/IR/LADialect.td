@@ -44,6 +44,10 @@ def LA_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kStateOfAttrName = "la.state_of";
     /// Beside `la.state_of`: the state variant of one level of states (mlir::la::StateOrigin::level) alone.
     static constexpr ::llvm::StringLiteral kStateLevelAttrName = "la.state_level";
+    /// Beside a variant's `la.*_of`: every stretch it runs starts at a multiple of this many positions, so a
+    /// contraction masked by blocks of a size that divides it (FLASH's causal_block and prior_block) carries
+    /// state across stretches (mlir::la::DerivedStateVariant::alignment).
+    static constexpr ::llvm::StringLiteral kAlignedToAttrName = "la.aligned_to";
     /// On a result of a derived variant: it is a state (SPEC §8), carried to the next resume. With f16 or bf16
     /// inputs the entry's own results are stored in the half type, but a state stays in f32: rounding it at
     /// every resume would make a decode loop drift from the whole-sequence kernel.

@@ -488,6 +488,49 @@ func.func @mapped_operand_and_epilogue(%q: memref<16x64xf16>, %s: memref<64x64xf
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
+// An epilogue that reads its position (FLASH divides row t by the positions before its block, t / 256): the
+// accumulator element's row index stands for linalg.index 0, which has no linalg op around it any more.
+// CHECK-LABEL: func.func @epilogue_reads_its_position
+// CHECK: scf.parallel
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: linalg.index
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[F:.*]] = arith.uitofp %[[ROW]] : i64 to f32
+// CHECK: arith.divf %{{.*}}, %[[F]] : f32
+// CHECK: memref.store
+// CHECK: } {la.warp_lanes}
+func.func @epilogue_reads_its_position(%q: memref<16x64xf16>, %s: memref<64x64xf16>, %out: memref<16x64xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %num = memref.alloc() : memref<16x64xf32>
+  linalg.fill ins(%zero : f32) outs(%num : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %s : memref<16x64xf16>, memref<64x64xf16>) outs(%num : memref<16x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%num : memref<16x64xf32>) outs(%out : memref<16x64xf16>) {
+  ^bb0(%n: f32, %o: f16):
+    %t = linalg.index 0 : index
+    %ti = arith.index_cast %t : index to i64
+    %tf = arith.uitofp %ti : i64 to f32
+    %x = arith.divf %n, %tf : f32
+    %h = arith.truncf %x : f32 to f16
+    linalg.yield %h : f16
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(m, k) -> (m, k)>
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
 // The map's result is also read by an elementwise op, and the chain's output by a second one: the map is
 // materialised and the accumulators are stored, as they are.
 // CHECK-LABEL: func.func @shared_map_and_output

@@ -13,8 +13,13 @@ from global to shared memory in the SASS, la-gpu-prefetch-staged-copies; ldsm: l
 fragments, la-gpu-lower-mma-fragments; lds: every other load from shared memory). The PTX's .target must be exactly the
 architecture asked for; a kernel whose PTX ptxas rejects stops the report with ptxas's message.
 
+With --pieces, the kernels a causal call in pieces runs instead (runtime/lib/GpuSequencePieces.h): each causal
+entry's `state` and `resume` variants at a piece's shape (128 positions; FLASH's 256, whole blocks, derived
+with --aligned-to 256), as `<entry>.<variant>` lines. Causal Flow's pieces run a state variant per level;
+the one of every level stands for them here.
+
 usage: ptxas_report.py --lac LAC --ptxas PTXAS --cuobjdump CUOBJDUMP --kernels DIR --work DIR
-                       [--dtypes f32,f16,bf16] [--archs sm_80,sm_90] [--entries a,b] [LAC OPTION ...]
+                       [--dtypes f32,f16,bf16] [--archs sm_80,sm_90] [--entries a,b] [--pieces] [LAC OPTION ...]
 """
 import argparse
 import os
@@ -42,6 +47,17 @@ ENTRIES = [
     ("retention.mlir", "retention_with_state", ["--shape", "2x3x37x48", "--shape", "%h0=2x3x48x48"]),
     ("retention.mlir", "simple_gla_with_state", ["--shape", "2x3x37x48", "--shape", "%h0=2x3x48x48"]),
     ("retention.mlir", "gla_with_state", ["--shape", "2x3x37x48", "--shape", "%h0=2x3x48x48"]),
+]
+
+# (file, entry, lac options) of each causal entry's piece, ragged in D as above; its states' shapes follow.
+PIECES = [
+    ("linear_attention.mlir", "linear_attention_causal", ["--shape", "2x3x128x48"]),
+    ("flow_attention.mlir", "flow_attention_causal", ["--shape", "2x3x128x48"]),
+    ("aft.mlir", "aft_causal", ["--shape", "6x128x48"]),
+    ("flash.mlir", "flash_causal", ["--shape", "6x256x48", "--aligned-to", "256"]),
+    ("retention.mlir", "retention", ["--shape", "2x3x128x48"]),
+    ("retention.mlir", "simple_gla", ["--shape", "2x3x128x48"]),
+    ("retention.mlir", "gla", ["--shape", "2x3x128x48"]),
 ]
 
 
@@ -86,17 +102,24 @@ def main():
     parser.add_argument("--dtypes", default="f32,f16,bf16")
     parser.add_argument("--archs", default="sm_80,sm_90")
     parser.add_argument("--entries", default="")
+    parser.add_argument("--pieces", action="store_true")
     args, lac_options = parser.parse_known_args()
     wanted = set(filter(None, args.entries.split(",")))
     os.makedirs(args.work, exist_ok=True)
-    for file, entry, shape in ENTRIES:
+    kernels = [(file, entry, None, shape) for file, entry, shape in ENTRIES]
+    if args.pieces:
+        kernels = [(file, entry, variant, shape) for file, entry, shape in PIECES for variant in ("state", "resume")]
+    for file, entry, variant, shape in kernels:
         if wanted and entry not in wanted:
             continue
+        name = f"{entry}.{variant}" if variant else entry
         for dtype in args.dtypes.split(","):
             for arch in args.archs.split(","):
-                stem = os.path.join(args.work, f"{entry}.{dtype}.{arch}")
+                stem = os.path.join(args.work, f"{name}.{dtype}.{arch}")
                 compile = [args.lac, "compile", os.path.join(args.kernels, file), "--entry", entry, *shape,
                            "--dtype", dtype, "--target", "cuda", "--arch", arch, *lac_options]
+                if variant:
+                    compile += ["--variant", variant]
                 run(compile + ["--emit=ptx", "-o", stem + ".ptx"])
                 gpu = run(compile + ["--emit=gpu"])
                 with open(stem + ".ptx") as ptx:
@@ -117,7 +140,7 @@ def main():
                     "ldsm": len(re.findall(r"\bLDSM\.", sass)),
                     "lds": len(re.findall(r"\bLDS\b", sass)),
                 }
-                print(f"{entry} {dtype} {arch} " + " ".join(f"{k}={v}" for k, v in figures.items()), flush=True)
+                print(f"{name} {dtype} {arch} " + " ".join(f"{k}={v}" for k, v in figures.items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -539,7 +539,7 @@ private:
   }
 
   /// The epilogue's body on the accumulator element `value` at `indices` of the output (the epilogue's loops:
-  /// its output map is the identity), its other inputs loaded there.
+  /// its output map is the identity), its other inputs loaded there and its loop indices `indices`.
   Value applyEpilogue(Value value, ArrayRef<Value> indices) {
     linalg::GenericOp epilogue = chain.epilogue;
     Value output = c.op.getDpsInitOperand(0)->get();
@@ -556,8 +556,13 @@ private:
       }
       mapping.map(epilogue.getMatchingBlockArgument(input), element);
     }
-    for (Operation &op : body.without_terminator())
-      b.clone(op, mapping);
+    for (Operation &op : body.without_terminator()) {
+      // A position the body reads (FLASH's t / 256) is the element's index along that loop.
+      if (auto position = dyn_cast<linalg::IndexOp>(op))
+        mapping.map(position.getResult(), indices[position.getDim()]);
+      else
+        b.clone(op, mapping);
+    }
     return mapping.lookupOrDefault(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
   }
 };

@@ -115,9 +115,11 @@ std::vector<std::string> entryArgumentNames(llvm::StringRef source, llvm::String
 /// la.scan ...` gives `%s`). Errors name the op that makes `entry` non-causal.
 /// A state variant of one `level` (SequenceStates::levels) returns only that level's states and their decays'
 /// totals, as `<entry>.state.<level>` with `la.state_level = <level>`: a GPU call in pieces runs one per level.
+/// With `alignedTo` > 1 the variant only runs stretches that start at multiples of that many positions
+/// (`la.aligned_to`, SequenceStates::alignment), which lets contractions masked by blocks carry state.
 llvm::Expected<std::string> declareStateVariant(llvm::StringRef source, llvm::StringRef bufferName,
                                                 llvm::StringRef entry, llvm::StringRef variant,
-                                                std::optional<int> level = std::nullopt);
+                                                std::optional<int> level = std::nullopt, int64_t alignedTo = 1);
 
 /// How one state combines across stretches of the sequence (mlir::la::StateCombine): added; decayed by the
 /// stretch's log-gate total, which the `state` variant returns after every state; or one of an online
@@ -142,18 +144,27 @@ struct SequenceStates {
   /// highest level of the states it depends on (mlir::la::StateOrigin::level). A stretch's own states at a
   /// level follow from the exact states before it at the levels below.
   std::vector<int> levels;
+  /// Every stretch starts at a multiple of this many positions: 1, or (where getSequenceStates was allowed
+  /// blocks) the block size of FLASH's block-masked contractions, 256, which a decode step cannot keep to.
+  int64_t alignment = 1;
 };
 
-/// The state of the causal `entry`. Errors as declareStateVariant's, for an entry that is not causal.
+/// getSequenceStates' `alignedTo` that lets contractions masked by blocks set SequenceStates::alignment.
+inline constexpr int64_t kAnyBlockAlignment = 0;
+
+/// The state of the causal `entry`, whose stretches start at multiples of `alignedTo` positions (1: anywhere;
+/// kAnyBlockAlignment: wherever its block masks allow). Errors as declareStateVariant's, for an entry that is
+/// not causal.
 llvm::Expected<SequenceStates> getSequenceStates(llvm::StringRef source, llvm::StringRef bufferName,
-                                                 llvm::StringRef entry);
+                                                 llvm::StringRef entry, int64_t alignedTo = 1);
 
 /// `source` with every variant of `entry` declared after it, prefill, resume, state (and with states on several
 /// levels, a state variant per level): the program la::Decoder,
 /// sequence-parallel calls and `lac --variant` compile, so that its hash (which keys the kernel cache and the
-/// tuning records) is one.
-llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName,
-                                              llvm::StringRef entry);
+/// tuning records) is one. Each declared `alignedTo` as declareStateVariant says: a GPU call in pieces of whole
+/// blocks asks for SequenceStates::alignment.
+llvm::Expected<std::string> withStateVariants(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                              int64_t alignedTo = 1);
 
 /// The arguments of one batch×head slice: the leading `slicing.dims` dimensions of each set to 1, except for
 /// the shared arguments, which every slice reads whole. With `block` > 1 (a divisor of the last sliced
