@@ -384,6 +384,32 @@ def LAGPUReductionsInnermost : Pass<"la-gpu-reductions-innermost", "mlir::func::
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def LAGPUWarpReductions : Pass<"la-gpu-warp-reductions", "mlir::func::FuncOp"> {
+  let summary = "Runs a reduction to at most 16 elements on one warp's lanes, combined by shuffles: "
+                "linalg.generic (reduce 4096 steps to 1) => scf.parallel (32 lanes) { strided partials; "
+                "gpu.shuffle xor butterfly; lane 0 stores }";
+  let description = [{
+    la-gpu-distribute-to-threads gives each thread whole output elements, so a reduction to a few elements
+    runs on as many threads, each through every step: Flow's softmax over the sources, a maximum and a sum of
+    4096 steps per batch×head, on one thread of 128 (and la-gpu-register-tile, which runs after this pass,
+    would give aft_simple's maximum over T of 16 channels to 4 threads). A bufferised generic with one
+    reduction loop, static loops, projected-permutation maps, an f32 output of at most 16 elements, at least `min-steps`
+    steps and a body whose one use of the output's old value is the combine (addf, maximumf, minimumf,
+    maxnumf, minnumf: its value then starts from the combine's identity) runs on one warp instead: the output
+    elements rounded up to a power of two E, F = 32 / E lanes each, lane j combining steps j, j + F, ...
+    (consecutive lanes read consecutive steps), then log2(F) `gpu.shuffle xor` steps, and the element's first
+    lane combining the result into the output's old value. The float sum is reassociated, as the tensor-core
+    and register-tiled contractions already do.
+  }];
+  let options = [
+    Option<"minSteps", "min-steps", "int64_t", "64",
+           "Fewest reduction steps for which a warp is used: at 64 each lane of a one-element reduction still "
+           "takes two">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def LAGPUPromoteAccumulators : Pass<"la-gpu-promote-accumulators", "mlir::func::FuncOp"> {
   let summary = "Keeps a loop's accumulator in a register: scf.for { x = load M[i]; ...; store y, M[i] } => "
                 "x0 = load M[i]; scf.for iter_args(x = x0) { ...; yield y }; store M[i]";
