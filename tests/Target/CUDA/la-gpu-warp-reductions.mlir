@@ -67,9 +67,10 @@ func.func @columns(%x: memref<256x3xf32>, %s: memref<3xf32>) {
 // -----
 
 // Left alone: 64 elements (each thread has one already), a body that reads the old value twice, a combine
-// without an identity here (mulf).
+// without an identity here (mulf), a reduction already inside a parallel loop (its lanes would run one after
+// another on each thread there).
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-3: linalg.generic
+// CHECK-COUNT-4: linalg.generic
 // CHECK-NOT: gpu.shuffle
 func.func @left_alone(%x: memref<256x64xf32>, %s: memref<64xf32>, %v: memref<256xf32>, %t: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
@@ -90,6 +91,17 @@ func.func @left_alone(%x: memref<256x64xf32>, %s: memref<64xf32>, %v: memref<256
   ^bb0(%in: f32, %out: f32):
     %r = arith.mulf %out, %in : f32
     linalg.yield %r : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%c1) step (%c1) {
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                    iterator_types = ["reduction"]} ins(%v : memref<256xf32>) outs(%t : memref<f32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.addf %out, %in : f32
+      linalg.yield %r : f32
+    }
+    scf.reduce
   }
   return
 }

@@ -65,6 +65,10 @@ std::optional<TypedAttr> identityOf(Operation *combine, FloatType type) {
 std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp generic, int64_t minSteps) {
   if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 1)
     return std::nullopt;
+  // Inside another parallel loop (a warp's lanes already) the lane loop would run on each thread in turn, and
+  // its shuffles would exchange values between threads at different iterations.
+  if (generic->getParentOfType<scf::ParallelOp>())
+    return std::nullopt;
   if (!llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) { return map.isProjectedPermutation(); }))
     return std::nullopt;
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
