@@ -141,8 +141,8 @@ void rewriteOnWarp(const WarpReduction &reduction) {
   int64_t lanes = kWarpSize / roundedElements;
   auto index = [&](int64_t value) -> Value { return arith::ConstantIndexOp::create(b, loc, value); };
   Value zero = index(0), one = index(1);
-  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero, zero}, ValueRange{index(roundedElements), index(lanes)},
-                                          ValueRange{one, one});
+  auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero, zero},
+                                          ValueRange{index(roundedElements), index(lanes)}, ValueRange{one, one});
   b.setInsertionPointToStart(parallel.getBody());
   Value element = parallel.getInductionVars()[0], lane = parallel.getInductionVars()[1];
   Value last = index(reduction.elements - 1);
@@ -152,29 +152,30 @@ void rewriteOnWarp(const WarpReduction &reduction) {
   Value identity = arith::ConstantOp::create(b, loc, *identityOf(reduction.combine, type));
 
   Block &body = generic.getRegion().front();
-  auto strided = scf::ForOp::create(
-      b, loc, lane, index(reduction.steps), index(lanes), ValueRange{identity},
-      [&](OpBuilder &nested, Location loc, Value step, ValueRange carried) {
-        SmallVector<Value> loops = reduction.loops(parallelIndices, step);
-        IRMapping mapping;
-        for (OpOperand *input : generic.getDpsInputOperands()) {
-          SmallVector<Value> at = operandIndices(generic.getMatchingIndexingMap(input), loops);
-          mapping.map(generic.getMatchingBlockArgument(input),
-                      memref::LoadOp::create(nested, loc, input->get(), at).getResult());
-        }
-        Value value;
-        for (Operation &op : body.without_terminator()) {
-          if (&op == reduction.combine)
-            continue;
-          if (auto position = dyn_cast<linalg::IndexOp>(op))
-            mapping.map(position.getResult(), loops[position.getDim()]);
-          else
-            nested.clone(op, mapping);
-        }
-        Value other = reduction.combine->getOperand(reduction.combine->getOperand(0) == reduction.out ? 1 : 0);
-        value = mapping.lookupOrDefault(other);
-        scf::YieldOp::create(nested, loc, applyCombine(nested, reduction, carried[0], value));
-      });
+  auto strided =
+      scf::ForOp::create(b, loc, lane, index(reduction.steps), index(lanes), ValueRange{identity},
+                         [&](OpBuilder &nested, Location loc, Value step, ValueRange carried) {
+                           SmallVector<Value> loops = reduction.loops(parallelIndices, step);
+                           IRMapping mapping;
+                           for (OpOperand *input : generic.getDpsInputOperands()) {
+                             SmallVector<Value> at = operandIndices(generic.getMatchingIndexingMap(input), loops);
+                             mapping.map(generic.getMatchingBlockArgument(input),
+                                         memref::LoadOp::create(nested, loc, input->get(), at).getResult());
+                           }
+                           Value value;
+                           for (Operation &op : body.without_terminator()) {
+                             if (&op == reduction.combine)
+                               continue;
+                             if (auto position = dyn_cast<linalg::IndexOp>(op))
+                               mapping.map(position.getResult(), loops[position.getDim()]);
+                             else
+                               nested.clone(op, mapping);
+                           }
+                           Value other =
+                               reduction.combine->getOperand(reduction.combine->getOperand(0) == reduction.out ? 1 : 0);
+                           value = mapping.lookupOrDefault(other);
+                           scf::YieldOp::create(nested, loc, applyCombine(nested, reduction, carried[0], value));
+                         });
 
   // The butterfly: after the step at distance d every lane holds the combination of its 2d neighbours.
   Value partial = strided.getResult(0);
