@@ -120,19 +120,43 @@ SmallVector<Value> operandIndices(AffineMap map, ArrayRef<Value> loops) {
   return indices;
 }
 
+/// The combine's operand that is not the output's old value: the step's value.
+Value stepValueOf(const WarpReduction &reduction) {
+  return reduction.combine->getOperand(reduction.combine->getOperand(0) == reduction.out ? 1 : 0);
+}
+
 /// `combine` (of the reduction's body) on `accumulated` (in the output's place) and `value`.
 Value applyCombine(OpBuilder &b, const WarpReduction &reduction, Value accumulated, Value value) {
   IRMapping mapping;
   mapping.map(reduction.out, accumulated);
-  Value other = reduction.combine->getOperand(reduction.combine->getOperand(0) == reduction.out ? 1 : 0);
-  mapping.map(other, value);
+  mapping.map(stepValueOf(reduction), value);
   return b.clone(*reduction.combine, mapping)->getResult(0);
+}
+
+/// The body's value at the generic's loop indices `loops`: its inputs loaded there, everything but the
+/// combine cloned, a linalg.index the loop's index.
+Value valueAt(OpBuilder &b, Location loc, const WarpReduction &reduction, ArrayRef<Value> loops) {
+  linalg::GenericOp generic = reduction.generic;
+  IRMapping mapping;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    SmallVector<Value> at = operandIndices(generic.getMatchingIndexingMap(input), loops);
+    mapping.map(generic.getMatchingBlockArgument(input), memref::LoadOp::create(b, loc, input->get(), at).getResult());
+  }
+  for (Operation &op : generic.getRegion().front().without_terminator()) {
+    if (&op == reduction.combine)
+      continue;
+    if (auto position = dyn_cast<linalg::IndexOp>(op))
+      mapping.map(position.getResult(), loops[position.getDim()]);
+    else
+      b.clone(op, mapping);
+  }
+  return mapping.lookupOrDefault(stepValueOf(reduction));
 }
 
 /// Replaces the reduction by scf.parallel (element q, lane j) over (E, F), E·F = 32: lane j of element q
 /// combines steps j, j + F, ... from the identity, the butterfly combines the F partials, and lane 0 stores.
-/// Elements past the output's (E rounds it up to a power of two) read element 0's inputs and store nothing:
-/// every lane of the warp must take part in the shuffles.
+/// Elements past the output's (E rounds it up to a power of two) read the last element's inputs and store
+/// nothing: every lane of the warp must take part in the shuffles.
 void rewriteOnWarp(const WarpReduction &reduction) {
   linalg::GenericOp generic = reduction.generic;
   OpBuilder b(generic);
@@ -145,35 +169,15 @@ void rewriteOnWarp(const WarpReduction &reduction) {
                                           ValueRange{index(roundedElements), index(lanes)}, ValueRange{one, one});
   b.setInsertionPointToStart(parallel.getBody());
   Value element = parallel.getInductionVars()[0], lane = parallel.getInductionVars()[1];
-  Value last = index(reduction.elements - 1);
-  Value clamped = arith::MinUIOp::create(b, loc, element, last);
+  Value clamped = arith::MinUIOp::create(b, loc, element, index(reduction.elements - 1));
   SmallVector<Value> parallelIndices = delinearise(b, loc, clamped, reduction.parallelExtents);
   auto type = cast<FloatType>(reduction.out.getType());
   Value identity = arith::ConstantOp::create(b, loc, *identityOf(reduction.combine, type));
 
-  Block &body = generic.getRegion().front();
   auto strided =
       scf::ForOp::create(b, loc, lane, index(reduction.steps), index(lanes), ValueRange{identity},
                          [&](OpBuilder &nested, Location loc, Value step, ValueRange carried) {
-                           SmallVector<Value> loops = reduction.loops(parallelIndices, step);
-                           IRMapping mapping;
-                           for (OpOperand *input : generic.getDpsInputOperands()) {
-                             SmallVector<Value> at = operandIndices(generic.getMatchingIndexingMap(input), loops);
-                             mapping.map(generic.getMatchingBlockArgument(input),
-                                         memref::LoadOp::create(nested, loc, input->get(), at).getResult());
-                           }
-                           Value value;
-                           for (Operation &op : body.without_terminator()) {
-                             if (&op == reduction.combine)
-                               continue;
-                             if (auto position = dyn_cast<linalg::IndexOp>(op))
-                               mapping.map(position.getResult(), loops[position.getDim()]);
-                             else
-                               nested.clone(op, mapping);
-                           }
-                           Value other =
-                               reduction.combine->getOperand(reduction.combine->getOperand(0) == reduction.out ? 1 : 0);
-                           value = mapping.lookupOrDefault(other);
+                           Value value = valueAt(nested, loc, reduction, reduction.loops(parallelIndices, step));
                            scf::YieldOp::create(nested, loc, applyCombine(nested, reduction, carried[0], value));
                          });
 
