@@ -133,6 +133,31 @@ LogicalResult runStages(ParsedProgram &parsed, const mlir::la::TargetBackend &ta
   return pm.run(*parsed.module);
 }
 
+/// What a stage is compiled for: the arguments and the slicing.
+struct StageInput {
+  std::vector<TensorSpec> arguments;
+  SliceLayout slicing;
+};
+
+/// A GPU kernel covers one batch×head slice per thread block, as the runtime launches it, so past the
+/// target-neutral stages the CUDA target compiles one slice's arguments; the CPU stages show the whole call.
+/// `emitStage` and `getPipelineText` share this, so that the printed pipeline is the one the stage ran.
+llvm::Expected<StageInput> planStageInput(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                          llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
+                                          mlir::la::PipelineTarget kind, Stage stage) {
+  StageInput input{std::vector<TensorSpec>(arguments.begin(), arguments.end()), SliceLayout()};
+  if (kind != mlir::la::PipelineTarget::CUDA || stage <= Stage::Fused || !options.sliceBatchHeads)
+    return input;
+  auto entries = inspectProgram(source, bufferName);
+  if (!entries)
+    return entries.takeError();
+  for (const EntryInfo &info : *entries)
+    if (info.name == entry)
+      input.slicing = info.slicing;
+  input.arguments = sliceArguments(arguments, input.slicing);
+  return input;
+}
+
 } // namespace
 
 std::optional<Stage> parseStage(llvm::StringRef name) {
@@ -309,14 +334,20 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
   return kernel;
 }
 
-llvm::Expected<std::string> getPipelineText(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                                            const CompileOptions &options) {
+llvm::Expected<std::string> getPipelineText(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                            llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options) {
   auto target = createTarget(options);
   if (!target)
     return target.takeError();
+  // The whole pass pipeline: it ends with the GPU stage on CUDA and the LLVM dialect on the CPU.
+  mlir::la::PipelineTarget kind = (*target)->getKind();
+  Stage end = kind == mlir::la::PipelineTarget::CUDA ? Stage::GPU : Stage::LLVMDialect;
+  auto input = planStageInput(source, bufferName, entry, arguments, options, kind, end);
+  if (!input)
+    return input.takeError();
   MLIRContext context(MLIRContext::Threading::DISABLED);
   PassManager pm(&context, ModuleOp::getOperationName());
-  mlir::la::buildPipeline(pm, **target, toSpecialization(entry, arguments));
+  mlir::la::buildPipeline(pm, **target, toSpecialization(entry, input->arguments, input->slicing));
   std::string text;
   llvm::raw_string_ostream os(text);
   pm.printAsTextualPipeline(os);
@@ -372,23 +403,14 @@ llvm::Expected<std::string> emitStage(llvm::StringRef source, llvm::StringRef bu
                                                  wanted.name, mlir::la::getTargetName(wanted.target),
                                                  mlir::la::getTargetName(kind), llvm::join(getStageNames(kind), ", "))
                                        .str());
-  // A GPU kernel covers one batch×head slice per thread block, as the runtime launches it.
-  SliceLayout slicing;
-  std::vector<TensorSpec> compiled(arguments.begin(), arguments.end());
-  if (kind == mlir::la::PipelineTarget::CUDA && stage > Stage::Fused && options.sliceBatchHeads) {
-    auto entries = inspectProgram(source, bufferName);
-    if (!entries)
-      return entries.takeError();
-    for (const EntryInfo &info : *entries)
-      if (info.name == entry)
-        slicing = info.slicing;
-    compiled = sliceArguments(arguments, slicing);
-  }
+  auto input = planStageInput(source, bufferName, entry, arguments, options, kind, stage);
+  if (!input)
+    return input.takeError();
   auto parsed = parseProgram(source, bufferName);
   if (!parsed)
     return parsed.takeError();
   ParsedProgram &program = **parsed;
-  if (failed(runStages(program, **target, entry, compiled, stage, slicing)))
+  if (failed(runStages(program, **target, entry, input->arguments, stage, input->slicing)))
     return program.diagnostics.error("compilation failed");
   if (wanted.artifact.empty()) {
     std::string text;

@@ -2,7 +2,8 @@
 //
 //   lac compile FILE [--entry NAME] [--shape [ARG=]BxHxNxD ...] [-o OUT]
 //           [--target=cpu|cuda [--arch=sm_80|sm_90]]
-//           --emit=la|fused|linalg|pipeline, then llvm-dialect|llvm|asm|obj (cpu) or gpu|nvvm|ptx|cubin (cuda)
+//           --emit=la|fused|linalg|pipeline|program, then llvm-dialect|llvm|asm|obj (cpu) or
+//           gpu|nvvm|ptx|cubin|h|c (cuda)
 //   lac gpu-run FILE --kernel MODULE::FUNC --grid X,Y,Z --block X,Y,Z --arg A.npy ... (GpuRun.cpp)
 //   lac run FILE [--entry NAME] (--input A.npy ... | --random B,H,N,D) [--output OUT.npy ...]
 //           [--repeat N] [--threads T] [--check] [--json] [--tuning-db PATH]
@@ -83,7 +84,8 @@ static cl::opt<std::string> emit("emit",
                                           "obj; for CUDA gpu, nvvm, ptx, cubin, and h and c, the header and "
                                           "source of an ahead-of-time C launcher la_<entry> (write the header as "
                                           "la_<entry>.h beside the source); or pipeline, the textual pass "
-                                          "pipeline (la-opt --pass-pipeline=...)"),
+                                          "pipeline (la-opt --pass-pipeline=...), and program, the program it "
+                                          "runs on (the file, with --variant its declarations appended)"),
                                  cl::init("linalg"), cl::sub(compileCommand), cl::cat(commonCategory));
 static cl::opt<std::string> targetName("target",
                                        cl::desc("compile: cpu, or cuda (NVIDIA GPUs, one thread block per "
@@ -454,10 +456,18 @@ int runCompile() {
     return fail("--target=" + targetName + ": unknown target (choose cpu, cuda)");
   if (emit == "h" || emit == "c")
     return writeCudaLauncher(*options);
+  if (emit == "program") {
+    // What the pipeline runs on: the file, and with --variant the variants' declarations appended (the
+    // input `la-opt --pass-pipeline=<--emit=pipeline>` needs to reproduce a variant's stages).
+    auto source = programSource();
+    if (!source)
+      return fail(source.takeError());
+    return writeOutput(*source, /*binary=*/false);
+  }
   bool printPipeline = emit == "pipeline";
   std::optional<la::Stage> stage = printPipeline ? la::Stage::Linalg : la::parseStage(emit);
   std::string choices = "(choose " + llvm::join(la::getStageNames(options->target), ", ") +
-                        (options->target == mlir::la::PipelineTarget::CUDA ? ", h, c" : "") + ", pipeline)";
+                        (options->target == mlir::la::PipelineTarget::CUDA ? ", h, c" : "") + ", pipeline, program)";
   if (!stage)
     return fail("--emit=" + emit + ": unknown stage " + choices);
   mlir::la::PipelineTarget owner = la::getStageTarget(*stage);
@@ -479,7 +489,7 @@ int runCompile() {
       if (!spec.hasStaticShape())
         return fail("--emit=" + emit + " needs static shapes: argument #" + llvm::Twine(i) + " of '" + info.name +
                     "' is " + la::toMLIRTypeString(spec) + "; pass --shape");
-  auto text = printPipeline ? la::getPipelineText(info.name, arguments, *options)
+  auto text = printPipeline ? la::getPipelineText(source, inputFile, info.name, arguments, *options)
                             : la::emitStage(source, inputFile, info.name, arguments, *options, *stage);
   if (!text)
     return fail(text.takeError());

@@ -183,11 +183,12 @@ llvm::Expected<CompiledKernel> compileKernel(llvm::StringRef source, llvm::Strin
                                              llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options,
                                              const SliceLayout &slicing);
 
-/// The textual pass pipeline `compileKernel` runs for these arguments and options
-/// (`builtin.module(la-specialize{...},inline,...)`): `la-opt --pass-pipeline=<it>` on the program prints
-/// what `emitStage(..., Stage::LLVMDialect)` prints. Errors name an option value the target rejects.
-llvm::Expected<std::string> getPipelineText(llvm::StringRef entry, llvm::ArrayRef<TensorSpec> arguments,
-                                            const CompileOptions &options);
+/// The textual pass pipeline `emitStage` runs for `entry` of the program `source` with these arguments and
+/// options (`builtin.module(la-specialize{...},inline,...)`): `la-opt --pass-pipeline=<it>` on the program
+/// prints what `emitStage` prints for the pipeline's last stage, `Stage::LLVMDialect` on the CPU and
+/// `Stage::GPU` (one batch×head slice's kernel) on CUDA. Errors name an option value the target rejects.
+llvm::Expected<std::string> getPipelineText(llvm::StringRef source, llvm::StringRef bufferName, llvm::StringRef entry,
+                                            llvm::ArrayRef<TensorSpec> arguments, const CompileOptions &options);
 
 /// The options as the cache key and `lac --json` record them: `target=<cpu|cuda>`, the canonical text of the
 /// target's configuration with "host" resolved to this machine's CPU and features, then `slice=<0|1>`.
