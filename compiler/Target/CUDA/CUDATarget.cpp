@@ -101,6 +101,8 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   mma.sharedMemoryBytes = config.sharedMemoryBytes;
   pm.addNestedPass<func::FuncOp>(createLAGPUContractToMma(mma));
   pm.addNestedPass<func::FuncOp>(createLAGPUNarrowFragmentTemporaries());
+  // A chunk's row scans as one loop per element, which the distribution spreads over the threads.
+  pm.addNestedPass<func::FuncOp>(createLAGPUScanLanes());
   // Before the register tiles, which would give a reduction to a few elements fewer threads still.
   pm.addNestedPass<func::FuncOp>(createLAGPUWarpReductions());
   LAGPURegisterTileOptions registerTile;

@@ -384,6 +384,27 @@ def LAGPUReductionsInnermost : Pass<"la-gpu-reductions-innermost", "mlir::func::
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def LAGPUScanLanes : Pass<"la-gpu-scan-lanes", "mlir::func::FuncOp"> {
+  let summary = "Runs a scan over a chunk's rows lane by lane: scf.for rows iter_args(acc: vector<64xf32>) "
+                "{ ... } => scf.parallel (64 lanes) { scf.for rows iter_args(acc: f32) { ... } }";
+  let description = [{
+    A prefix scan along the sequence inside a chunk (causal linear attention's and causal Flow's running
+    sums, GLA's log-gate sums) bufferises to a loop over the chunk's rows that carries the running row as a
+    vector. la-gpu-distribute-to-threads can only run such a loop on every thread of the block, each thread
+    reading every element of every row, with thread 0 alone storing and barriers around each row's writes.
+    The row's elements are independent: this pass gives each its own lane, a loop over the rows carrying a
+    scalar, in an `scf.parallel` that the distribution spreads over the threads, with no barrier inside.
+
+    A loop is rewritten when its results are unused, its one carried vector is 1-D and starts from a
+    transfer read of a memref or from a splat constant, and its body holds only: views (`memref.subview`),
+    elementwise linalg.generics over memrefs whose one non-unit dimension is the row's (identity maps),
+    transfer reads and writes of a whole row along the innermost dimension (in bounds, unmasked), copies
+    between row views, elementwise arith and math ops on the row, and splat constants. Each becomes its
+    scalar at the lane's element. Anything else leaves the loop as it was.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
 def LAGPUWarpReductions : Pass<"la-gpu-warp-reductions", "mlir::func::FuncOp"> {
   let summary = "Runs a reduction to at most 16 elements on one warp's lanes, combined by shuffles: "
                 "linalg.generic (reduce 4096 steps to 1) => scf.parallel (32 lanes) { strided partials; "
