@@ -115,3 +115,25 @@ func.func @across_the_row(%src: memref<16x64xf32>, %dst: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// The start is read before a write to its buffer: read at the loop, a lane would see the new value. Left
+// alone.
+// CHECK-LABEL: func.func @start_overwritten
+// CHECK-NOT: scf.parallel
+func.func @start_overwritten(%src: memref<16x64xf32>, %s0: memref<64xf32>, %dst: memref<16x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %pad = arith.constant 0.0 : f32
+  %start = vector.transfer_read %s0[%c0], %pad {in_bounds = [true]} : memref<64xf32>, vector<64xf32>
+  memref.store %pad, %s0[%c0] : memref<64xf32>
+  %r = scf.for %i = %c0 to %c16 step %c1 iter_args(%acc = %start) -> (vector<64xf32>) {
+    %x = vector.transfer_read %src[%i, %c0], %pad {in_bounds = [true]} : memref<16x64xf32>, vector<64xf32>
+    %sum = arith.addf %acc, %x : vector<64xf32>
+    vector.transfer_write %sum, %dst[%i, %c0] {in_bounds = [true]} : vector<64xf32>, memref<16x64xf32>
+    scf.yield %sum : vector<64xf32>
+  }
+  return
+}

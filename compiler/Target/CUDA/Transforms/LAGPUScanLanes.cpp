@@ -79,7 +79,8 @@ bool hasScalarForm(scf::ForOp loop, int64_t width) {
       continue;
     bool elementwise = OpTrait::hasElementwiseMappableTraits(&op) && op.getNumRegions() == 0 &&
                        isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
-                       llvm::all_of(op.getOperandTypes(), vectorOfRow) && llvm::all_of(op.getResultTypes(), vectorOfRow);
+                       llvm::all_of(op.getOperandTypes(), vectorOfRow) &&
+                       llvm::all_of(op.getResultTypes(), vectorOfRow);
     if (!elementwise) {
       LLVM_DEBUG(llvm::dbgs() << "no scalar form: " << op << "\n");
       return false;
@@ -116,17 +117,17 @@ bool copiesOntoItself(memref::CopyOp copy) {
 void cloneAtLane(OpBuilder &b, Operation &op, Value lane, IRMapping &scalars) {
   Location loc = op.getLoc();
   if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
-    Value element = memref::LoadOp::create(b, loc, scalars.lookupOrDefault(read.getBase()),
-                                           atLane(b, loc, llvm::to_vector(llvm::map_range(read.getIndices(), [&](Value v) {
-                                                    return scalars.lookupOrDefault(v);
-                                                  })),
-                                                  lane));
+    Value element = memref::LoadOp::create(
+        b, loc, scalars.lookupOrDefault(read.getBase()),
+        atLane(b, loc,
+               llvm::to_vector(llvm::map_range(read.getIndices(), [&](Value v) { return scalars.lookupOrDefault(v); })),
+               lane));
     scalars.map(read.getResult(), element);
     return;
   }
   if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
-    SmallVector<Value> indices = llvm::to_vector(
-        llvm::map_range(write.getIndices(), [&](Value v) { return scalars.lookupOrDefault(v); }));
+    SmallVector<Value> indices =
+        llvm::to_vector(llvm::map_range(write.getIndices(), [&](Value v) { return scalars.lookupOrDefault(v); }));
     memref::StoreOp::create(b, loc, scalars.lookup(write.getVector()), scalars.lookupOrDefault(write.getBase()),
                             atLane(b, loc, indices, lane));
     return;
@@ -179,6 +180,19 @@ Value initialAtLane(OpBuilder &b, Location loc, Value init, Value lane) {
   return arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
 }
 
+/// Whether `read` is in `loop`'s block and no op between them may write memory: each lane then reads its
+/// element of the start at the loop instead.
+bool nothingWritesBetween(vector::TransferReadOp read, scf::ForOp loop) {
+  if (read->getBlock() != loop->getBlock())
+    return false;
+  for (Operation *op = read->getNextNode(); op && op != loop.getOperation(); op = op->getNextNode()) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || effects.hasEffect<MemoryEffects::Write>())
+      return false;
+  }
+  return true;
+}
+
 /// The width of the row `loop` scans, or 0 where it is not such a loop.
 int64_t scannedWidth(scf::ForOp loop) {
   if (loop.getNumRegionIterArgs() != 1 || !loop->use_empty())
@@ -189,7 +203,7 @@ int64_t scannedWidth(scf::ForOp loop) {
   int64_t width = row.getNumElements();
   Value init = loop.getInitArgs()[0];
   auto read = init.getDefiningOp<vector::TransferReadOp>();
-  bool startsFromRow = read && isRowTransfer(read, width);
+  bool startsFromRow = read && isRowTransfer(read, width) && nothingWritesBetween(read, loop);
   bool startsFromSplat = init.getDefiningOp() && isSplatConstant(init.getDefiningOp());
   if (!startsFromRow && !startsFromSplat)
     return 0;
@@ -202,23 +216,22 @@ void runOnLanes(scf::ForOp loop, int64_t width) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value lanes = arith::ConstantIndexOp::create(b, loc, width);
-  scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{lanes}, ValueRange{one},
-                          [&](OpBuilder &pb, Location, ValueRange ivs) {
-                            Value lane = ivs[0];
-                            Value start = initialAtLane(pb, loc, loop.getInitArgs()[0], lane);
-                            scf::ForOp::create(
-                                pb, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), ValueRange{start},
-                                [&](OpBuilder &fb, Location, Value row, ValueRange carried) {
-                                  IRMapping scalars;
-                                  scalars.map(loop.getInductionVar(), row);
-                                  scalars.map(loop.getRegionIterArgs()[0], carried[0]);
-                                  for (Operation &op : loop.getBody()->without_terminator())
-                                    cloneAtLane(fb, op, lane, scalars);
-                                  Value next = scalars.lookup(loop.getBody()->getTerminator()->getOperand(0));
-                                  scf::YieldOp::create(fb, loc, next);
-                                });
-                            scf::ReduceOp::create(pb, loc);
-                          });
+  scf::ParallelOp::create(
+      b, loc, ValueRange{zero}, ValueRange{lanes}, ValueRange{one}, [&](OpBuilder &pb, Location, ValueRange ivs) {
+        Value lane = ivs[0];
+        Value start = initialAtLane(pb, loc, loop.getInitArgs()[0], lane);
+        scf::ForOp::create(pb, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), ValueRange{start},
+                           [&](OpBuilder &fb, Location, Value row, ValueRange carried) {
+                             IRMapping scalars;
+                             scalars.map(loop.getInductionVar(), row);
+                             scalars.map(loop.getRegionIterArgs()[0], carried[0]);
+                             for (Operation &op : loop.getBody()->without_terminator())
+                               cloneAtLane(fb, op, lane, scalars);
+                             Value next = scalars.lookup(loop.getBody()->getTerminator()->getOperand(0));
+                             scf::YieldOp::create(fb, loc, next);
+                           });
+        scf::ReduceOp::create(pb, loc);
+      });
   Operation *start = loop.getInitArgs()[0].getDefiningOp();
   loop.erase();
   if (start && start->use_empty())
