@@ -89,11 +89,17 @@ bool hasScalarForm(scf::ForOp loop, int64_t width) {
   return true;
 }
 
-/// `indices` with the lane added to the last.
-SmallVector<Value> atLane(OpBuilder &b, Location loc, ValueRange indices, Value lane) {
-  SmallVector<Value> shifted(indices);
+/// `indices`, each through `scalars` where it maps, with the lane added to the last.
+SmallVector<Value> atLane(OpBuilder &b, Location loc, ValueRange indices, Value lane, const IRMapping &scalars = {}) {
+  SmallVector<Value> shifted = llvm::map_to_vector(indices, [&](Value v) { return scalars.lookupOrDefault(v); });
   shifted.back() = arith::AddIOp::create(b, loc, shifted.back(), lane);
   return shifted;
+}
+
+/// The scalar of a splat constant (isSplatConstant).
+Value splatScalar(OpBuilder &b, Location loc, Operation *splat) {
+  auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(splat).getValue());
+  return arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
 }
 
 /// Indices of the lane's element in a row buffer: zeros, then the lane.
@@ -117,19 +123,13 @@ bool copiesOntoItself(memref::CopyOp copy) {
 void cloneAtLane(OpBuilder &b, Operation &op, Value lane, IRMapping &scalars) {
   Location loc = op.getLoc();
   if (auto read = dyn_cast<vector::TransferReadOp>(op)) {
-    Value element = memref::LoadOp::create(
-        b, loc, scalars.lookupOrDefault(read.getBase()),
-        atLane(b, loc,
-               llvm::to_vector(llvm::map_range(read.getIndices(), [&](Value v) { return scalars.lookupOrDefault(v); })),
-               lane));
-    scalars.map(read.getResult(), element);
+    scalars.map(read.getResult(), memref::LoadOp::create(b, loc, scalars.lookupOrDefault(read.getBase()),
+                                                         atLane(b, loc, read.getIndices(), lane, scalars)));
     return;
   }
   if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
-    SmallVector<Value> indices =
-        llvm::to_vector(llvm::map_range(write.getIndices(), [&](Value v) { return scalars.lookupOrDefault(v); }));
     memref::StoreOp::create(b, loc, scalars.lookup(write.getVector()), scalars.lookupOrDefault(write.getBase()),
-                            atLane(b, loc, indices, lane));
+                            atLane(b, loc, write.getIndices(), lane, scalars));
     return;
   }
   if (auto copy = dyn_cast<memref::CopyOp>(op)) {
@@ -158,8 +158,7 @@ void cloneAtLane(OpBuilder &b, Operation &op, Value lane, IRMapping &scalars) {
     return;
   }
   if (isSplatConstant(&op)) {
-    auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(op).getValue());
-    scalars.map(op.getResult(0), arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>()));
+    scalars.map(op.getResult(0), splatScalar(b, loc, &op));
     return;
   }
   if (isa<memref::SubViewOp>(op)) {
@@ -176,8 +175,7 @@ void cloneAtLane(OpBuilder &b, Operation &op, Value lane, IRMapping &scalars) {
 Value initialAtLane(OpBuilder &b, Location loc, Value init, Value lane) {
   if (auto read = init.getDefiningOp<vector::TransferReadOp>())
     return memref::LoadOp::create(b, loc, read.getBase(), atLane(b, loc, read.getIndices(), lane));
-  auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(init.getDefiningOp()).getValue());
-  return arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
+  return splatScalar(b, loc, init.getDefiningOp());
 }
 
 /// Whether `read` is in `loop`'s block and no op between them may write memory: each lane then reads its
