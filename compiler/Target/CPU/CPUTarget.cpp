@@ -126,6 +126,12 @@ void CPUTarget::buildTensorPipeline(OpPassManager &pm) const {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (config.fuse) {
+    // After register tiling, which turns reductions along the sequence into the row loops this fuses into.
+    pm.addNestedPass<func::FuncOp>(createLAFuseProducersIntoSweeps());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void CPUTarget::buildLoweringPipeline(OpPassManager &pm) const {

@@ -34,6 +34,32 @@ def LATileIndependentDim : Pass<"la-tile-independent-dim", "mlir::func::FuncOp">
                            "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect"];
 }
 
+def LAFuseProducersIntoSweeps : Pass<"la-fuse-producers-into-sweeps", "mlir::func::FuncOp"> {
+  let summary = "Computes an elementwise producer in the first loop that sweeps its result: "
+                "%p = σ(%q); for n { Σ += %p[n] }; f(%p) => %p' = for n { r = σ(%q[n]); Σ += r; insert r }; f(%p')";
+  let description = [{
+    Flow-Attention writes σ(q) over the whole slice and then sums it along the sequence in a loop that reads
+    it back a row at a time (la-to-linalg's row loop for `la.reduce`), a second pass over a MiB that has left
+    L1. Where a single-result elementwise `linalg.generic` of static shape (its body not reading its init) is
+    read by a `tensor.extract_slice` in an `scf.for` of the same block that visits the whole result once
+    (from 0 to one dimension's size, a step of rows at the induction variable, every other dimension
+    whole), and every other reader comes after that loop, the loop computes those rows itself
+    (`tensor::replaceExtractSliceWithTiledProducer`, through TilingInterface), inserts them into a tensor it
+    carries, and the later readers take that tensor. Nothing is computed twice; la-group-sweeps (off by
+    default) regroups whole sweeps, this only removes the first pass.
+
+    Only results of at least `min-result-bytes` move: a smaller one is read back from L1, and moving it
+    changes the loop it joins for nothing (Flow's softmax division, fused into the tiles of kᵀ(v·comp),
+    put la-prefetch-next-tile's prefetches of v inside its 64 scalar divisions and made the kernel 3%
+    slower, docs/BENCHMARKS.md session 45).
+  }];
+  let options = [
+    Option<"minResultBytes", "min-result-bytes", "int64_t", /*default=*/"65536",
+           "Smallest producer result, in bytes, that is moved into its sweep (L1-sized results stay)">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::tensor::TensorDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def LAGroupSweeps : Pass<"la-group-sweeps", "mlir::func::FuncOp"> {
   let summary = "Groups the ops that read the sequence tile by tile into one loop per sweep: "
                 "a = 1/(q·s); r = Σ_n q_n a_n => for n-tile: { a_t = 1/(q_t·s); r += q_tᵀ a_t }";
