@@ -50,8 +50,8 @@ bool sweepsWholeSource(scf::ForOp loop, tensor::ExtractSliceOp slice) {
   if (!lower || *lower != 0 || !upper || !step || slice.getSourceType().getRank() != slice.getType().getRank())
     return false;
   bool swept = false;
-  for (auto [d, offset, size, stride] : llvm::enumerate(slice.getMixedOffsets(), slice.getMixedSizes(),
-                                                        slice.getMixedStrides())) {
+  for (auto [d, offset, size, stride] :
+       llvm::enumerate(slice.getMixedOffsets(), slice.getMixedSizes(), slice.getMixedStrides())) {
     if (!isConstantIntValue(stride, 1))
       return false;
     if (auto value = dyn_cast<Value>(offset); value && value == loop.getInductionVar()) {
@@ -71,7 +71,8 @@ bool sweepsWholeSource(scf::ForOp loop, tensor::ExtractSliceOp slice) {
 /// (prefetches of the next tile, register blocks); a producer moved into it changes that layout (measured
 /// 10% slower on retention, whose chunk loop took its decay factors).
 bool isReductionSweep(scf::ForOp loop) {
-  return llvm::all_of(loop.getRegionIterArgs(), [](BlockArgument carried) { return isa<VectorType>(carried.getType()); });
+  return llvm::all_of(loop.getRegionIterArgs(),
+                      [](BlockArgument carried) { return isa<VectorType>(carried.getType()); });
 }
 
 /// The loop that may compute `producer`'s rows: the loop (in the producer's block) holding the one slice of
@@ -104,8 +105,7 @@ std::optional<std::pair<scf::ForOp, tensor::ExtractSliceOp>> findSweep(linalg::G
 
 /// Moves `producer` into `loop`: the loop carries the producer's result, computes the rows of `slice` on the
 /// matching rows of the inputs and inserts them, and every other reader takes the loop's new result.
-void fuseIntoSweep(RewriterBase &rewriter, linalg::GenericOp producer, scf::ForOp loop,
-                   tensor::ExtractSliceOp slice) {
+void fuseIntoSweep(RewriterBase &rewriter, linalg::GenericOp producer, scf::ForOp loop, tensor::ExtractSliceOp slice) {
   OpResult result = producer->getResult(0);
   Value init = producer.getDpsInitOperand(0)->get();
   rewriter.setInsertionPoint(loop);
