@@ -104,7 +104,9 @@ void CUDATarget::buildLoweringPipeline(OpPassManager &pm) const {
   // A chunk's row scans as one loop per element, which the distribution spreads over the threads.
   pm.addNestedPass<func::FuncOp>(createLAGPUScanLanes());
   // Before the register tiles, which would give a reduction to a few elements fewer threads still.
-  pm.addNestedPass<func::FuncOp>(createLAGPUWarpReductions());
+  LAGPUWarpReductionsOptions warpReductions;
+  warpReductions.warpsPerBlock = config.warpsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createLAGPUWarpReductions(warpReductions));
   LAGPURegisterTileOptions registerTile;
   registerTile.warpsPerBlock = config.warpsPerBlock;
   pm.addNestedPass<func::FuncOp>(createLAGPURegisterTile(registerTile));

@@ -406,26 +406,29 @@ def LAGPUScanLanes : Pass<"la-gpu-scan-lanes", "mlir::func::FuncOp"> {
 }
 
 def LAGPUWarpReductions : Pass<"la-gpu-warp-reductions", "mlir::func::FuncOp"> {
-  let summary = "Runs a reduction to at most 16 elements on one warp's lanes, combined by shuffles: "
-                "linalg.generic (reduce 4096 steps to 1) => scf.parallel (32 lanes) { strided partials; "
-                "gpu.shuffle xor butterfly; lane 0 stores }";
+  let summary = "Runs a reduction to at most half a block's threads of elements on the block's lanes, combined "
+                "by shuffles: linalg.generic (reduce 4096 steps to 1) => scf.parallel (elements × lanes) { "
+                "strided partials; gpu.shuffle xor butterfly; each element's first lane stores }";
   let description = [{
     la-gpu-distribute-to-threads gives each thread whole output elements, so a reduction to a few elements
     runs on as many threads, each through every step: Flow's softmax over the sources, a maximum and a sum of
-    4096 steps per batch×head, on one thread of 128 (and la-gpu-register-tile, which runs after this pass,
-    would give aft_simple's maximum over T of 16 channels to 4 threads). A bufferised generic with one
-    reduction loop, static loops, projected-permutation maps, an f32 output of at most 16 elements, at least `min-steps`
+    4096 steps per batch×head, on one thread of 128; a sum over the rows of 64 columns on half the block (and
+    la-gpu-register-tile, which runs after this pass, would give aft_simple's maximum over T of 16 channels
+    to 4 threads). A bufferised generic with one reduction loop, static loops, projected-permutation maps, an
+    f32 output of at most 16·`warps-per-block` elements (half the block's threads), at least `min-steps`
     steps and a body whose one use of the output's old value is the combine (addf, maximumf, minimumf,
-    maxnumf, minnumf: its value then starts from the combine's identity) runs on one warp instead: the output
-    elements rounded up to a power of two E, F = 32 / E lanes each, lane j combining steps j, j + F, ...
-    (consecutive lanes read consecutive steps), then log2(F) `gpu.shuffle xor` steps, and the element's first
-    lane combining the result into the output's old value. The float sum is reassociated, as the tensor-core
-    and register-tiled contractions already do.
+    maxnumf, minnumf: its value then starts from the combine's identity) runs on the block's lanes instead:
+    the output elements rounded up to a power of two E, F = min(32, 32·`warps-per-block` / E) lanes each
+    (an element's lanes within one warp), lane j combining steps j, j + F, ... (consecutive lanes read
+    consecutive steps), then log2(F) `gpu.shuffle xor` steps, and the element's first lane combining the
+    result into the output's old value. The float sum is reassociated, as the tensor-core and
+    register-tiled contractions already do.
   }];
   let options = [
     Option<"minSteps", "min-steps", "int64_t", "64",
-           "Fewest reduction steps for which a warp is used: at 64 each lane of a one-element reduction still "
+           "Fewest reduction steps for which lanes are used: at 64 each lane of a one-element reduction still "
            "takes two">,
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"4", "Warps of each thread block">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];

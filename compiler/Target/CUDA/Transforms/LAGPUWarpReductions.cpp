@@ -2,8 +2,9 @@
 //
 // la-gpu-distribute-to-threads gives each thread whole output elements of a generic, so a reduction to a few
 // elements runs on as many threads: Flow's softmax over 4096 sources, per batch×head one maximum and one
-// sum, ran 4096 steps on one thread while the block's other 127 waited at the barrier. Here such a reduction
-// runs on one warp: each output element's lanes take every F-th step (consecutive lanes, consecutive steps:
+// sum, ran 4096 steps on one thread while the block's other 127 waited at the barrier; a sum over the rows
+// of 64 columns ran on half the block. Here such a reduction runs on the block's warps: each output
+// element's F lanes (F ≤ 32, within one warp) take every F-th step (consecutive lanes, consecutive steps:
 // coalesced along a contiguous dimension) into a partial from the combine's identity, and a butterfly of
 // warp shuffles (shfl.sync.bfly) combines the partials, log2(F) steps; the first lane of each element then
 // combines it into the output's old value and stores it.
@@ -19,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/bit.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mlir::la {
@@ -59,10 +61,10 @@ std::optional<TypedAttr> identityOf(Operation *combine, FloatType type) {
   return std::nullopt;
 }
 
-/// The reduction `generic` is, where a warp pays for it: one loop reduces, every loop is static, every operand
-/// is indexed by a projected permutation, its f32 output has at most 16 elements (so each gets two lanes or
-/// more) and its steps are at least `minSteps`.
-std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp generic, int64_t minSteps) {
+/// The reduction `generic` is, where lanes pay for it: one loop reduces, every loop is static, every operand
+/// is indexed by a projected permutation, its f32 output has at most half as many elements as the block has
+/// threads (so each gets two lanes or more) and its steps are at least `minSteps`.
+std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp generic, int64_t minSteps, int64_t threads) {
   if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 1)
     return std::nullopt;
   // Inside another parallel loop (a warp's lanes already) the lane loop would run on each thread in turn, and
@@ -86,7 +88,7 @@ std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp generic, int64
   }
   for (int64_t extent : reduction.parallelExtents)
     reduction.elements *= extent;
-  if (reduction.elements > kWarpSize / 2 || reduction.steps < minSteps)
+  if (reduction.elements > threads / 2 || reduction.steps < minSteps)
     return std::nullopt;
   Block &body = generic.getRegion().front();
   reduction.out = generic.getMatchingBlockArgument(generic.getDpsInitOperand(0));
@@ -153,16 +155,18 @@ Value valueAt(OpBuilder &b, Location loc, const WarpReduction &reduction, ArrayR
   return mapping.lookupOrDefault(stepValueOf(reduction));
 }
 
-/// Replaces the reduction by scf.parallel (element q, lane j) over (E, F), E·F = 32: lane j of element q
-/// combines steps j, j + F, ... from the identity, the butterfly combines the F partials, and lane 0 stores.
-/// Elements past the output's (E rounds it up to a power of two) read the last element's inputs and store
-/// nothing: every lane of the warp must take part in the shuffles.
-void rewriteOnWarp(const WarpReduction &reduction) {
+/// Replaces the reduction by scf.parallel (element q, lane j) over (E, F), F = min(32, threads / E): lane j
+/// of element q combines steps j, j + F, ... from the identity, the butterfly combines the F partials, and
+/// lane 0 stores. la-gpu-distribute-to-threads gives iteration (q, j) to thread q·F + j, so an element's lanes
+/// are consecutive threads of one warp, and E·F, a multiple of 32, covers whole warps. Elements past the
+/// output's (E rounds it up to a power of two) read the last element's inputs and store nothing: every lane of
+/// a warp must take part in the shuffles.
+void rewriteOnLanes(const WarpReduction &reduction, int64_t threads) {
   linalg::GenericOp generic = reduction.generic;
   OpBuilder b(generic);
   Location loc = generic.getLoc();
   int64_t roundedElements = static_cast<int64_t>(llvm::bit_ceil(static_cast<uint64_t>(reduction.elements)));
-  int64_t lanes = kWarpSize / roundedElements;
+  int64_t lanes = std::min(kWarpSize, threads / roundedElements);
   auto index = [&](int64_t value) -> Value { return arith::ConstantIndexOp::create(b, loc, value); };
   Value zero = index(0), one = index(1);
   auto parallel = scf::ParallelOp::create(b, loc, ValueRange{zero, zero},
@@ -205,13 +209,18 @@ struct LAGPUWarpReductionsPass : impl::LAGPUWarpReductionsBase<LAGPUWarpReductio
   using Base::Base;
 
   void runOnOperation() override {
+    if (warpsPerBlock < 1) {
+      getOperation().emitError("la-gpu-warp-reductions: warps-per-block must be positive");
+      return signalPassFailure();
+    }
+    int64_t threads = kWarpSize * warpsPerBlock;
     SmallVector<WarpReduction> reductions;
     getOperation().walk([&](linalg::GenericOp generic) {
-      if (std::optional<WarpReduction> reduction = matchWarpReduction(generic, minSteps))
+      if (std::optional<WarpReduction> reduction = matchWarpReduction(generic, minSteps, threads))
         reductions.push_back(*reduction);
     });
     for (const WarpReduction &reduction : reductions)
-      rewriteOnWarp(reduction);
+      rewriteOnLanes(reduction, threads);
   }
 };
 
