@@ -114,6 +114,10 @@ void fuseIntoSweep(RewriterBase &rewriter, linalg::GenericOp producer, scf::ForO
       [](OpBuilder &, Location, ArrayRef<BlockArgument> carried) { return SmallVector<Value>{carried.front()}; }));
   BlockArgument carried = widened.getRegionIterArgs().back();
 
+  // The slice's place, kept for the row's destination and insertion: the slice itself is replaced below.
+  Location loc = slice.getLoc();
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes(),
+                            strides = slice.getMixedStrides();
   rewriter.setInsertionPoint(slice);
   FailureOr<TilingResult> tiled = tensor::replaceExtractSliceWithTiledProducer(rewriter, slice, result);
   assert(succeeded(tiled) && "an elementwise generic tiles on any slice");
@@ -124,8 +128,7 @@ void fuseIntoSweep(RewriterBase &rewriter, linalg::GenericOp producer, scf::ForO
   // bufferisation a temporary and a copy per row.
   auto rowsOp = cast<linalg::GenericOp>(tiled->tiledOps.front());
   rewriter.setInsertionPoint(rowsOp);
-  Value destination = tensor::ExtractSliceOp::create(rewriter, slice.getLoc(), carried, slice.getMixedOffsets(),
-                                                     slice.getMixedSizes(), slice.getMixedStrides());
+  Value destination = tensor::ExtractSliceOp::create(rewriter, loc, carried, offsets, sizes, strides);
   Value oldInit = rowsOp.getDpsInitOperand(0)->get();
   rewriter.modifyOpInPlace(rowsOp, [&] { rowsOp.getDpsInitOperand(0)->set(destination); });
   if (Operation *unused = oldInit.getDefiningOp(); unused && unused->use_empty())
@@ -133,8 +136,7 @@ void fuseIntoSweep(RewriterBase &rewriter, linalg::GenericOp producer, scf::ForO
 
   auto yield = cast<scf::YieldOp>(widened.getBody()->getTerminator());
   rewriter.setInsertionPoint(yield);
-  Value updated = tensor::InsertSliceOp::create(rewriter, slice.getLoc(), rows, carried, slice.getMixedOffsets(),
-                                                slice.getMixedSizes(), slice.getMixedStrides());
+  Value updated = tensor::InsertSliceOp::create(rewriter, loc, rows, carried, offsets, sizes, strides);
   rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(yield->getNumOperands() - 1, updated); });
   rewriter.replaceAllUsesWith(result, widened.getResults().back());
   rewriter.eraseOp(producer);
