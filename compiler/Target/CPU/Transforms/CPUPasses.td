@@ -48,10 +48,13 @@ def LAFuseProducersIntoSweeps : Pass<"la-fuse-producers-into-sweeps", "mlir::fun
     carries, and the later readers take that tensor. Nothing is computed twice; la-group-sweeps (off by
     default) regroups whole sweeps, this only removes the first pass.
 
-    Only results of at least `min-result-bytes` move: a smaller one is read back from L1, and moving it
-    changes the loop it joins for nothing (Flow's softmax division, fused into the tiles of kᵀ(v·comp),
-    put la-prefetch-next-tile's prefetches of v inside its 64 scalar divisions and made the kernel 3%
-    slower, docs/BENCHMARKS.md session 45).
+    Two limits, each from a measured loss (docs/BENCHMARKS.md session 45). Only loops that carry vectors
+    alone are sweeps: a loop that carries tensors is a chunk or tile loop, whose body later CPU passes lay
+    out (prefetches of the next tile, register blocks), and producers moved into such loops made retention
+    10% slower and Flow 3% slower (its softmax division in the tiles of kᵀ(v·comp), where
+    la-prefetch-next-tile then spread the prefetches of v over 64 scalar divisions). And only results of at
+    least `min-result-bytes` move: the pass saves a second pass over data that has left L1, which a smaller
+    result does not need.
   }];
   let options = [
     Option<"minResultBytes", "min-result-bytes", "int64_t", /*default=*/"65536",
